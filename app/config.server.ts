@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+import { singleton } from './utils/singleton.server.ts'
+
+const bool = z
+	.enum(['true', 'false', '1', '0', 'yes', 'no'])
+	.transform((v) => v === 'true' || v === '1' || v === 'yes')
+
+const EnvSchema = z
+	.object({
+		NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+		HOST: z.string().min(1).default('0.0.0.0'),
+		PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+		APP_NAME: z.string().min(1).max(60).default('Leadsmith'),
+		APP_URL: z.url({ protocol: /^https?$/ }).optional(),
+		APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+		DATA_DIR: z.string().min(1).default('.data'),
+		DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+		EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+		SUPABASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+		SUPABASE_ANON_KEY: z.string().min(1).optional(),
+		SUPABASE_SERVICE_ROLE_KEY: z.string().min(1).optional(),
+		SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+		MAIL_FROM: z.string().min(3).default('Leadsmith <no-reply@leadsmith.local>'),
+		AUTH_AUTOCONFIRM: bool.optional(),
+		AUTH_RATE_LIMIT_IP: z.coerce.number().int().min(1).default(60),
+		AUTH_RATE_LIMIT_EMAIL: z.coerce.number().int().min(1).default(10),
+		AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+		ADMIN_EMAIL: z.email().optional(),
+		ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+		BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+		TRUST_PROXY: bool.default(false),
+		WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+		LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+		PAYMENTS: z.enum(['stripe', 'test']).optional(),
+	})
+	.superRefine((env, ctx) => {
+		const supabase = [env.SUPABASE_URL, env.SUPABASE_ANON_KEY, env.SUPABASE_SERVICE_ROLE_KEY]
+		if (supabase.some(Boolean) && !supabase.every(Boolean)) {
+			for (const key of ['SUPABASE_URL', 'SUPABASE_ANON_KEY', 'SUPABASE_SERVICE_ROLE_KEY'] as const) {
+				if (!env[key])
+					ctx.addIssue({
+						code: 'custom',
+						path: [key],
+						message: 'is required when any SUPABASE_* variable is set',
+					})
+			}
+		}
+		if (env.ADMIN_EMAIL && !env.ADMIN_PASSWORD)
+			ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: 'is required with ADMIN_EMAIL' })
+	})
+
+export type Env = z.infer<typeof EnvSchema>
+
+export type Config = Omit<Env, 'APP_URL' | 'APP_SECRET' | 'AUTH_AUTOCONFIRM'> & {
+	APP_URL: string
+	APP_SECRET: string
+	AUTH_AUTOCONFIRM: boolean
+	/** the auth service runs inside this process (no SUPABASE_URL) */
+	embeddedAuth: boolean
+	isProduction: boolean
+}
+
+export class ConfigError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined>): Config {
+	// Empty strings count as unset, as in most .env files.
+	const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''))
+	const parsed = EnvSchema.safeParse(cleaned)
+	if (!parsed.success) {
+		const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`)
+		throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)
+	}
+	const env = parsed.data
+	return {
+		...env,
+		APP_URL: (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ''),
+		APP_SECRET: env.APP_SECRET ?? localSecret(env.DATA_DIR),
+		AUTH_AUTOCONFIRM: env.AUTH_AUTOCONFIRM ?? !env.SMTP_URL,
+		embeddedAuth: !env.SUPABASE_URL,
+		isProduction: env.NODE_ENV === 'production',
+	}
+}
+
+// Without APP_SECRET a secret is made once and kept in the data directory,
+// so `npm start` works out of the box and sessions survive restarts.
+function localSecret(dataDir: string) {
+	const file = path.resolve(dataDir, 'app-secret')
+	if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+	mkdirSync(path.dirname(file), { recursive: true })
+	const secret = randomBytes(32).toString('base64url')
+	writeFileSync(file, secret, { mode: 0o600 })
+	return secret
+}
+
+export function getConfig(): Config {
+	return singleton('config', () => parseEnv(process.env))
+}
