@@ -119,6 +119,20 @@ export interface AuthIdentities {
   user_id: string;
 }
 
+export interface AuthMfaAmrClaims {
+  authentication_method: string;
+  created_at: Timestamp;
+  id: string;
+  session_id: string;
+  updated_at: Timestamp;
+}
+
+export interface AuthRateLimits {
+  hits: number;
+  key: string;
+  window_start: Timestamp;
+}
+
 export interface AuthRefreshTokens {
   created_at: Timestamp | null;
   id: Generated<number>;
@@ -482,9 +496,11 @@ export interface DB {
   apollo_requests: ApolloRequests;
   apollo_url_templates: ApolloUrlTemplates;
   audit_log: AuditLog;
+  auth_rate_limits: AuthRateLimits;
   auth_signing_keys: AuthSigningKeys;
   "auth.flow_state": AuthFlowState;
   "auth.identities": AuthIdentities;
+  "auth.mfa_amr_claims": AuthMfaAmrClaims;
   "auth.refresh_tokens": AuthRefreshTokens;
   "auth.sessions": AuthSessions;
   "auth.users": AuthUsers;
