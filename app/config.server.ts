@@ -35,6 +35,7 @@ const EnvSchema = z
 		WORKERS: z.coerce.number().int().min(0).max(64).default(1),
 		LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 		PAYMENTS: z.enum(['stripe', 'test']).optional(),
+		DEV_MAILBOX: bool.optional(),
 	})
 	.superRefine((env, ctx) => {
 		const supabase = [env.SUPABASE_URL, env.SUPABASE_ANON_KEY, env.SUPABASE_SERVICE_ROLE_KEY]
@@ -54,10 +55,12 @@ const EnvSchema = z
 
 export type Env = z.infer<typeof EnvSchema>
 
-export type Config = Omit<Env, 'APP_URL' | 'APP_SECRET' | 'AUTH_AUTOCONFIRM'> & {
+export type Config = Omit<Env, 'APP_URL' | 'APP_SECRET' | 'AUTH_AUTOCONFIRM' | 'DEV_MAILBOX'> & {
 	APP_URL: string
 	APP_SECRET: string
 	AUTH_AUTOCONFIRM: boolean
+	/** /dev/mailbox is served (see docs/decisions/0002-local-mailbox.md) */
+	DEV_MAILBOX: boolean
 	/** the auth service runs inside this process (no SUPABASE_URL) */
 	embeddedAuth: boolean
 	isProduction: boolean
@@ -74,9 +77,12 @@ export function parseEnv(source: Record<string, string | undefined>): Config {
 		throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)
 	}
 	const env = parsed.data
+	const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '')
+	const local = ['localhost', '127.0.0.1', '[::1]'].includes(new URL(appUrl).hostname)
 	return {
 		...env,
-		APP_URL: (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ''),
+		APP_URL: appUrl,
+		DEV_MAILBOX: env.DEV_MAILBOX ?? (!env.SMTP_URL && (env.NODE_ENV !== 'production' || local)),
 		APP_SECRET: env.APP_SECRET ?? localSecret(env.DATA_DIR),
 		AUTH_AUTOCONFIRM: env.AUTH_AUTOCONFIRM ?? !env.SMTP_URL,
 		embeddedAuth: !env.SUPABASE_URL,

@@ -29,8 +29,8 @@ export async function startEmbeddedPostgres(options: {
 		// initdb refuses to run as root; the package then runs it as a `postgres` user.
 		createPostgresUser: process.getuid?.() === 0,
 		postgresFlags: ['-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'full_page_writes=off'],
-		onLog: options.log ?? (() => {}),
-		onError: options.log ?? (() => {}),
+		onLog: (message) => options.log?.(String(message)),
+		onError: (error) => options.log?.(String(error)),
 	})
 	if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise()
 	await pg.start()

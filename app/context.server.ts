@@ -1,0 +1,196 @@
+import { sql } from 'kysely'
+import { createContext } from 'react-router'
+import type { Database } from '../db/index.server.ts'
+import type { Supabase } from './services/auth/session.server.ts'
+
+export const SCOPES = ['all', 'domain-management:read', 'domain-management:write'] as const
+export type Scope = (typeof SCOPES)[number]
+export type TeamRole = 'admin' | 'editor'
+export type PlatformRole = 'admin' | 'editor'
+
+export type Subscription = {
+	active_plan: number
+	status: string
+	billing_date: string | null
+	expire_date: string | null
+	cancel_at_period_end: boolean
+}
+
+/** Everything SPEC.md section 7 loads at start-up, for one signed-in user. */
+export type AccountContext = {
+	user: { id: string; email: string }
+	/** the account the user acts in: its own id, or its owner's for a team member */
+	accountId: string | null
+	isAdmin: boolean
+	platformRole: PlatformRole | null
+	isLTD: boolean
+	activePlan: number
+	subscription: Subscription | null
+	settings: { id: string; emailbisonApiUrl: string; hasSuperAdminKey: boolean } | null
+	/** provider names that have an API key (never the keys) */
+	apiKeyProviders: string[]
+	isTeamMember: boolean
+	/** a team member whose membership is active (SPEC.md section 4) */
+	isActiveTeamMember: boolean
+	teamRole: TeamRole | null
+	teamMemberId: string | null
+	primaryUserId: string | null
+	accessAllWorkspaces: boolean
+	allowedWorkspaces: string[]
+	scopes: Scope[]
+	creditBalance: number
+	workspaces: { id: string; name: string }[]
+}
+
+export type RequestContext = {
+	supabase: Supabase
+	/** headers (Set-Cookie) the response must carry */
+	responseHeaders: Headers
+	account: AccountContext | null
+}
+
+export const requestContext = createContext<RequestContext>()
+
+type ContextRow = {
+	account_id: string | null
+	primary_user_id: string | null
+	platform_role: PlatformRole | null
+	is_ltd: boolean
+	settings: { id: string; emailbison_api_url: string; has_super_admin_key: boolean } | null
+	subscription: Subscription | null
+	providers: string[]
+	team_member: {
+		id: string
+		role: TeamRole
+		access_all_workspaces: boolean
+		scopes: Scope[]
+	} | null
+	allowed_workspace_ids: string[]
+	credit_balance: number
+	workspaces: { id: string; name: string }[]
+}
+
+/**
+ * The whole request context in ONE statement (one round trip): settings
+ * (inserted with an empty emailbison_api_url when missing), platform role,
+ * LTD flag, active subscription, API key providers, team membership and the
+ * workspaces the user may use.
+ */
+export async function loadAccountContext(
+	db: Database,
+	user: { id: string; email: string },
+): Promise<AccountContext> {
+	const { rows } = await sql<ContextRow>`
+		with
+		me as (select primary_user_id from profiles where user_id = ${user.id}),
+		tm as (
+			select t.id, t.role, t.access_all_workspaces, t.scopes, t.user_id as owner_id
+			from team_members t
+			where t.member_user_id = ${user.id}
+				and t.status = 'active'
+				and t.user_id = (select primary_user_id from me)
+			limit 1
+		),
+		acct as (
+			select case
+				when (select primary_user_id from me) is null then ${user.id}::uuid
+				else (select owner_id from tm)
+			end as id
+		),
+		inserted_settings as (
+			insert into settings (user_id, emailbison_api_url)
+			select acct.id, '' from acct
+			where acct.id is not null
+				and not exists (select 1 from settings s where s.user_id = acct.id)
+			on conflict (user_id) do nothing
+			returning id, emailbison_api_url, super_admin_api_key
+		),
+		st as (
+			select id, emailbison_api_url, super_admin_api_key from settings
+			where user_id = (select id from acct)
+			union all
+			select id, emailbison_api_url, super_admin_api_key from inserted_settings
+			limit 1
+		),
+		sub as (
+			select active_plan, status, billing_date, expire_date, cancel_at_period_end
+			from subscriptions
+			where user_id = (select id from acct) and status = 'active' and expire_date > now()
+			order by expire_date desc
+			limit 1
+		),
+		allowed as (
+			select workspace_id from team_member_workspace_acess
+			where team_member_id = (select id from tm)
+		)
+		select
+			(select id from acct) as account_id,
+			(select primary_user_id from me) as primary_user_id,
+			(select role from roles where user_id = ${user.id} order by created_at, id limit 1) as platform_role,
+			coalesce((select is_ltd from profiles where user_id = (select id from acct)), false) as is_ltd,
+			(select json_build_object(
+				'id', id, 'emailbison_api_url', emailbison_api_url,
+				'has_super_admin_key', super_admin_api_key is not null) from st) as settings,
+			(select row_to_json(sub) from sub) as subscription,
+			coalesce((select array_agg(provider order by provider) from api_keys
+				where user_id = (select id from acct)), '{}') as providers,
+			(select json_build_object('id', id, 'role', role,
+				'access_all_workspaces', access_all_workspaces, 'scopes', scopes) from tm) as team_member,
+			coalesce((select array_agg(workspace_id) from allowed), '{}') as allowed_workspace_ids,
+			coalesce((select balance from credit_balances where user_id = (select id from acct)), 0) as credit_balance,
+			coalesce((
+				select json_agg(json_build_object('id', w.id, 'name', w.name) order by lower(w.name))
+				from workspaces w
+				where w.user_id = (select id from acct)
+					and (
+						not exists (select 1 from tm)
+						or (select access_all_workspaces from tm)
+						or w.id in (select workspace_id from allowed)
+					)
+			), '[]') as workspaces
+	`.execute(db)
+	const row = rows[0]!
+	const team = row.team_member
+	const isTeamMember = row.primary_user_id !== null
+	const subscription = row.subscription
+	return {
+		user,
+		accountId: row.account_id,
+		isAdmin: row.platform_role === 'admin',
+		platformRole: row.platform_role,
+		isLTD: row.is_ltd,
+		activePlan: subscription?.active_plan ?? 0,
+		subscription,
+		settings: row.settings
+			? {
+					id: row.settings.id,
+					emailbisonApiUrl: row.settings.emailbison_api_url,
+					hasSuperAdminKey: row.settings.has_super_admin_key,
+				}
+			: null,
+		apiKeyProviders: row.providers,
+		isTeamMember,
+		isActiveTeamMember: isTeamMember && team !== null,
+		teamRole: team?.role ?? null,
+		teamMemberId: team?.id ?? null,
+		primaryUserId: row.primary_user_id,
+		accessAllWorkspaces: team ? team.access_all_workspaces : true,
+		allowedWorkspaces: row.allowed_workspace_ids,
+		scopes: isTeamMember ? (team?.role === 'admin' ? ['all'] : (team?.scopes ?? [])) : ['all'],
+		creditBalance: row.credit_balance,
+		workspaces: row.workspaces,
+	}
+}
+
+/** Owner means not a team member; only owners manage billing and the team. */
+export function isOwner(account: AccountContext) {
+	return !account.isTeamMember && account.accountId === account.user.id
+}
+
+export function hasActivePlan(account: AccountContext) {
+	return account.activePlan > 0 || account.isLTD
+}
+
+export function hasAnyScope(account: AccountContext, wanted: readonly Scope[]) {
+	return account.scopes.some((s) => wanted.includes(s))
+}

@@ -1,0 +1,59 @@
+import { PassThrough } from 'node:stream'
+import { createReadableStreamFromReadable } from '@react-router/node'
+import { isbot } from 'isbot'
+import { renderToPipeableStream } from 'react-dom/server'
+import { ServerRouter, type EntryContext, type RouterContextProvider } from 'react-router'
+import { cspNonceContext } from './utils/load-context.server.ts'
+import { NonceProvider } from './utils/nonce.ts'
+import { logger } from './utils/logger.server.ts'
+
+export const streamTimeout = 5_000
+
+export default function handleRequest(
+	request: Request,
+	responseStatusCode: number,
+	responseHeaders: Headers,
+	routerContext: EntryContext,
+	loadContext: RouterContextProvider,
+) {
+	const nonce = loadContext.get(cspNonceContext) || undefined
+	return new Promise<Response>((resolve, reject) => {
+		let shellRendered = false
+		const userAgent = request.headers.get('user-agent')
+		// Bots and SPA-less clients get the whole document at once.
+		const readyEvent = (userAgent && isbot(userAgent)) || routerContext.isSpaMode ? 'onAllReady' : 'onShellReady'
+		const { pipe, abort } = renderToPipeableStream(
+			<NonceProvider value={nonce}>
+				<ServerRouter context={routerContext} url={request.url} nonce={nonce} />
+			</NonceProvider>,
+			{
+				nonce,
+				[readyEvent]() {
+					shellRendered = true
+					const body = new PassThrough()
+					responseHeaders.set('Content-Type', 'text/html; charset=utf-8')
+					resolve(
+						new Response(createReadableStreamFromReadable(body), {
+							headers: responseHeaders,
+							status: responseStatusCode,
+						}),
+					)
+					pipe(body)
+				},
+				onShellError(error: unknown) {
+					reject(error)
+				},
+				onError(error: unknown) {
+					responseStatusCode = 500
+					if (shellRendered) logger.error({ err: error }, 'render error')
+				},
+			},
+		)
+		setTimeout(abort, streamTimeout + 1000)
+	})
+}
+
+export function handleError(error: unknown, { request }: { request: Request }) {
+	if (request.signal.aborted) return
+	logger.error({ err: error, url: request.url }, 'unhandled error')
+}

@@ -1,0 +1,56 @@
+import { data, redirect, type MiddlewareFunction } from 'react-router'
+import {
+	hasActivePlan,
+	hasAnyScope,
+	requestContext,
+	type AccountContext,
+	type Scope,
+} from '../context.server.ts'
+import { screenByPattern, type MiddlewareName } from '../routes.ts'
+
+type Guard = (args: { request: Request; account: AccountContext | null }) => void
+
+export const DOMAIN_SCOPES: Scope[] = ['all', 'domain-management:read', 'domain-management:write']
+
+/** Where a signed-out visitor goes, keeping where they were headed. */
+export function signInUrl(request: Request) {
+	const url = new URL(request.url)
+	const target = url.pathname.replace(/\.data$/, '') + url.search
+	return target === '/' ? '/signin' : `/signin?redirectTo=${encodeURIComponent(target)}`
+}
+
+/** The middleware SPEC.md's route table names, by name. */
+export const guards: Record<MiddlewareName, Guard> = {
+	auth({ request, account }) {
+		if (!account) throw redirect(signInUrl(request))
+		if (account.isTeamMember && !account.isActiveTeamMember) {
+			throw data('Your access to this team has ended. Ask the account owner to invite you again.', {
+				status: 403,
+			})
+		}
+	},
+	subscription({ account }) {
+		if (!account || !hasActivePlan(account)) throw redirect('/subscription')
+	},
+	scope({ account }) {
+		if (!account || !hasAnyScope(account, DOMAIN_SCOPES)) {
+			throw data('You do not have access to domain management.', { status: 403 })
+		}
+	},
+	admin({ account }) {
+		if (!account?.platformRole) throw redirect('/admin-login')
+	},
+}
+
+/** Runs the matched screen's named middleware in order (SPEC.md section 4). */
+export const routeGuardMiddleware: MiddlewareFunction<Response> = async (
+	{ request, context, pattern },
+	next,
+) => {
+	const screen = screenByPattern(pattern)
+	if (screen) {
+		const { account } = context.get(requestContext)
+		for (const name of screen.middleware) guards[name]({ request, account })
+	}
+	return next()
+}

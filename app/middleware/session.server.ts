@@ -1,0 +1,36 @@
+import type { MiddlewareFunction } from 'react-router'
+import { db } from '../../db/index.server.ts'
+import { loadAccountContext, requestContext } from '../context.server.ts'
+import { createSupabase, getSessionUser } from '../services/auth/session.server.ts'
+
+/**
+ * Runs first on every request: verifies the session cookie, loads the account
+ * context in one query, and puts the cookies the auth client set (refreshes,
+ * sign-ins, sign-outs) on whatever response comes back.
+ */
+export const sessionMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
+	const responseHeaders = new Headers()
+	const supabase = await createSupabase(request, responseHeaders)
+	const user = await getSessionUser(supabase)
+	const account = user ? await loadAccountContext(db, user) : null
+	context.set(requestContext, { supabase, responseHeaders, account })
+	const response = await next()
+	return withHeaders(response, responseHeaders)
+}
+
+function withHeaders(response: Response, extra: Headers) {
+	const cookies = extra.getSetCookie()
+	if (cookies.length === 0 && [...extra.keys()].length === 0) return response
+	let target = response
+	try {
+		for (const cookie of cookies) target.headers.append('Set-Cookie', cookie)
+	} catch {
+		// immutable headers (e.g. Response.redirect): copy into a new response
+		target = new Response(response.body, response)
+		for (const cookie of cookies) target.headers.append('Set-Cookie', cookie)
+	}
+	for (const [key, value] of extra) {
+		if (key !== 'set-cookie') target.headers.set(key, value)
+	}
+	return target
+}

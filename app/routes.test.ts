@@ -1,0 +1,43 @@
+import { describe, expect, test } from 'vitest'
+import routes, { screens, screenByPattern, type Screen } from './routes.ts'
+import { SPEC_ROUTES } from '../tests/support/spec-routes.ts'
+
+describe('the route table against SPEC.md section 2', () => {
+	const present = SPEC_ROUTES.filter((spec) => screenByPattern(spec.path))
+
+	test('the foundation screens are all present', () => {
+		const paths = present.map((s) => s.path)
+		for (const path of ['/', '/signin', '/signup', '/settings', '/admin-login', '/reset-password', '/forgot-password']) {
+			expect(paths).toContain(path)
+		}
+	})
+
+	test.each(present)('$path has SPEC layout and middleware', (spec) => {
+		const screen = screenByPattern(spec.path)!
+		expect(screen.layout).toBe(spec.layout)
+		expect([...screen.middleware]).toEqual([...spec.middleware])
+		if ('title' in spec) expect(screen.title).toBe(spec.title)
+	})
+
+	test('every screen in the table is one of SPEC.md routes', () => {
+		const specPaths = new Set<string>(SPEC_ROUTES.map((s) => s.path))
+		for (const screen of screens as readonly Screen[]) {
+			expect(specPaths, `/${screen.path}`).toContain(`/${screen.path}`)
+		}
+	})
+
+	test('screens sit under their layout route', () => {
+		for (const screen of screens as readonly Screen[]) {
+			const parent = routes.find((entry) => entry.children?.some((child) => child.id === screen.name))
+			if (screen.layout === 'none') expect(parent).toBeUndefined()
+			else expect(parent?.id).toBe(`layout-${screen.layout}`)
+		}
+	})
+
+	test('an unknown middleware name fails when the table loads', async () => {
+		const { assertKnownMiddleware } = await import('./routes.ts')
+		expect(() => assertKnownMiddleware([{ name: 'x', middleware: ['auth', 'payment'] }])).toThrow(
+			'Unknown middleware "payment" on route "x"',
+		)
+	})
+})

@@ -1,0 +1,98 @@
+import type { RouteConfig, RouteConfigEntry } from '@react-router/dev/routes'
+
+/**
+ * The one route table: every screen of SPEC.md section 2 with its layout and
+ * its middleware, plus the resource routes the screens need. The root
+ * middleware (app/middleware/) runs each screen's named middleware in order
+ * before its loader or action. Screens a later issue builds are absent until
+ * then, and their paths answer the 404 screen.
+ *
+ * Written without @react-router/dev's helpers so the server bundle can read
+ * it at run time without pulling in the build tooling.
+ */
+
+export const MIDDLEWARE_NAMES = ['auth', 'subscription', 'scope', 'admin'] as const
+export type MiddlewareName = (typeof MIDDLEWARE_NAMES)[number]
+export type LayoutName = 'admin' | 'auth' | 'default' | 'onboarding' | 'none'
+
+export type Screen = {
+	/** route id; SPEC.md's route name where it gives one */
+	name: string
+	/** URL path, without a leading slash; '' is the index */
+	path: string
+	file: string
+	layout: LayoutName
+	middleware: readonly MiddlewareName[]
+	/** page title (before ' | {APP_NAME}') */
+	title: string
+}
+
+export const screens = [
+	{ name: 'index', path: '', file: 'routes/dashboard.tsx', layout: 'default', middleware: ['auth', 'subscription'], title: 'Dashboard' },
+	{ name: 'signin', path: 'signin', file: 'routes/signin.tsx', layout: 'auth', middleware: [], title: 'Sign in' },
+	{ name: 'signup', path: 'signup', file: 'routes/signup.tsx', layout: 'auth', middleware: [], title: 'Create your account' },
+	{ name: 'settings', path: 'settings', file: 'routes/settings.tsx', layout: 'default', middleware: ['auth'], title: 'Settings' },
+	{ name: 'admin-login', path: 'admin-login', file: 'routes/admin-login.tsx', layout: 'auth', middleware: [], title: 'Admin sign in' },
+	{ name: 'reset-password', path: 'reset-password', file: 'routes/reset-password.tsx', layout: 'auth', middleware: [], title: 'Choose a new password' },
+	{ name: 'forgot-password', path: 'forgot-password', file: 'routes/forgot-password.tsx', layout: 'auth', middleware: [], title: 'Reset your password' },
+] as const satisfies readonly Screen[]
+
+/** Routes that are not screens: form endpoints, files and development tools. */
+export const resourceRoutes = [
+	{ name: 'signout', path: 'signout', file: 'routes/resources/signout.ts' },
+	{ name: 'auth-confirm', path: 'auth/confirm', file: 'routes/resources/auth-confirm.ts' },
+	{ name: 'dev-mailbox', path: 'dev/mailbox', file: 'routes/resources/dev-mailbox.tsx' },
+	{ name: 'healthz', path: 'healthz', file: 'routes/resources/healthz.ts' },
+] as const
+
+export type ScreenName = (typeof screens)[number]['name']
+
+const layoutFiles: Record<Exclude<LayoutName, 'none'>, string> = {
+	default: 'routes/layouts/default.tsx',
+	auth: 'routes/layouts/auth.tsx',
+	onboarding: 'routes/layouts/onboarding.tsx',
+	admin: 'routes/layouts/admin.tsx',
+}
+
+export function assertKnownMiddleware(table: readonly { name: string; middleware: readonly string[] }[]) {
+	for (const screen of table) {
+		for (const name of screen.middleware) {
+			if (!(MIDDLEWARE_NAMES as readonly string[]).includes(name)) {
+				throw new Error(`Unknown middleware "${name}" on route "${screen.name}"`)
+			}
+		}
+	}
+}
+
+// An unknown middleware name is an error at start-up (and at build time).
+assertKnownMiddleware(screens)
+
+export function screenByPattern(pattern: string): Screen | undefined {
+	const path = pattern.replace(/^\//, '').replace(/\/$/, '')
+	return (screens as readonly Screen[]).find((s) => s.path === path)
+}
+
+export function hasScreen(name: string) {
+	return (screens as readonly Screen[]).some((s) => s.name === name)
+}
+
+function screenEntry(screen: Screen): RouteConfigEntry {
+	return screen.path === ''
+		? { id: screen.name, file: screen.file, index: true }
+		: { id: screen.name, file: screen.file, path: screen.path }
+}
+
+const layouts = (Object.keys(layoutFiles) as (keyof typeof layoutFiles)[])
+	.map((layout) => ({
+		id: `layout-${layout}`,
+		file: layoutFiles[layout],
+		children: (screens as readonly Screen[]).filter((s) => s.layout === layout).map(screenEntry),
+	}))
+	.filter((entry) => entry.children.length > 0)
+
+export default [
+	...layouts,
+	...(screens as readonly Screen[]).filter((s) => s.layout === 'none').map(screenEntry),
+	...resourceRoutes.map((r) => ({ id: r.name, file: r.file, path: r.path })),
+	{ id: 'not-found', file: 'routes/not-found.tsx', path: '*' },
+] satisfies RouteConfig

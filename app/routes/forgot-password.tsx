@@ -1,0 +1,71 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { data, Form, Link } from 'react-router'
+import type { Route } from './+types/forgot-password'
+import { SubmitButton } from '../components/ui/button.tsx'
+import { Field, FormErrors } from '../components/ui/field.tsx'
+import { getConfig } from '../config.server.ts'
+import { requestContext } from '../context.server.ts'
+import { describeAuthError } from '../services/auth/errors.server.ts'
+import { ForgotPasswordSchema } from '../services/auth/schemas.ts'
+import { useIsPending } from '../utils/forms.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { redirectWithInfo } from '../utils/toast.server.ts'
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const formData = await request.formData()
+	const submission = parseWithZod(formData, { schema: ForgotPasswordSchema })
+	if (submission.status !== 'success') {
+		return data({ result: submission.reply() }, { status: 400 })
+	}
+	const { supabase } = context.get(requestContext)
+	const { error } = await supabase.auth.resetPasswordForEmail(submission.value.email, {
+		redirectTo: `${getConfig().APP_URL}/auth/confirm?next=/reset-password`,
+	})
+	if (error) {
+		const failure = describeAuthError(error)
+		return data({ result: submission.reply({ formErrors: [failure.message] }) }, { status: failure.status })
+	}
+	// The same answer whether or not the address has an account.
+	return redirectWithInfo(
+		'/signin',
+		'If an account exists for that email, we sent a link to reset your password.',
+	)
+}
+
+export default function ForgotPassword({ actionData }: Route.ComponentProps) {
+	const isPending = useIsPending()
+	const [form, fields] = useForm({
+		id: 'forgot-password',
+		lastResult: actionData?.result,
+		constraint: getZodConstraint(ForgotPasswordSchema),
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: ForgotPasswordSchema }),
+		shouldRevalidate: 'onBlur',
+	})
+	return (
+		<>
+			<h1 className="text-2xl font-bold text-slate-900">Reset your password</h1>
+			<p className="mt-1 text-sm text-slate-600">
+				Enter your email and we'll send you a link to choose a new password.
+			</p>
+			<Form method="post" className="mt-6 space-y-4" {...getFormProps(form)}>
+				<FormErrors id={form.errorId} errors={form.errors} />
+				<Field
+					label="Email"
+					errors={fields.email.errors}
+					inputProps={{ ...getInputProps(fields.email, { type: 'email' }), autoComplete: 'email', autoFocus: true }}
+				/>
+				<div className="flex items-center justify-between gap-4">
+					<Link to="/signin" className="text-sm font-semibold text-indigo-700 hover:underline">
+						Back to sign in
+					</Link>
+					<SubmitButton pending={isPending} pendingText="Sending…">
+						Send reset link
+					</SubmitButton>
+				</div>
+			</Form>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Reset your password')

@@ -1,0 +1,34 @@
+import type { EmailOtpType } from '@supabase/supabase-js'
+import type { Route } from './+types/auth-confirm'
+import { requestContext } from '../../context.server.ts'
+import { RedirectToSchema } from '../../services/auth/schemas.ts'
+import { redirectWithError, redirectWithSuccess } from '../../utils/toast.server.ts'
+
+const OTP_TYPES = ['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email'] as const
+
+/**
+ * Where emailed links land: a PKCE `code` (same browser) or a `token_hash`
+ * (works in any browser). Either way the user ends up signed in and sent on.
+ */
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const url = new URL(request.url)
+	const next = RedirectToSchema.parse(url.searchParams.get('next') ?? undefined) ?? '/'
+	const { supabase } = context.get(requestContext)
+	const code = url.searchParams.get('code')
+	const tokenHash = url.searchParams.get('token_hash')
+	const type = url.searchParams.get('type') as EmailOtpType | null
+	let ok = false
+	if (code) {
+		ok = !(await supabase.auth.exchangeCodeForSession(code)).error
+	} else if (tokenHash && type && (OTP_TYPES as readonly string[]).includes(type)) {
+		ok = !(await supabase.auth.verifyOtp({ token_hash: tokenHash, type })).error
+	}
+	if (!ok) {
+		const failed = url.searchParams.get('error_description')
+		throw await redirectWithError(
+			next === '/reset-password' ? '/forgot-password' : '/signin',
+			failed ?? 'This link is invalid or has expired. Ask for a new one.',
+		)
+	}
+	throw await redirectWithSuccess(next, next === '/reset-password' ? 'Choose your new password.' : 'Email confirmed.')
+}

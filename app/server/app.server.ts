@@ -1,0 +1,101 @@
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import compression from 'compression'
+import express, { type RequestHandler } from 'express'
+import helmet from 'helmet'
+import { createRequestHandler } from '@react-router/express'
+import { createRequestListener } from '@remix-run/node-fetch-server'
+import type { ServerBuild } from 'react-router'
+import { getConfig } from '../config.server.ts'
+import { createLoadContext } from '../utils/load-context.server.ts'
+import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
+import { logger } from '../utils/logger.server.ts'
+
+export const CLIENT_IP_HEADER = 'x-leadsmith-client-ip'
+
+/**
+ * The Express app, in DESIGN.md's order: security headers, (URL forwarding by
+ * Host), static assets, /auth/v1 when embedded, then React Router.
+ */
+export async function createApp(options: { nonce: () => string; build?: () => Promise<ServerBuild> }) {
+	const config = getConfig()
+	const app = express()
+	app.disable('x-powered-by')
+	app.set('trust proxy', config.TRUST_PROXY)
+
+	app.use((req, res, next) => {
+		res.locals.cspNonce = options.nonce()
+		// Only the socket (or a trusted proxy) says who the client is.
+		req.headers[CLIENT_IP_HEADER] = req.ip ?? req.socket.remoteAddress ?? ''
+		next()
+	})
+	const isDev = config.NODE_ENV === 'development'
+	app.use(
+		helmet({
+			contentSecurityPolicy: {
+				useDefaults: true,
+				directives: {
+					'script-src': ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`],
+					'connect-src': isDev ? ["'self'", 'ws:'] : ["'self'"],
+					'img-src': ["'self'", 'data:'],
+					'style-src': ["'self'", "'unsafe-inline'"],
+					'upgrade-insecure-requests': config.APP_URL.startsWith('https:') ? [] : null,
+				},
+			},
+			crossOriginEmbedderPolicy: false,
+			strictTransportSecurity: config.APP_URL.startsWith('https:'),
+		}),
+	)
+	app.use(bodyLimit(config.BODY_LIMIT_BYTES))
+	app.use(compression())
+
+	let build: () => Promise<ServerBuild>
+	if (isDev) {
+		const vite = await import('vite').then((v) =>
+			v.createServer({ server: { middlewareMode: true }, appType: 'custom' }),
+		)
+		app.use(vite.middlewares)
+		build = () => vite.ssrLoadModule('virtual:react-router/server-build') as Promise<ServerBuild>
+	} else {
+		// Hashed file names: cache forever. Everything else in public/: an hour.
+		app.use('/assets', express.static('build/client/assets', { immutable: true, maxAge: '1y' }))
+		app.use(express.static('build/client', { maxAge: '1h', index: false }))
+		const serverBuild = options.build
+			? await options.build()
+			: ((await import(pathToFileURL(path.resolve('build/server/index.js')).href)) as ServerBuild)
+		build = async () => serverBuild
+	}
+
+	if (config.embeddedAuth) {
+		const service = await getEmbeddedAuthService()
+		const listener = createRequestListener((request) => service.fetch(request))
+		app.use((req, res, next) => (req.path.startsWith('/auth/v1/') ? listener(req, res) : next()))
+	}
+
+	app.all(
+		'/{*splat}',
+		createRequestHandler({
+			build,
+			mode: config.NODE_ENV,
+			getLoadContext: (_req, res) => createLoadContext(res.locals.cspNonce),
+		}),
+	)
+	app.use(((error, _req, res, _next) => {
+		logger.error({ err: error }, 'request failed')
+		if (!res.headersSent) res.status(500).type('text/plain').send('Internal Server Error')
+	}) as express.ErrorRequestHandler)
+	return app
+}
+
+/** Refuses request bodies over the limit before anything reads them. */
+function bodyLimit(limit: number): RequestHandler {
+	return (req, res, next) => {
+		const length = Number(req.headers['content-length'] ?? 0)
+		if (length > limit) {
+			res.status(413).type('text/plain').send('Payload Too Large')
+			req.resume()
+			return
+		}
+		next()
+	}
+}

@@ -1,0 +1,45 @@
+import type { AuthError } from '@supabase/supabase-js'
+
+export type AuthFailure = {
+	status: number
+	field?: 'email' | 'password'
+	message: string
+}
+
+const WEAK_REASONS: Record<string, string> = {
+	length: 'Use at least 8 characters',
+	characters: 'Use both letters and digits',
+	pwned: 'This password is known from a data breach; choose another',
+}
+
+/** What an auth service error means for the person filling in the form. */
+export function describeAuthError(error: AuthError): AuthFailure {
+	const code = error.code ?? ''
+	switch (code) {
+		case 'invalid_credentials':
+			return { status: 400, message: 'Invalid email or password.' }
+		case 'email_not_confirmed':
+			return { status: 400, field: 'email', message: 'Confirm your email address first: we sent you a link.' }
+		case 'user_banned':
+			return { status: 403, message: 'This account is suspended. Contact support.' }
+		case 'email_exists':
+		case 'user_already_exists':
+			return { status: 400, field: 'email', message: 'An account with this email already exists. Sign in instead.' }
+		case 'weak_password': {
+			const reasons = (error as AuthError & { reasons?: string[] }).reasons ?? []
+			const text = reasons.map((r) => WEAK_REASONS[r] ?? r).join('. ')
+			return { status: 400, field: 'password', message: text || error.message }
+		}
+		case 'same_password':
+			return { status: 400, field: 'password', message: 'Choose a password different from the current one.' }
+		case 'over_request_rate_limit':
+		case 'over_email_send_rate_limit':
+			return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.' }
+		case 'validation_failed':
+			return { status: 400, field: 'email', message: 'Enter a valid email address' }
+		case 'signup_disabled':
+			return { status: 403, message: 'Sign-ups are closed.' }
+		default:
+			return { status: error.status && error.status >= 500 ? 503 : 400, message: 'Something went wrong. Try again in a moment.' }
+	}
+}

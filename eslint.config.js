@@ -1,0 +1,31 @@
+import js from '@eslint/js'
+import reactHooks from 'eslint-plugin-react-hooks'
+import globals from 'globals'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+	{
+		ignores: ['build/', 'node_modules/', '.react-router/', '.data/', 'db/schema.ts', 'test-results/', 'playwright-report/', 'bench/results/'],
+	},
+	js.configs.recommended,
+	...tseslint.configs.recommended,
+	{
+		files: ['**/*.{ts,tsx}'],
+		languageOptions: { globals: { ...globals.node, ...globals.browser } },
+		plugins: { 'react-hooks': reactHooks },
+		rules: {
+			...reactHooks.configs.recommended.rules,
+			'@typescript-eslint/no-explicit-any': 'off',
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+			'@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+			'no-restricted-imports': [
+				'error',
+				{ patterns: [{ group: ['matter-js'], message: 'matter-js is loaded only by the 404 screen (dynamic import).' }] },
+			],
+		},
+	},
+	{
+		files: ['app/components/not-found/**'],
+		rules: { 'no-restricted-imports': 'off' },
+	},
+)

@@ -1,0 +1,68 @@
+// The web process: PostgreSQL (DATABASE_URL or embedded), migrations, the
+// embedded auth service, static assets and React Router behind Express.
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import type { AddressInfo } from 'node:net'
+import { ConfigError, getConfig } from './app/config.server.ts'
+
+let config
+try {
+	config = getConfig()
+} catch (error) {
+	if (error instanceof ConfigError) {
+		console.error(error.message)
+		process.exit(1)
+	}
+	throw error
+}
+
+const { startEmbeddedPostgres } = await import('./db/embedded.ts')
+let stopDatabase = async () => {}
+if (!config.DATABASE_URL) {
+	const embedded = await startEmbeddedPostgres({
+		dir: path.join(config.DATA_DIR, 'postgres'),
+		port: config.EMBEDDED_POSTGRES_PORT,
+	})
+	process.env.DATABASE_URL = embedded.url
+	stopDatabase = embedded.stop
+}
+
+const { createApp } = await import('./app/server/app.server.ts')
+const { prepareDatabase } = await import('./app/server/prepare.server.ts')
+const { db } = await import('./db/index.server.ts')
+const { logger } = await import('./app/utils/logger.server.ts')
+
+const prepared = await prepareDatabase()
+const app = await createApp({ nonce: () => randomBytes(16).toString('base64') })
+
+const server = app.listen(config.PORT, config.HOST, () => {
+	const { port } = server.address() as AddressInfo
+	const url = config.APP_URL.includes(`:${config.PORT}`) ? config.APP_URL.replace(`:${config.PORT}`, `:${port}`) : config.APP_URL
+	console.log(`${config.APP_NAME} is running at ${url}`)
+	if (prepared.admin) {
+		console.log(
+			`Platform admin: ${prepared.admin.email} / ${prepared.admin.password} (sign in at ${url}/admin-login; shown once)`,
+		)
+	}
+	if (!existsSync('build/server/index.js') && config.NODE_ENV !== 'development') {
+		console.warn('No build found: run `npm run build`')
+	}
+})
+
+let closing = false
+async function shutdown(signal: string) {
+	if (closing) return
+	closing = true
+	logger.info({ signal }, 'shutting down')
+	server.close()
+	server.closeIdleConnections()
+	const force = setTimeout(() => server.closeAllConnections(), 10_000)
+	force.unref()
+	await new Promise((resolve) => server.once('close', resolve))
+	await db.destroy().catch(() => {})
+	await stopDatabase().catch(() => {})
+	process.exit(0)
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'))
+process.on('SIGINT', () => void shutdown('SIGINT'))
