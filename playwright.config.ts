@@ -1,0 +1,52 @@
+import { defineConfig } from '@playwright/test'
+
+const port = Number(process.env.E2E_PORT ?? 4310)
+export const baseURL = `http://localhost:${port}`
+
+// Debian's Chromium (no browser download here), with the flags this network needs.
+const chromium = {
+	executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+	args: [
+		'--headless',
+		'--no-sandbox',
+		'--disable-gpu',
+		'--disable-quic',
+		'--no-first-run',
+		'--disable-background-networking',
+		'--disable-component-update',
+		'--disable-sync',
+	],
+}
+
+export default defineConfig({
+	testDir: 'tests/e2e',
+	fullyParallel: true,
+	workers: 2,
+	retries: 0,
+	timeout: 30_000,
+	expect: { timeout: 7_000 },
+	reporter: process.env.CI ? [['list']] : [['list']],
+	use: { baseURL, launchOptions: chromium, trace: 'retain-on-failure' },
+	projects: [
+		{ name: 'js', use: { javaScriptEnabled: true } },
+		{ name: 'no-js', use: { javaScriptEnabled: false } },
+	],
+	webServer: {
+		command: 'node tests/e2e/serve.ts',
+		url: `${baseURL}/healthz`,
+		reuseExistingServer: false,
+		timeout: 120_000,
+		stdout: 'pipe',
+		env: {
+			PORT: String(port),
+			APP_URL: baseURL,
+			NODE_ENV: 'test',
+			DATA_DIR: '.data/e2e',
+			LOG_LEVEL: 'warn',
+			ADMIN_EMAIL: 'admin@e2e.test',
+			ADMIN_PASSWORD: 'admin-password-1',
+			AUTH_RATE_LIMIT_EMAIL: '5',
+			AUTH_RATE_LIMIT_IP: '100000',
+		},
+	},
+})
