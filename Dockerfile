@@ -1,0 +1,25 @@
+# syntax=docker/dockerfile:1
+FROM node:24-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+FROM deps AS build
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
+WORKDIR /app
+RUN useradd --system --uid 10001 --create-home leadsmith && mkdir -p /data && chown leadsmith /data
+COPY --from=build --chown=leadsmith /app/node_modules ./node_modules
+COPY --from=build --chown=leadsmith /app/build ./build
+COPY --chown=leadsmith package.json server.ts ./
+COPY --chown=leadsmith app ./app
+COPY --chown=leadsmith db ./db
+COPY --chown=leadsmith public ./public
+COPY --chown=leadsmith scripts ./scripts
+USER leadsmith
+VOLUME /data
+EXPOSE 3000
+CMD ["npm", "start"]
