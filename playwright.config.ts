@@ -2,6 +2,8 @@ import { defineConfig } from '@playwright/test'
 
 const port = Number(process.env.E2E_PORT ?? 4310)
 export const baseURL = `http://localhost:${port}`
+// Fixed so that tests can reach the server's database directly (tests/e2e/db.ts).
+export const e2eDatabasePort = Number(process.env.E2E_DB_PORT ?? 54399)
 
 // Debian's Chromium (no browser download here), with the flags this network needs.
 const chromium = {
@@ -42,6 +44,7 @@ export default defineConfig({
 			APP_URL: baseURL,
 			NODE_ENV: 'test',
 			DATA_DIR: '.data/e2e',
+			EMBEDDED_POSTGRES_PORT: String(e2eDatabasePort),
 			LOG_LEVEL: 'warn',
 			ADMIN_EMAIL: 'admin@e2e.test',
 			ADMIN_PASSWORD: 'admin-password-1',

@@ -43,6 +43,7 @@ export const resourceRoutes = [
 	{ name: 'auth-confirm', path: 'auth/confirm', file: 'routes/resources/auth-confirm.ts' },
 	{ name: 'dev-mailbox', path: 'dev/mailbox', file: 'routes/resources/dev-mailbox.tsx' },
 	{ name: 'healthz', path: 'healthz', file: 'routes/resources/healthz.ts' },
+	{ name: 'dev-error', path: 'dev/error', file: 'routes/resources/dev-error.tsx' },
 ] as const
 
 export type ScreenName = (typeof screens)[number]['name']

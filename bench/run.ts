@@ -1,0 +1,125 @@
+// `npm run bench`: requests per second and p50/p99 latency of a signed-in GET /
+// against a bare node:http server answering a static page of the same size,
+// measured in the same run on the same machine. Needs a build (`npm run build`).
+import { spawn } from 'node:child_process'
+import { mkdtempSync, chmodSync, rmSync, mkdirSync, writeFileSync } from 'node:fs'
+import http from 'node:http'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import autocannon from 'autocannon'
+import pg from 'pg'
+import { freePort } from '../tests/support/free-port.ts'
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-'))
+chmodSync(dataDir, 0o755)
+const port = await freePort()
+const dbPort = await freePort()
+const base = `http://127.0.0.1:${port}`
+const app = spawn(process.execPath, ['server.ts'], {
+	env: {
+		...process.env,
+		NODE_ENV: 'production',
+		PORT: String(port),
+		APP_URL: base,
+		DATA_DIR: dataDir,
+		EMBEDDED_POSTGRES_PORT: String(dbPort),
+		LOG_LEVEL: 'warn',
+		ADMIN_EMAIL: 'admin@bench.test',
+		ADMIN_PASSWORD: 'bench-admin-1',
+		AUTH_RATE_LIMIT_IP: '1000000',
+	},
+	stdio: ['ignore', 'inherit', 'inherit'],
+})
+
+try {
+	await waitFor(`${base}/healthz`)
+	const cookie = await signUpAndSubscribe()
+	const page = await fetch(`${base}/`, { headers: { cookie }, redirect: 'manual' })
+	if (page.status !== 200) throw new Error(`GET / answered ${page.status}`)
+	const body = await page.text()
+
+	const bare = http.createServer((_req, res) => {
+		res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+		res.end(body)
+	})
+	const barePort = await freePort()
+	await new Promise<void>((resolve) => bare.listen(barePort, '127.0.0.1', resolve))
+
+	const app = await measure(`${base}/`, { cookie })
+	const baseline = await measure(`http://127.0.0.1:${barePort}/`, {})
+	bare.close()
+
+	const result = {
+		date: new Date().toISOString(),
+		pageBytes: Buffer.byteLength(body),
+		durationSeconds: DURATION,
+		connections: CONNECTIONS,
+		signedInGet: app,
+		staticBaseline: baseline,
+		ratio: Number((app.requestsPerSecond / baseline.requestsPerSecond).toFixed(4)),
+	}
+	console.log(JSON.stringify(result, null, 2))
+	console.log(
+		`signed-in GET /: ${app.requestsPerSecond} req/s, p50 ${app.p50} ms, p99 ${app.p99} ms | ` +
+			`static: ${baseline.requestsPerSecond} req/s, p50 ${baseline.p50} ms, p99 ${baseline.p99} ms | ratio ${result.ratio}`,
+	)
+	mkdirSync('bench/results', { recursive: true })
+	writeFileSync(`bench/results/request-${Date.now()}.json`, JSON.stringify(result, null, 2))
+} finally {
+	app.kill('SIGTERM')
+	await new Promise((resolve) => app.once('exit', resolve))
+	rmSync(dataDir, { recursive: true, force: true })
+}
+
+async function measure(url: string, headers: Record<string, string>) {
+	const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION })
+	if (result.non2xx > 0 || result.errors > 0) {
+		throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+	}
+	return {
+		requestsPerSecond: Math.round(result.requests.average),
+		p50: result.latency.p50,
+		p99: result.latency.p99,
+		total: result.requests.total,
+	}
+}
+
+async function signUpAndSubscribe() {
+	const email = `bench-${Date.now()}@example.com`
+	const response = await fetch(`${base}/signup`, {
+		method: 'POST',
+		body: new URLSearchParams({ fullName: 'Bench', email, password: 'bench-pass-1' }),
+		redirect: 'manual',
+	})
+	const cookie = response.headers
+		.getSetCookie()
+		.map((c) => c.split(';')[0])
+		.filter((c) => c.startsWith('sb-'))
+		.join('; ')
+	if (!cookie) throw new Error(`sign-up gave no session (status ${response.status})`)
+	const client = new pg.Client(`postgres://postgres:postgres@127.0.0.1:${dbPort}/postgres`)
+	await client.connect()
+	await client.query(
+		`insert into subscriptions (user_id, active_plan, status, billing_date, expire_date)
+		 select id, 1, 'active', now(), now() + interval '30 days' from auth.users where email = $1`,
+		[email],
+	)
+	await client.end()
+	return cookie
+}
+
+async function waitFor(url: string) {
+	const deadline = Date.now() + 60_000
+	while (Date.now() < deadline) {
+		try {
+			if ((await fetch(url)).ok) return
+		} catch {
+			// not up yet
+		}
+		await new Promise((r) => setTimeout(r, 250))
+	}
+	throw new Error(`${url} did not come up`)
+}

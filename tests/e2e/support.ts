@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto'
+import AxeBuilder from '@axe-core/playwright'
+import { expect, type Page, type TestInfo } from '@playwright/test'
+import pg from 'pg'
+
+export const PASSWORD = 'correct-horse-7'
+
+export function uniqueEmail(prefix = 'user') {
+	return `${prefix}-${randomUUID().slice(0, 8)}@example.com`
+}
+
+export function jsEnabled(testInfo: TestInfo) {
+	return testInfo.project.use.javaScriptEnabled !== false
+}
+
+export async function signUp(page: Page, options: { email?: string; password?: string; name?: string } = {}) {
+	const email = options.email ?? uniqueEmail()
+	await page.goto('/signup')
+	await page.getByLabel('Your name').fill(options.name ?? 'Ada Lovelace')
+	await page.getByLabel('Work email').fill(email)
+	await page.getByLabel('Password').fill(options.password ?? PASSWORD)
+	await page.getByRole('button', { name: 'Create account' }).click()
+	await page.waitForURL((url) => url.pathname !== '/signup')
+	return { email, password: options.password ?? PASSWORD }
+}
+
+export async function signIn(page: Page, email: string, password = PASSWORD) {
+	await page.getByLabel('Email').fill(email)
+	await page.getByLabel('Password').fill(password)
+	await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+export async function signOut(page: Page) {
+	await page.goto('/settings')
+	await page.locator('summary', { hasText: '@' }).or(page.getByText('Account menu')).first().click()
+	await page.getByRole('button', { name: 'Sign out' }).click()
+	await page.waitForURL('**/signin')
+}
+
+/** The newest mail to `email` in the local mailbox, and the first link in it. */
+export async function latestMailLink(page: Page, email: string) {
+	const inbox = await page.context().newPage()
+	try {
+		await expect
+			.poll(async () => {
+				await inbox.goto(`/dev/mailbox?to=${encodeURIComponent(email)}`)
+				return inbox.getByTestId('mail').count()
+			})
+			.toBeGreaterThan(0)
+		const href = await inbox.getByTestId('mail').first().getByRole('link').first().getAttribute('href')
+		return href!
+	} finally {
+		await inbox.close()
+	}
+}
+
+export async function expectNoSeriousA11yViolations(page: Page) {
+	const results = await new AxeBuilder({ page }).analyze()
+	const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+	expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
+}
+
+/** The e2e server's own database (the port is fixed in playwright.config.ts). */
+export async function withDatabase<T>(work: (client: pg.Client) => Promise<T>) {
+	const client = new pg.Client({
+		connectionString: `postgres://postgres:postgres@127.0.0.1:${process.env.E2E_DB_PORT ?? 54399}/postgres`,
+	})
+	await client.connect()
+	try {
+		return await work(client)
+	} finally {
+		await client.end()
+	}
+}
