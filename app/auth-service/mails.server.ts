@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto'
+import type { AuthContext, Executor } from './context.server.ts'
+import { generateOtp, tokenHash } from './crypto.server.ts'
+import { internal, tooManyRequests } from './errors.server.ts'
+import { renderMail } from './emails.server.ts'
+import type { AuthMethod } from './sessions.server.ts'
+import { findUserById, type UserRow } from './users.server.ts'
+import type { Pkce } from './validation.server.ts'
+
+export type LinkType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change'
+
+/** `${APP_URL}/auth/v1/verify?token=...&type=...&redirect_to=...`, as Supabase's templates. */
+export function actionLink(ctx: AuthContext, token: string, type: LinkType, redirectTo: string) {
+	const query = `token=${encodeURIComponent(token)}&type=${type}&redirect_to=${encodeURIComponent(redirectTo)}`
+	return `${ctx.config.APP_URL}/auth/v1/verify?${query}`
+}
+
+/** The PKCE flow an emailed link belongs to (auth code handed out by GET /verify). */
+export async function createFlowState(
+	ctx: AuthContext,
+	db: Executor,
+	userId: string,
+	pkce: NonNullable<Pkce>,
+	method: AuthMethod,
+) {
+	const now = ctx.now()
+	await db
+		.insertInto('auth.flow_state')
+		.values({
+			id: randomUUID(),
+			user_id: userId,
+			auth_code: randomUUID(),
+			code_challenge_method: pkce.method,
+			code_challenge: pkce.challenge,
+			provider_type: method === 'email/signup' ? 'email' : method,
+			authentication_method: method,
+			created_at: now,
+			updated_at: now,
+		})
+		.execute()
+}
+
+const SENT_AT = {
+	signup: 'confirmation_sent_at',
+	invite: 'confirmation_sent_at',
+	magiclink: 'recovery_sent_at',
+	recovery: 'recovery_sent_at',
+	email_change: 'email_change_sent_at',
+} as const
+
+const TOKEN = {
+	signup: 'confirmation_token',
+	invite: 'confirmation_token',
+	magiclink: 'recovery_token',
+	recovery: 'recovery_token',
+	email_change: 'email_change_token_new',
+} as const
+
+/** 429 when a mail of this kind went to this user less than mailMinIntervalSeconds ago. */
+function checkFrequency(ctx: AuthContext, sentAt: Date | null) {
+	if (!sentAt) return
+	const wait = sentAt.getTime() + ctx.settings.mailMinIntervalSeconds * 1000 - ctx.now().getTime()
+	if (wait > 0)
+		throw tooManyRequests(
+			'over_email_send_rate_limit',
+			`For security purposes, you can only request this after ${Math.ceil(wait / 1000)} seconds.`,
+		)
+}
+
+/**
+ * Stores a fresh one-time token of `type` on the user and mails its link and code (to the new
+ * address for email_change). The user row is locked meanwhile, and a failed send rolls the token
+ * back. PKCE tokens carry the `pkce_` prefix, so GET /verify answers with `?code=`.
+ */
+export async function sendLinkMail(
+	ctx: AuthContext,
+	userId: string,
+	type: LinkType,
+	options: { redirectTo: string; pkce: boolean; newEmail?: string },
+) {
+	await ctx.db.transaction().execute(async (trx) => {
+		const user = await findUserById(trx, userId, { forUpdate: true })
+		if (!user) throw internal('Database error finding user')
+		if (type !== 'invite') checkFrequency(ctx, user[SENT_AT[type]])
+		const now = ctx.now()
+		const to = type === 'email_change' ? options.newEmail! : user.email!
+		const otp = generateOtp()
+		const hash = tokenHash(to, otp)
+		const token = options.pkce ? `pkce_${hash}` : hash
+		await trx
+			.updateTable('auth.users')
+			.set({
+				[TOKEN[type]]: token,
+				[SENT_AT[type]]: now,
+				...(type === 'invite' ? { invited_at: now } : {}),
+				...(type === 'email_change' ? { email_change: to } : {}),
+			})
+			.where('id', '=', user.id)
+			.execute()
+		const mail = renderMail(type, {
+			appName: ctx.config.APP_NAME,
+			to,
+			link: actionLink(ctx, token, type, options.redirectTo),
+			otp,
+			expiresInSeconds: ctx.settings.otpLifetimeSeconds,
+			oldEmail: type === 'email_change' ? (user.email ?? undefined) : undefined,
+		})
+		try {
+			await ctx.mailer.send(mail)
+		} catch {
+			throw internal(
+				`Error sending ${type === 'signup' ? 'confirmation' : type.replace('_', ' ')} email`,
+			)
+		}
+	})
+}
+
+/** After an email change: tell the old address (best effort). */
+export async function sendEmailChangedNotice(ctx: AuthContext, user: UserRow, oldEmail: string) {
+	try {
+		await ctx.mailer.send(
+			renderMail('email_changed', {
+				appName: ctx.config.APP_NAME,
+				to: oldEmail,
+				oldEmail,
+				newEmail: user.email ?? '',
+			}),
+		)
+	} catch {
+		// already logged by the service's mailer; the change itself is done
+	}
+}

@@ -1,0 +1,114 @@
+import bcrypt from 'bcrypt'
+import type { AuthContext } from './context.server.ts'
+import { badRequest, forbidden, unprocessable } from './errors.server.ts'
+import { json, objectParam, str, type Body } from './http.server.ts'
+import { createFlowState, sendLinkMail } from './mails.server.ts'
+import { authenticate } from './sessions.server.ts'
+import { findUserByEmail, findUserById, mergeMetadata, userJson } from './users.server.ts'
+import {
+	checkPasswordStrength,
+	safeRedirect,
+	validateEmail,
+	validatePkce,
+} from './validation.server.ts'
+
+/** GET /user */
+export async function getUser(ctx: AuthContext, request: Request) {
+	const { user, claims } = await authenticate(ctx, request)
+	if (claims.aud !== 'authenticated')
+		throw badRequest('validation_failed', "Token audience doesn't match request audience")
+	return json(userJson(user))
+}
+
+/**
+ * PUT /user: `data` (merged into user_metadata), `password` (other sessions end), `email` (a
+ * confirmation link goes to the new address; the change applies when it is used).
+ */
+export async function updateUser(ctx: AuthContext, request: Request, body: Body) {
+	const { user, sessionId } = await authenticate(ctx, request)
+	const email =
+		body.email === undefined || body.email === '' ? undefined : validateEmail(body.email)
+	const password = typeof body.password === 'string' ? body.password : undefined
+	const data = objectParam(body.data, 'data')
+	if (body.app_metadata !== undefined && body.app_metadata !== null)
+		throw forbidden('not_admin', 'Updating app_metadata requires admin privileges')
+	if (str(body.phone) && str(body.phone) !== (user.phone ?? ''))
+		throw badRequest('phone_provider_disabled', 'Phone logins are disabled')
+	if (password !== undefined) checkPasswordStrength(password)
+	const pkce = validatePkce(body.code_challenge, body.code_challenge_method)
+	const changingEmail = email !== undefined && email !== user.email
+	if (changingEmail) {
+		const taken = await findUserByEmail(ctx.db, email)
+		if (taken && taken.id !== user.id)
+			throw unprocessable(
+				'email_exists',
+				'A user with this email address has already been registered',
+			)
+	}
+	let passwordHash: string | undefined
+	if (password) {
+		if (user.encrypted_password && (await bcrypt.compare(password, user.encrypted_password)))
+			throw unprocessable(
+				'same_password',
+				'New password should be different from the old password.',
+			)
+		passwordHash = await bcrypt.hash(password, ctx.settings.bcryptCost)
+	}
+
+	await ctx.db.transaction().execute(async (trx) => {
+		const now = ctx.now()
+		if (passwordHash) {
+			// A new password: pending links no longer count, and other sessions end.
+			await trx
+				.updateTable('auth.users')
+				.set({
+					encrypted_password: passwordHash,
+					confirmation_token: '',
+					recovery_token: '',
+					email_change_token_new: '',
+					updated_at: now,
+				})
+				.where('id', '=', user.id)
+				.execute()
+			let others = trx.deleteFrom('auth.sessions').where('user_id', '=', user.id)
+			if (sessionId) others = others.where('id', '!=', sessionId)
+			await others.execute()
+		}
+		if (data) {
+			await trx
+				.updateTable('auth.users')
+				.set({
+					raw_user_meta_data: JSON.stringify(mergeMetadata(user.raw_user_meta_data, data)),
+					updated_at: now,
+				})
+				.where('id', '=', user.id)
+				.execute()
+		}
+		if (changingEmail && pkce) await createFlowState(ctx, trx, user.id, pkce, 'email_change')
+	})
+	if (changingEmail) {
+		const redirectTo = safeRedirect(
+			new URL(request.url).searchParams.get('redirect_to'),
+			ctx.config.APP_URL,
+		)
+		await sendLinkMail(ctx, user.id, 'email_change', {
+			redirectTo,
+			pkce: Boolean(pkce),
+			newEmail: email,
+		})
+	}
+	return json(userJson((await findUserById(ctx.db, user.id))!))
+}
+
+/** POST /logout?scope=global|local|others: 204. */
+export async function logout(ctx: AuthContext, request: Request) {
+	const scope = new URL(request.url).searchParams.get('scope') ?? ''
+	if (!['', 'global', 'local', 'others'].includes(scope))
+		throw badRequest('validation_failed', `Unsupported logout scope "${scope}"`)
+	const { user, sessionId } = await authenticate(ctx, request)
+	let query = ctx.db.deleteFrom('auth.sessions').where('user_id', '=', user.id)
+	if (sessionId && scope === 'local') query = query.where('id', '=', sessionId)
+	else if (sessionId && scope === 'others') query = query.where('id', '!=', sessionId)
+	await query.execute()
+	return new Response(null, { status: 204 })
+}
