@@ -12,7 +12,10 @@ let admin: SupabaseClient
 const PASSWORD = 'correct horse 42'
 
 beforeAll(async () => {
-	server = await startTestAuthServer({ AUTH_RATE_LIMIT_IP: '100000', AUTH_RATE_LIMIT_EMAIL: '1000' })
+	server = await startTestAuthServer({
+		AUTH_RATE_LIMIT_IP: '100000',
+		AUTH_RATE_LIMIT_EMAIL: '1000',
+	})
 	admin = server.admin()
 })
 afterAll(async () => {
@@ -35,7 +38,10 @@ async function signIn(email: string, password = PASSWORD) {
 }
 
 function claimsOf(token: string) {
-	return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, any>
+	return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<
+		string,
+		any
+	>
 }
 
 describe('sign-up and sign-in', () => {
@@ -69,9 +75,15 @@ describe('sign-up and sign-in', () => {
 		expect(user.updated_at).toEqual(expect.any(String))
 		expect(user.identities).toHaveLength(1)
 		expect(user.identities![0]).toMatchObject({ provider: 'email', id: user.id, user_id: user.id })
-		expect(user.identities![0]!.identity_data).toMatchObject({ sub: user.id, email: email.toLowerCase() })
+		expect(user.identities![0]!.identity_data).toMatchObject({
+			sub: user.id,
+			email: email.toLowerCase(),
+		})
 
-		const [header, claims] = session.access_token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()))
+		const [header, claims] = session.access_token
+			.split('.')
+			.slice(0, 2)
+			.map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()))
 		expect(header).toMatchObject({ alg: 'ES256', kid: expect.any(String), typ: 'JWT' })
 		expect(claims).toMatchObject({
 			iss: `${server.url}/auth/v1`,
@@ -92,7 +104,9 @@ describe('sign-up and sign-in', () => {
 
 	test('sign in with the password', async () => {
 		const { email, user } = await signedUp()
-		const { data, error } = await server.client().auth.signInWithPassword({ email, password: PASSWORD })
+		const { data, error } = await server
+			.client()
+			.auth.signInWithPassword({ email, password: PASSWORD })
 		expect(error).toBeNull()
 		expect(data.user!.id).toBe(user.id)
 		expect(data.session!.access_token).not.toBe('')
@@ -109,7 +123,11 @@ describe('sign-up and sign-in', () => {
 		]) {
 			const { data, error } = await server.client().auth.signInWithPassword(attempt)
 			expect(data.session).toBeNull()
-			expect(error).toMatchObject({ status: 400, code: 'invalid_credentials', message: 'Invalid login credentials' })
+			expect(error).toMatchObject({
+				status: 400,
+				code: 'invalid_credentials',
+				message: 'Invalid login credentials',
+			})
 		}
 	})
 
@@ -124,7 +142,11 @@ describe('sign-up and sign-in', () => {
 		})
 		expect(short.error!.message).toContain('Password should be at least 8 characters.')
 		const noDigits = await client.auth.signUp({ email: newEmail(), password: 'onlyletters' })
-		expect(noDigits.error).toMatchObject({ status: 422, code: 'weak_password', reasons: ['characters'] })
+		expect(noDigits.error).toMatchObject({
+			status: 422,
+			code: 'weak_password',
+			reasons: ['characters'],
+		})
 		const both = await client.auth.signUp({ email: newEmail(), password: 'abc' })
 		expect(both.error).toMatchObject({ reasons: ['length', 'characters'] })
 	})
@@ -144,7 +166,11 @@ describe('sign-up and sign-in', () => {
 		const { email } = await signedUp()
 		const { data, error } = await server.client().auth.signUp({ email, password: 'another pass 9' })
 		expect(data.session).toBeNull()
-		expect(error).toMatchObject({ status: 422, code: 'user_already_exists', message: 'User already registered' })
+		expect(error).toMatchObject({
+			status: 422,
+			code: 'user_already_exists',
+			message: 'User already registered',
+		})
 		const created = await admin.auth.admin.createUser({ email, password: PASSWORD })
 		expect(created.error).toMatchObject({ status: 422, code: 'email_exists' })
 	})
@@ -152,7 +178,11 @@ describe('sign-up and sign-in', () => {
 	test('GET /settings describes the email provider', async () => {
 		const response = await fetch(`${server.url}/auth/v1/settings`)
 		const settings = await response.json()
-		expect(settings).toMatchObject({ external: { email: true, phone: false }, disable_signup: false, mailer_autoconfirm: true })
+		expect(settings).toMatchObject({
+			external: { email: true, phone: false },
+			disable_signup: false,
+			mailer_autoconfirm: true,
+		})
 	})
 })
 
@@ -171,13 +201,24 @@ describe('tokens', () => {
 		expect(jwks.headers.get('cache-control')).toBe('public, max-age=600')
 		const { keys } = await jwks.json()
 		expect(keys).toHaveLength(1)
-		expect(keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', key_ops: ['verify'], kid: expect.any(String) })
+		expect(keys[0]).toMatchObject({
+			kty: 'EC',
+			crv: 'P-256',
+			alg: 'ES256',
+			use: 'sig',
+			key_ops: ['verify'],
+			kid: expect.any(String),
+		})
 		expect(keys[0]).not.toHaveProperty('d')
 
 		server.queries.length = 0
 		const { data, error } = await client.auth.getClaims(session.access_token)
 		expect(error).toBeNull()
-		expect(data!.claims).toMatchObject({ sub: user.id, role: 'authenticated', session_id: expect.any(String) })
+		expect(data!.claims).toMatchObject({
+			sub: user.id,
+			role: 'authenticated',
+			session_id: expect.any(String),
+		})
 		expect(data!.header.kid).toBe(keys[0].kid)
 		// and a second time, from the client's JWKS cache
 		await client.auth.getClaims(session.access_token)
@@ -190,7 +231,8 @@ describe('tokens', () => {
 
 	test('a token signed by a foreign key is rejected (bad_jwt)', async () => {
 		const { session } = await signedUp()
-		const { kid } = (await (await fetch(`${server.url}/auth/v1/.well-known/jwks.json`)).json()).keys[0]
+		const { kid } = (await (await fetch(`${server.url}/auth/v1/.well-known/jwks.json`)).json())
+			.keys[0]
 		const { privateKey } = await generateKeyPair('ES256')
 		const forged = await new SignJWT(claimsOf(session.access_token))
 			.setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
@@ -204,7 +246,10 @@ describe('tokens', () => {
 		const otherKid = await new SignJWT(claimsOf(session.access_token))
 			.setProtectedHeader({ alg: 'ES256', kid: randomUUID() })
 			.sign(privateKey)
-		expect((await client.auth.getUser(otherKid)).error).toMatchObject({ status: 403, code: 'bad_jwt' })
+		expect((await client.auth.getUser(otherKid)).error).toMatchObject({
+			status: 403,
+			code: 'bad_jwt',
+		})
 		void exportJWK
 	})
 
@@ -224,14 +269,20 @@ describe('tokens', () => {
 
 	test('reusing a rotated refresh token within 10 s gives the active token', async () => {
 		const { session } = await signedUp()
-		const rotated = (await server.client().auth.refreshSession({ refresh_token: session.refresh_token })).data.session!
+		const rotated = (
+			await server.client().auth.refreshSession({ refresh_token: session.refresh_token })
+		).data.session!
 		server.clock.advance(5)
-		const again = await server.client().auth.refreshSession({ refresh_token: session.refresh_token })
+		const again = await server
+			.client()
+			.auth.refreshSession({ refresh_token: session.refresh_token })
 		expect(again.error).toBeNull()
 		expect(again.data.session!.refresh_token).toBe(rotated.refresh_token)
 		// concurrent refreshes with the same token all succeed with one active token
 		const parallel = await Promise.all(
-			Array.from({ length: 5 }, () => server.client().auth.refreshSession({ refresh_token: rotated.refresh_token })),
+			Array.from({ length: 5 }, () =>
+				server.client().auth.refreshSession({ refresh_token: rotated.refresh_token }),
+			),
 		)
 		const tokens = new Set(parallel.map((r) => r.data.session?.refresh_token))
 		expect(parallel.every((r) => r.error === null)).toBe(true)
@@ -240,20 +291,28 @@ describe('tokens', () => {
 
 	test('reusing a rotated refresh token after 10 s revokes the session', async () => {
 		const { session } = await signedUp()
-		const rotated = (await server.client().auth.refreshSession({ refresh_token: session.refresh_token })).data.session!
+		const rotated = (
+			await server.client().auth.refreshSession({ refresh_token: session.refresh_token })
+		).data.session!
 		server.clock.advance(11)
-		const replay = await server.client().auth.refreshSession({ refresh_token: session.refresh_token })
+		const replay = await server
+			.client()
+			.auth.refreshSession({ refresh_token: session.refresh_token })
 		expect(replay.data.session).toBeNull()
 		expect(replay.error).toMatchObject({ status: 400, code: 'refresh_token_already_used' })
 		// the whole session is gone: the active refresh token and the access token stop working
-		const child = await server.client().auth.refreshSession({ refresh_token: rotated.refresh_token })
+		const child = await server
+			.client()
+			.auth.refreshSession({ refresh_token: rotated.refresh_token })
 		expect(child.error).toMatchObject({ status: 400, code: 'refresh_token_not_found' })
 		const user = await server.client().auth.getUser(rotated.access_token)
 		expect(user.error).toMatchObject({ name: 'AuthSessionMissingError' })
 	})
 
 	test('an unknown refresh token is refresh_token_not_found', async () => {
-		const unknown = await server.client().auth.refreshSession({ refresh_token: 'not-a-token-at-all' })
+		const unknown = await server
+			.client()
+			.auth.refreshSession({ refresh_token: 'not-a-token-at-all' })
 		expect(unknown.error).toMatchObject({ status: 400, code: 'refresh_token_not_found' })
 	})
 })
@@ -265,10 +324,17 @@ describe('user updates and sign-out', () => {
 		await client.auth.updateUser({ data: { full_name: 'Grace', plan: 'pro' } })
 		const { data, error } = await client.auth.updateUser({ data: { plan: null, team: 'blue' } })
 		expect(error).toBeNull()
-		expect(data.user!.user_metadata).toMatchObject({ full_name: 'Grace', team: 'blue', email_verified: true })
+		expect(data.user!.user_metadata).toMatchObject({
+			full_name: 'Grace',
+			team: 'blue',
+			email_verified: true,
+		})
 		expect(data.user!.user_metadata).not.toHaveProperty('plan')
 		const refreshed = await client.auth.refreshSession()
-		expect(claimsOf(refreshed.data.session!.access_token).user_metadata).toMatchObject({ full_name: 'Grace', team: 'blue' })
+		expect(claimsOf(refreshed.data.session!.access_token).user_metadata).toMatchObject({
+			full_name: 'Grace',
+			team: 'blue',
+		})
 	})
 
 	test('updateUser changes the password and ends the other sessions', async () => {
@@ -281,20 +347,33 @@ describe('user updates and sign-out', () => {
 		expect(weak.error).toMatchObject({ status: 422, code: 'weak_password' })
 		const { error } = await client.auth.updateUser({ password: 'brand new pass 7' })
 		expect(error).toBeNull()
-		expect((await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error).toMatchObject({ code: 'invalid_credentials' })
-		expect((await server.client().auth.signInWithPassword({ email, password: 'brand new pass 7' })).error).toBeNull()
+		expect(
+			(await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error,
+		).toMatchObject({ code: 'invalid_credentials' })
+		expect(
+			(await server.client().auth.signInWithPassword({ email, password: 'brand new pass 7' }))
+				.error,
+		).toBeNull()
 		expect((await client.auth.getUser()).error).toBeNull()
-		expect((await other.client.auth.getUser()).error).toMatchObject({ name: 'AuthSessionMissingError' })
+		expect((await other.client.auth.getUser()).error).toMatchObject({
+			name: 'AuthSessionMissingError',
+		})
 	})
 
 	test('updateUser changes the email through the mailed link', async () => {
 		const { email, user } = await signedUp()
 		const { client } = await signIn(email)
 		const taken = (await signedUp()).email
-		expect((await client.auth.updateUser({ email: taken })).error).toMatchObject({ status: 422, code: 'email_exists' })
+		expect((await client.auth.updateUser({ email: taken })).error).toMatchObject({
+			status: 422,
+			code: 'email_exists',
+		})
 
 		const target = newEmail('moved')
-		const { data, error } = await client.auth.updateUser({ email: target }, { emailRedirectTo: `${server.url}/settings` })
+		const { data, error } = await client.auth.updateUser(
+			{ email: target },
+			{ emailRedirectTo: `${server.url}/settings` },
+		)
 		expect(error).toBeNull()
 		expect(data.user!.email).toBe(email)
 		expect(data.user!.new_email).toBe(target)
@@ -307,7 +386,9 @@ describe('user updates and sign-out', () => {
 		const { data: after } = await client.auth.getUser(opened.fragment.get('access_token')!)
 		expect(after.user).toMatchObject({ id: user.id, email: target })
 		expect(after.user!.new_email).toBeUndefined()
-		expect((await server.client().auth.signInWithPassword({ email: target, password: PASSWORD })).error).toBeNull()
+		expect(
+			(await server.client().auth.signInWithPassword({ email: target, password: PASSWORD })).error,
+		).toBeNull()
 		const notice = await server.lastMail(email)
 		expect(notice.subject).toBe('Your Leadsmith email address was changed')
 		// the link works once
@@ -320,13 +401,16 @@ describe('user updates and sign-out', () => {
 		const a = await signIn(email)
 		const b = await signIn(email)
 		const c = await signIn(email)
-		const alive = async (s: Session) => (await server.client().auth.getUser(s.access_token)).error === null
+		const alive = async (s: Session) =>
+			(await server.client().auth.getUser(s.access_token)).error === null
 
 		expect((await a.client.auth.signOut({ scope: 'others' })).error).toBeNull()
 		expect(await alive(a.session)).toBe(true)
 		expect(await alive(b.session)).toBe(false)
 		expect(await alive(c.session)).toBe(false)
-		expect((await server.client().auth.refreshSession({ refresh_token: b.session.refresh_token })).error).toMatchObject({ code: 'refresh_token_not_found' })
+		expect(
+			(await server.client().auth.refreshSession({ refresh_token: b.session.refresh_token })).error,
+		).toMatchObject({ code: 'refresh_token_not_found' })
 
 		const d = await signIn(email)
 		expect((await d.client.auth.signOut({ scope: 'local' })).error).toBeNull()
@@ -348,11 +432,15 @@ describe('emailed links', () => {
 		const unknown = await server.client().auth.resetPasswordForEmail(newEmail('ghost'))
 		expect(unknown.error).toBeNull()
 
-		const { error } = await server.client().auth.resetPasswordForEmail(email, { redirectTo: `${server.url}/reset-password` })
+		const { error } = await server
+			.client()
+			.auth.resetPasswordForEmail(email, { redirectTo: `${server.url}/reset-password` })
 		expect(error).toBeNull()
 		const mail = await server.lastMail(email)
 		expect(mail.subject).toBe('Reset your Leadsmith password')
-		expect(mail.link).toMatch(new RegExp(`^${server.url}/auth/v1/verify\\?token=[0-9a-f]{56}&type=recovery&redirect_to=`))
+		expect(mail.link).toMatch(
+			new RegExp(`^${server.url}/auth/v1/verify\\?token=[0-9a-f]{56}&type=recovery&redirect_to=`),
+		)
 		const opened = await openLink(mail.link!)
 		expect(opened.url.pathname).toBe('/reset-password')
 		expect(opened.fragment.get('type')).toBe('recovery')
@@ -364,12 +452,16 @@ describe('emailed links', () => {
 		expect(set.error).toBeNull()
 		expect(claimsOf(set.data.session!.access_token).amr[0].method).toBe('otp')
 		expect((await client.auth.updateUser({ password: 'reset pass 2024' })).error).toBeNull()
-		expect((await server.client().auth.signInWithPassword({ email, password: 'reset pass 2024' })).error).toBeNull()
+		expect(
+			(await server.client().auth.signInWithPassword({ email, password: 'reset pass 2024' })).error,
+		).toBeNull()
 	})
 
 	test('redirects off APP_URL fall back to APP_URL (no open redirect)', async () => {
 		const { email } = await signedUp()
-		await server.client().auth.resetPasswordForEmail(email, { redirectTo: 'https://evil.example/steal' })
+		await server
+			.client()
+			.auth.resetPasswordForEmail(email, { redirectTo: 'https://evil.example/steal' })
 		const opened = await openLink((await server.lastMail(email)).link!)
 		expect(opened.url.origin).toBe(server.url)
 		expect(opened.url.host).not.toContain('evil')
@@ -377,7 +469,9 @@ describe('emailed links', () => {
 
 	test('a bad or used link redirects with the error', async () => {
 		const { email } = await signedUp()
-		await server.client().auth.resetPasswordForEmail(email, { redirectTo: `${server.url}/reset-password` })
+		await server
+			.client()
+			.auth.resetPasswordForEmail(email, { redirectTo: `${server.url}/reset-password` })
 		const link = (await server.lastMail(email)).link!
 		const bad = await openLink(link.replace(/token=[0-9a-f]+/, 'token=deadbeef'))
 		expect(bad.url.pathname).toBe('/reset-password')
@@ -393,7 +487,9 @@ describe('emailed links', () => {
 
 	test('magic link via signInWithOtp (existing and new users)', async () => {
 		const { email, user } = await signedUp()
-		const { error } = await server.client().auth.signInWithOtp({ email, options: { emailRedirectTo: `${server.url}/` } })
+		const { error } = await server
+			.client()
+			.auth.signInWithOtp({ email, options: { emailRedirectTo: `${server.url}/` } })
 		expect(error).toBeNull()
 		const mail = await server.lastMail(email)
 		expect(mail.subject).toBe('Your Leadsmith sign-in link')
@@ -413,7 +509,9 @@ describe('emailed links', () => {
 		expect(wrong.error).toMatchObject({ status: 403, code: 'otp_expired' })
 
 		const fresh = newEmail('fresh')
-		const refused = await server.client().auth.signInWithOtp({ email: fresh, options: { shouldCreateUser: false } })
+		const refused = await server
+			.client()
+			.auth.signInWithOtp({ email: fresh, options: { shouldCreateUser: false } })
 		expect(refused.error).toMatchObject({ status: 422, code: 'otp_disabled' })
 		expect((await server.client().auth.signInWithOtp({ email: fresh })).error).toBeNull()
 		const freshLink = await openLink((await server.lastMail(fresh)).link!)
@@ -427,13 +525,22 @@ describe('emailed links', () => {
 		expect((await server.client().auth.resetPasswordForEmail(email)).error).toBeNull()
 		const again = await server.client().auth.resetPasswordForEmail(email)
 		expect(again.error).toMatchObject({ status: 429, code: 'over_email_send_rate_limit' })
-		expect(again.error!.message).toMatch(/^For security purposes, you can only request this after \d+ seconds\.$/)
+		expect(again.error!.message).toMatch(
+			/^For security purposes, you can only request this after \d+ seconds\.$/,
+		)
 	})
 
 	test('PKCE: the link gives ?code= and exchangeCodeForSession signs in', async () => {
 		const { email, user } = await signedUp()
 		const client = server.pkceClient()
-		expect((await client.auth.signInWithOtp({ email, options: { emailRedirectTo: `${server.url}/auth/confirm` } })).error).toBeNull()
+		expect(
+			(
+				await client.auth.signInWithOtp({
+					email,
+					options: { emailRedirectTo: `${server.url}/auth/confirm` },
+				})
+			).error,
+		).toBeNull()
 		const mail = await server.lastMail(email)
 		expect(mail.link).toContain('token=pkce_')
 		const opened = await openLink(mail.link!)
@@ -497,9 +604,24 @@ describe('admin', () => {
 			user_metadata: { n: 0 },
 			email_confirmed_at: expect.any(String),
 		})
-		expect((await server.client().auth.signInWithPassword({ email: created[0]!.email!, password: PASSWORD })).error).toBeNull()
-		const unconfirmed = await admin.auth.admin.createUser({ email: newEmail(label), password: PASSWORD })
-		expect((await server.client().auth.signInWithPassword({ email: unconfirmed.data.user!.email!, password: PASSWORD })).error).toMatchObject({
+		expect(
+			(
+				await server
+					.client()
+					.auth.signInWithPassword({ email: created[0]!.email!, password: PASSWORD })
+			).error,
+		).toBeNull()
+		const unconfirmed = await admin.auth.admin.createUser({
+			email: newEmail(label),
+			password: PASSWORD,
+		})
+		expect(
+			(
+				await server
+					.client()
+					.auth.signInWithPassword({ email: unconfirmed.data.user!.email!, password: PASSWORD })
+			).error,
+		).toMatchObject({
 			status: 400,
 			code: 'email_not_confirmed',
 		})
@@ -517,7 +639,12 @@ describe('admin', () => {
 		const page1 = await admin.auth.admin.listUsers({ page: 1, perPage })
 		expect(page1.error).toBeNull()
 		expect(page1.data.users).toHaveLength(perPage)
-		expect(page1.data).toMatchObject({ aud: 'authenticated', total, nextPage: 2, lastPage: Math.ceil(total / perPage) })
+		expect(page1.data).toMatchObject({
+			aud: 'authenticated',
+			total,
+			nextPage: 2,
+			lastPage: Math.ceil(total / perPage),
+		})
 		const page2 = await admin.auth.admin.listUsers({ page: 2, perPage })
 		expect(page2.data.users.map((u) => u.id)).not.toContain(page1.data.users[0]!.id)
 		// newest first
@@ -531,12 +658,18 @@ describe('admin', () => {
 		expect(banned.error).toBeNull()
 		const until = new Date(banned.data.user!.banned_until!).getTime()
 		expect(Math.abs(until - (server.clock.now().getTime() + 24 * 3600 * 1000))).toBeLessThan(60_000)
-		expect((await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error).toMatchObject({ status: 400, code: 'user_banned' })
+		expect(
+			(await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error,
+		).toMatchObject({ status: 400, code: 'user_banned' })
 		expect((await client.auth.getUser()).error).toMatchObject({ status: 403, code: 'user_banned' })
-		expect((await admin.auth.admin.updateUserById(user.id, { ban_duration: 'forever' })).error).toMatchObject({ status: 400, code: 'validation_failed' })
+		expect(
+			(await admin.auth.admin.updateUserById(user.id, { ban_duration: 'forever' })).error,
+		).toMatchObject({ status: 400, code: 'validation_failed' })
 		const unbanned = await admin.auth.admin.updateUserById(user.id, { ban_duration: 'none' })
 		expect(unbanned.data.user!.banned_until).toBeUndefined()
-		expect((await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error).toBeNull()
+		expect(
+			(await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error,
+		).toBeNull()
 
 		const target = newEmail('renamed')
 		const updated = await admin.auth.admin.updateUserById(user.id, {
@@ -551,11 +684,21 @@ describe('admin', () => {
 			app_metadata: { provider: 'email', providers: ['email'], role: 'editor' },
 			user_metadata: { nickname: 'Z' },
 		})
-		expect((await server.client().auth.signInWithPassword({ email: target, password: 'admin set pass 1' })).error).toBeNull()
-		expect((await admin.auth.admin.updateUserById(user.id, { password: 'weak' })).error).toMatchObject({ code: 'weak_password' })
+		expect(
+			(
+				await server
+					.client()
+					.auth.signInWithPassword({ email: target, password: 'admin set pass 1' })
+			).error,
+		).toBeNull()
+		expect(
+			(await admin.auth.admin.updateUserById(user.id, { password: 'weak' })).error,
+		).toMatchObject({ code: 'weak_password' })
 
 		const pending = await admin.auth.admin.createUser({ email: newEmail(), password: PASSWORD })
-		const confirmed = await admin.auth.admin.updateUserById(pending.data.user!.id, { email_confirm: true })
+		const confirmed = await admin.auth.admin.updateUserById(pending.data.user!.id, {
+			email_confirm: true,
+		})
 		expect(confirmed.data.user!.email_confirmed_at).toEqual(expect.any(String))
 	})
 
@@ -563,15 +706,25 @@ describe('admin', () => {
 		const { email, user, session } = await signedUp()
 		const { error } = await admin.auth.admin.deleteUser(user.id)
 		expect(error).toBeNull()
-		expect((await admin.auth.admin.getUserById(user.id)).error).toMatchObject({ status: 404, code: 'user_not_found' })
-		expect((await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error).toMatchObject({ code: 'invalid_credentials' })
-		expect((await server.client().auth.getUser(session.access_token)).error).toMatchObject({ status: 403, code: 'user_not_found' })
+		expect((await admin.auth.admin.getUserById(user.id)).error).toMatchObject({
+			status: 404,
+			code: 'user_not_found',
+		})
+		expect(
+			(await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error,
+		).toMatchObject({ code: 'invalid_credentials' })
+		expect((await server.client().auth.getUser(session.access_token)).error).toMatchObject({
+			status: 403,
+			code: 'user_not_found',
+		})
 
 		const soft = await signedUp()
 		expect((await admin.auth.admin.deleteUser(soft.user.id, true)).error).toBeNull()
 		expect((await admin.auth.admin.getUserById(soft.user.id)).error).toMatchObject({ status: 404 })
 		// the address is free again
-		expect((await server.client().auth.signUp({ email: soft.email, password: PASSWORD })).error).toBeNull()
+		expect(
+			(await server.client().auth.signUp({ email: soft.email, password: PASSWORD })).error,
+		).toBeNull()
 	})
 
 	test('inviteUserByEmail mails a link that signs the user in', async () => {
@@ -581,7 +734,11 @@ describe('admin', () => {
 			redirectTo: `${server.url}/accept-invitation`,
 		})
 		expect(error).toBeNull()
-		expect(data.user).toMatchObject({ email, user_metadata: { team: 'red' }, invited_at: expect.any(String) })
+		expect(data.user).toMatchObject({
+			email,
+			user_metadata: { team: 'red' },
+			invited_at: expect.any(String),
+		})
 		expect(data.user!.email_confirmed_at).toBeNull()
 		const mail = await server.lastMail(email)
 		expect(mail.subject).toBe('You have been invited to Leadsmith')
@@ -589,11 +746,16 @@ describe('admin', () => {
 		expect(opened.url.pathname).toBe('/accept-invitation')
 		expect(opened.fragment.get('type')).toBe('invite')
 		const client = server.client()
-		await client.auth.setSession({ access_token: opened.fragment.get('access_token')!, refresh_token: opened.fragment.get('refresh_token')! })
+		await client.auth.setSession({
+			access_token: opened.fragment.get('access_token')!,
+			refresh_token: opened.fragment.get('refresh_token')!,
+		})
 		const me = (await client.auth.getUser()).data.user!
 		expect(me.email_confirmed_at).toEqual(expect.any(String))
 		expect((await client.auth.updateUser({ password: 'invited pass 1' })).error).toBeNull()
-		expect((await server.client().auth.signInWithPassword({ email, password: 'invited pass 1' })).error).toBeNull()
+		expect(
+			(await server.client().auth.signInWithPassword({ email, password: 'invited pass 1' })).error,
+		).toBeNull()
 
 		const again = await admin.auth.admin.inviteUserByEmail(email)
 		expect(again.error).toMatchObject({ status: 422, code: 'email_exists' })
@@ -601,21 +763,43 @@ describe('admin', () => {
 
 	test('generateLink: signup, invite, magiclink, recovery', async () => {
 		const email = newEmail('generated')
-		const signupLink = await admin.auth.admin.generateLink({ type: 'signup', email, password: PASSWORD, options: { redirectTo: `${server.url}/welcome` } })
+		const signupLink = await admin.auth.admin.generateLink({
+			type: 'signup',
+			email,
+			password: PASSWORD,
+			options: { redirectTo: `${server.url}/welcome` },
+		})
 		expect(signupLink.error).toBeNull()
 		const props = signupLink.data.properties!
-		expect(props).toMatchObject({ verification_type: 'signup', redirect_to: `${server.url}/welcome`, email_otp: expect.stringMatching(/^\d{6}$/) })
-		expect(props.hashed_token).toBe(createHash('sha224').update(email + props.email_otp).digest('hex'))
-		expect(props.action_link).toBe(`${server.url}/auth/v1/verify?token=${props.hashed_token}&type=signup&redirect_to=${encodeURIComponent(`${server.url}/welcome`)}`)
+		expect(props).toMatchObject({
+			verification_type: 'signup',
+			redirect_to: `${server.url}/welcome`,
+			email_otp: expect.stringMatching(/^\d{6}$/),
+		})
+		expect(props.hashed_token).toBe(
+			createHash('sha224')
+				.update(email + props.email_otp)
+				.digest('hex'),
+		)
+		expect(props.action_link).toBe(
+			`${server.url}/auth/v1/verify?token=${props.hashed_token}&type=signup&redirect_to=${encodeURIComponent(`${server.url}/welcome`)}`,
+		)
 		expect(signupLink.data.user).toMatchObject({ email, email_confirmed_at: null })
 		expect(await server.mailCount(email)).toBe(0)
-		const confirmed = await server.client().auth.verifyOtp({ token_hash: props.hashed_token, type: 'signup' })
+		const confirmed = await server
+			.client()
+			.auth.verifyOtp({ token_hash: props.hashed_token, type: 'signup' })
 		expect(confirmed.error).toBeNull()
 		expect(confirmed.data.user!.email_confirmed_at).toEqual(expect.any(String))
-		expect((await server.client().auth.verifyOtp({ token_hash: props.hashed_token, type: 'signup' })).error).toMatchObject({ status: 403, code: 'otp_expired' })
+		expect(
+			(await server.client().auth.verifyOtp({ token_hash: props.hashed_token, type: 'signup' }))
+				.error,
+		).toMatchObject({ status: 403, code: 'otp_expired' })
 
 		const magic = await admin.auth.admin.generateLink({ type: 'magiclink', email })
-		const viaCode = await server.client().auth.verifyOtp({ email, token: magic.data.properties!.email_otp, type: 'magiclink' })
+		const viaCode = await server
+			.client()
+			.auth.verifyOtp({ email, token: magic.data.properties!.email_otp, type: 'magiclink' })
 		expect(viaCode.error).toBeNull()
 		expect(viaCode.data.session!.user.email).toBe(email)
 
@@ -623,15 +807,22 @@ describe('admin', () => {
 		const opened = await openLink(recovery.data.properties!.action_link)
 		expect(opened.fragment.get('type')).toBe('recovery')
 		expect(opened.fragment.get('access_token')).toBeTruthy()
-		const noUser = await admin.auth.admin.generateLink({ type: 'recovery', email: newEmail('ghost') })
+		const noUser = await admin.auth.admin.generateLink({
+			type: 'recovery',
+			email: newEmail('ghost'),
+		})
 		expect(noUser.error).toMatchObject({ status: 404, code: 'user_not_found' })
 
 		const inviteEmail = newEmail('generated-invite')
 		const invited = await admin.auth.admin.generateLink({ type: 'invite', email: inviteEmail })
 		expect(invited.data.user).toMatchObject({ email: inviteEmail, invited_at: expect.any(String) })
-		const accepted = await server.client().auth.verifyOtp({ token_hash: invited.data.properties!.hashed_token, type: 'invite' })
+		const accepted = await server
+			.client()
+			.auth.verifyOtp({ token_hash: invited.data.properties!.hashed_token, type: 'invite' })
 		expect(accepted.data.session!.user.email).toBe(inviteEmail)
-		expect((await admin.auth.admin.generateLink({ type: 'invite', email: inviteEmail })).error).toMatchObject({ status: 422, code: 'email_exists' })
+		expect(
+			(await admin.auth.admin.generateLink({ type: 'invite', email: inviteEmail })).error,
+		).toMatchObject({ status: 422, code: 'email_exists' })
 	})
 })
 
@@ -645,7 +836,9 @@ describe('limits', () => {
 				options: { data: { blob: 'x'.repeat(5000) } },
 			})
 			expect(error).toMatchObject({ status: 413, code: 'request_entity_too_large' })
-			expect((await small.client().auth.signUp({ email: newEmail(), password: PASSWORD })).error).toBeNull()
+			expect(
+				(await small.client().auth.signUp({ email: newEmail(), password: PASSWORD })).error,
+			).toBeNull()
 		} finally {
 			await small.close()
 		}

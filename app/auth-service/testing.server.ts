@@ -46,7 +46,7 @@ export async function startTestAuthServer(
 		...options,
 	})
 	const server = http.createServer(
-		createRequestListener((request, client) => {
+		createRequestListener((request: Request, client: { address: string }) => {
 			// What the Express layer does: the socket says who the client is.
 			request.headers.set(CLIENT_IP_HEADER, client.address)
 			return service.fetch(request)
@@ -69,7 +69,13 @@ export async function startTestAuthServer(
 		/** a PKCE client keeping its verifier in `storage` (as @supabase/ssr does in cookies) */
 		pkceClient(storage: SupportedStorage = memoryStorage()): SupabaseClient {
 			return createClient(url, service.anonKey, {
-				auth: { flowType: 'pkce', storage, persistSession: true, autoRefreshToken: false, detectSessionInUrl: false },
+				auth: {
+					flowType: 'pkce',
+					storage,
+					persistSession: true,
+					autoRefreshToken: false,
+					detectSessionInUrl: false,
+				},
 			})
 		},
 		/** the service-role client for admin calls */
