@@ -175,6 +175,20 @@ describe('sign-up and sign-in', () => {
 		expect(created.error).toMatchObject({ status: 422, code: 'email_exists' })
 	})
 
+	test('an invited address that signs up (autoconfirm) gets its password and a session', async () => {
+		const email = newEmail('invitee')
+		await admin.auth.admin.inviteUserByEmail(email)
+		const { data, error } = await server.client().auth.signUp({ email, password: PASSWORD })
+		expect(error).toBeNull()
+		expect(data.session!.user.email_confirmed_at).toEqual(expect.any(String))
+		expect(
+			(await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error,
+		).toBeNull()
+		// from then on it is a registered address
+		const again = await server.client().auth.signUp({ email, password: 'some other pass 1' })
+		expect(again.error).toMatchObject({ code: 'user_already_exists' })
+	})
+
 	test('GET /settings describes the email provider', async () => {
 		const response = await fetch(`${server.url}/auth/v1/settings`)
 		const settings = await response.json()

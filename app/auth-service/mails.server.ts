@@ -24,6 +24,13 @@ export async function createFlowState(
 	method: AuthMethod,
 ) {
 	const now = ctx.now()
+	// Flows of this user that can no longer complete are dropped on the way.
+	const stale = Math.max(ctx.settings.otpLifetimeSeconds, 24 * 3600) * 1000
+	await db
+		.deleteFrom('auth.flow_state')
+		.where('user_id', '=', userId)
+		.where('created_at', '<', new Date(now.getTime() - stale))
+		.execute()
 	await db
 		.insertInto('auth.flow_state')
 		.values({
