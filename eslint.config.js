@@ -5,7 +5,16 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
 	{
-		ignores: ['build/', 'node_modules/', '.react-router/', '.data/', 'db/schema.ts', 'test-results/', 'playwright-report/', 'bench/results/'],
+		ignores: [
+			'build/',
+			'node_modules/',
+			'.react-router/',
+			'.data/',
+			'db/schema.ts',
+			'test-results/',
+			'playwright-report/',
+			'bench/results/',
+		],
 	},
 	js.configs.recommended,
 	...tseslint.configs.recommended,
@@ -16,11 +25,21 @@ export default tseslint.config(
 		rules: {
 			...reactHooks.configs.recommended.rules,
 			'@typescript-eslint/no-explicit-any': 'off',
-			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+			'@typescript-eslint/no-unused-vars': [
+				'error',
+				{ argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+			],
 			'@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
 			'no-restricted-imports': [
 				'error',
-				{ patterns: [{ group: ['matter-js'], message: 'matter-js is loaded only by the 404 screen (dynamic import).' }] },
+				{
+					patterns: [
+						{
+							group: ['matter-js'],
+							message: 'matter-js is loaded only by the 404 screen (dynamic import).',
+						},
+					],
+				},
 			],
 		},
 	},

@@ -38,7 +38,9 @@ const app = await createApp({ nonce: () => randomBytes(16).toString('base64') })
 
 const server = app.listen(config.PORT, config.HOST, () => {
 	const { port } = server.address() as AddressInfo
-	const url = config.APP_URL.includes(`:${config.PORT}`) ? config.APP_URL.replace(`:${config.PORT}`, `:${port}`) : config.APP_URL
+	const url = config.APP_URL.includes(`:${config.PORT}`)
+		? config.APP_URL.replace(`:${config.PORT}`, `:${port}`)
+		: config.APP_URL
 	console.log(`${config.APP_NAME} is running at ${url}`)
 	if (prepared.admin) {
 		console.log(

@@ -10,6 +10,10 @@ export default defineConfig({
 		hookTimeout: 60_000,
 		pool: 'forks',
 		maxWorkers: 2,
-		env: { NODE_ENV: 'test', LOG_LEVEL: 'silent', APP_SECRET: 'test-secret-test-secret-test-secret-0123' },
+		env: {
+			NODE_ENV: 'test',
+			LOG_LEVEL: 'silent',
+			APP_SECRET: 'test-secret-test-secret-test-secret-0123',
+		},
 	},
 })

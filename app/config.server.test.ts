@@ -19,7 +19,9 @@ describe('configuration', () => {
 	test('a malformed variable stops start-up with its name', () => {
 		expect(() => parseEnv({ ...base, PORT: 'eighty' })).toThrow(/PORT/)
 		expect(() => parseEnv({ ...base, DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/)
-		expect(() => parseEnv({ ...base, APP_SECRET: 'short' })).toThrow(/APP_SECRET: must be at least 32 characters/)
+		expect(() => parseEnv({ ...base, APP_SECRET: 'short' })).toThrow(
+			/APP_SECRET: must be at least 32 characters/,
+		)
 	})
 
 	test('Supabase settings come all together or not at all', () => {
@@ -36,7 +38,9 @@ describe('configuration', () => {
 	})
 
 	test('the local mailbox is off for a deployed production server', () => {
-		expect(parseEnv({ ...base, NODE_ENV: 'production', APP_URL: 'https://app.example.com' }).DEV_MAILBOX).toBe(false)
+		expect(
+			parseEnv({ ...base, NODE_ENV: 'production', APP_URL: 'https://app.example.com' }).DEV_MAILBOX,
+		).toBe(false)
 		expect(parseEnv({ ...base, NODE_ENV: 'production' }).DEV_MAILBOX).toBe(true)
 		expect(parseEnv({ ...base, SMTP_URL: 'smtp://mail.example.com:587' }).DEV_MAILBOX).toBe(false)
 	})

@@ -33,14 +33,20 @@ const EnvSchema = z
 		BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
 		TRUST_PROXY: bool.default(false),
 		WORKERS: z.coerce.number().int().min(0).max(64).default(1),
-		LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+		LOG_LEVEL: z
+			.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+			.default('info'),
 		PAYMENTS: z.enum(['stripe', 'test']).optional(),
 		DEV_MAILBOX: bool.optional(),
 	})
 	.superRefine((env, ctx) => {
 		const supabase = [env.SUPABASE_URL, env.SUPABASE_ANON_KEY, env.SUPABASE_SERVICE_ROLE_KEY]
 		if (supabase.some(Boolean) && !supabase.every(Boolean)) {
-			for (const key of ['SUPABASE_URL', 'SUPABASE_ANON_KEY', 'SUPABASE_SERVICE_ROLE_KEY'] as const) {
+			for (const key of [
+				'SUPABASE_URL',
+				'SUPABASE_ANON_KEY',
+				'SUPABASE_SERVICE_ROLE_KEY',
+			] as const) {
 				if (!env[key])
 					ctx.addIssue({
 						code: 'custom',
@@ -50,7 +56,11 @@ const EnvSchema = z
 			}
 		}
 		if (env.ADMIN_EMAIL && !env.ADMIN_PASSWORD)
-			ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: 'is required with ADMIN_EMAIL' })
+			ctx.addIssue({
+				code: 'custom',
+				path: ['ADMIN_PASSWORD'],
+				message: 'is required with ADMIN_EMAIL',
+			})
 	})
 
 export type Env = z.infer<typeof EnvSchema>

@@ -27,7 +27,11 @@ describe('the request context', () => {
 		const second = await loadAccountContext(counted, user)
 		expect(statements).toHaveLength(2)
 		expect(second.settings?.id).toBe(first.settings?.id)
-		const rows = await db.selectFrom('settings').selectAll().where('user_id', '=', user.id).execute()
+		const rows = await db
+			.selectFrom('settings')
+			.selectAll()
+			.where('user_id', '=', user.id)
+			.execute()
 		expect(rows).toHaveLength(1)
 		expect(rows[0]!.emailbison_api_url).toBe('')
 	})
@@ -71,7 +75,10 @@ describe('the request context', () => {
 		expect((await loadAccountContext(counted, admin)).isAdmin).toBe(true)
 
 		const editor = await insertUser(db)
-		await db.insertInto('roles').values({ user_id: editor.id, role: 'editor', created_at: new Date(Date.now() - 1000) }).execute()
+		await db
+			.insertInto('roles')
+			.values({ user_id: editor.id, role: 'editor', created_at: new Date(Date.now() - 1000) })
+			.execute()
 		await db.insertInto('roles').values({ user_id: editor.id, role: 'admin' }).execute()
 		const context = await loadAccountContext(counted, editor)
 		expect(context.isAdmin).toBe(false)
@@ -81,13 +88,20 @@ describe('the request context', () => {
 	test('providers with keys, LTD and credits come from the account', async () => {
 		const user = await insertUser(db)
 		await db.updateTable('profiles').set({ is_ltd: true }).where('user_id', '=', user.id).execute()
-		await db.insertInto('api_keys').values([
-			{ user_id: user.id, provider: 'openai', encrypted_key: 'x', last4: 'abcd' },
-			{ user_id: user.id, provider: 'apify', encrypted_key: 'y', last4: 'efgh' },
-		]).execute()
+		await db
+			.insertInto('api_keys')
+			.values([
+				{ user_id: user.id, provider: 'openai', encrypted_key: 'x', last4: 'abcd' },
+				{ user_id: user.id, provider: 'apify', encrypted_key: 'y', last4: 'efgh' },
+			])
+			.execute()
 		await db.insertInto('credit_balances').values({ user_id: user.id, balance: 250 }).execute()
 		const context = await loadAccountContext(counted, user)
-		expect(context).toMatchObject({ isLTD: true, apiKeyProviders: ['apify', 'openai'], creditBalance: 250 })
+		expect(context).toMatchObject({
+			isLTD: true,
+			apiKeyProviders: ['apify', 'openai'],
+			creditBalance: 250,
+		})
 		expect(statements).toHaveLength(1)
 	})
 
@@ -103,7 +117,10 @@ describe('the request context', () => {
 			.returning('id')
 			.execute()
 		await insertSubscription(db, owner.id, { plan: 1 })
-		await db.insertInto('api_keys').values({ user_id: owner.id, provider: 'apify', encrypted_key: 'x', last4: '1234' }).execute()
+		await db
+			.insertInto('api_keys')
+			.values({ user_id: owner.id, provider: 'apify', encrypted_key: 'x', last4: '1234' })
+			.execute()
 		const tm = await db
 			.insertInto('team_members')
 			.values({
@@ -117,8 +134,15 @@ describe('the request context', () => {
 			})
 			.returning('id')
 			.executeTakeFirstOrThrow()
-		await db.insertInto('team_member_workspace_acess').values({ team_member_id: tm.id, workspace_id: allowed!.id }).execute()
-		await db.updateTable('profiles').set({ primary_user_id: owner.id }).where('user_id', '=', member.id).execute()
+		await db
+			.insertInto('team_member_workspace_acess')
+			.values({ team_member_id: tm.id, workspace_id: allowed!.id })
+			.execute()
+		await db
+			.updateTable('profiles')
+			.set({ primary_user_id: owner.id })
+			.where('user_id', '=', member.id)
+			.execute()
 
 		const context = await loadAccountContext(counted, member)
 		expect(statements).toHaveLength(1)
@@ -138,7 +162,11 @@ describe('the request context', () => {
 		expect(context.workspaces.map((w) => w.id)).not.toContain(other!.id)
 		// the owner's settings row, not the member's
 		expect(context.settings?.id).toBeDefined()
-		const memberSettings = await db.selectFrom('settings').select('id').where('user_id', '=', member.id).execute()
+		const memberSettings = await db
+			.selectFrom('settings')
+			.select('id')
+			.where('user_id', '=', member.id)
+			.execute()
 		expect(memberSettings).toHaveLength(0)
 	})
 
@@ -147,10 +175,26 @@ describe('the request context', () => {
 		const member = await insertUser(db)
 		await db
 			.insertInto('team_members')
-			.values({ user_id: owner.id, email: member.email, role: 'admin', member_user_id: member.id, status: 'revoked' })
+			.values({
+				user_id: owner.id,
+				email: member.email,
+				role: 'admin',
+				member_user_id: member.id,
+				status: 'revoked',
+			})
 			.execute()
-		await db.updateTable('profiles').set({ primary_user_id: owner.id }).where('user_id', '=', member.id).execute()
+		await db
+			.updateTable('profiles')
+			.set({ primary_user_id: owner.id })
+			.where('user_id', '=', member.id)
+			.execute()
 		const context = await loadAccountContext(counted, member)
-		expect(context).toMatchObject({ isTeamMember: true, isActiveTeamMember: false, accountId: null, teamRole: null, activePlan: 0 })
+		expect(context).toMatchObject({
+			isTeamMember: true,
+			isActiveTeamMember: false,
+			accountId: null,
+			teamRole: null,
+			activePlan: 0,
+		})
 	})
 })

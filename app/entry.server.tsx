@@ -21,7 +21,8 @@ export default function handleRequest(
 		let shellRendered = false
 		const userAgent = request.headers.get('user-agent')
 		// Bots and SPA-less clients get the whole document at once.
-		const readyEvent = (userAgent && isbot(userAgent)) || routerContext.isSpaMode ? 'onAllReady' : 'onShellReady'
+		const readyEvent =
+			(userAgent && isbot(userAgent)) || routerContext.isSpaMode ? 'onAllReady' : 'onShellReady'
 		const { pipe, abort } = renderToPipeableStream(
 			<NonceProvider value={nonce}>
 				<ServerRouter context={routerContext} url={request.url} nonce={nonce} />

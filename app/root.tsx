@@ -17,6 +17,7 @@ import { getConfig } from './config.server.ts'
 import { routeGuardMiddleware } from './middleware/route-guards.server.ts'
 import { sessionMiddleware } from './middleware/session.server.ts'
 import { useNonce } from './utils/nonce.ts'
+import { useHydrated } from './utils/use-hydrated.ts'
 import { getToast } from './utils/toast.server.ts'
 import stylesheet from './app.css?url'
 
@@ -53,11 +54,15 @@ export function Layout({ children }: { children: React.ReactNode }) {
 
 export default function App({ loaderData }: Route.ComponentProps) {
 	const { toast } = loaderData
+	const hydrated = useHydrated()
 	useEffect(() => {
 		if (!toast) return
-		const show = { success: showToast.success, error: showToast.error, info: showToast.info, warning: showToast.warning }[
-			toast.type
-		]
+		const show = {
+			success: showToast.success,
+			error: showToast.error,
+			info: showToast.info,
+			warning: showToast.warning,
+		}[toast.type]
 		show(toast.message, { description: toast.description })
 	}, [toast])
 	return (
@@ -65,12 +70,15 @@ export default function App({ loaderData }: Route.ComponentProps) {
 			<Outlet />
 			{/* SPEC.md section 9: 3000 ms, bottom right, up to 20 */}
 			<Toaster position="bottom-right" duration={3000} visibleToasts={20} richColors closeButton />
-			{toast ? (
-				<noscript>
-					<div role="status" className="fixed right-4 bottom-4 rounded-md bg-slate-900 px-4 py-3 text-sm text-white shadow-lg">
-						{toast.message}
-					</div>
-				</noscript>
+			{/* Without JavaScript the flash message is part of the page itself. */}
+			{toast && !hydrated ? (
+				<div
+					role="status"
+					data-testid="flash"
+					className="fixed right-4 bottom-4 z-50 max-w-sm rounded-md bg-slate-900 px-4 py-3 text-sm text-white shadow-lg"
+				>
+					{toast.message}
+				</div>
 			) : null}
 		</>
 	)

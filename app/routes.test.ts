@@ -1,3 +1,4 @@
+import type { RouteConfigEntry } from '@react-router/dev/routes'
 import { describe, expect, test } from 'vitest'
 import routes, { screens, screenByPattern, type Screen } from './routes.ts'
 import { SPEC_ROUTES } from '../tests/support/spec-routes.ts'
@@ -7,7 +8,15 @@ describe('the route table against SPEC.md section 2', () => {
 
 	test('the foundation screens are all present', () => {
 		const paths = present.map((s) => s.path)
-		for (const path of ['/', '/signin', '/signup', '/settings', '/admin-login', '/reset-password', '/forgot-password']) {
+		for (const path of [
+			'/',
+			'/signin',
+			'/signup',
+			'/settings',
+			'/admin-login',
+			'/reset-password',
+			'/forgot-password',
+		]) {
 			expect(paths).toContain(path)
 		}
 	})
@@ -28,7 +37,9 @@ describe('the route table against SPEC.md section 2', () => {
 
 	test('screens sit under their layout route', () => {
 		for (const screen of screens as readonly Screen[]) {
-			const parent = routes.find((entry) => entry.children?.some((child) => child.id === screen.name))
+			const parent = (routes as RouteConfigEntry[]).find((entry) =>
+				entry.children?.some((child) => child.id === screen.name),
+			)
 			if (screen.layout === 'none') expect(parent).toBeUndefined()
 			else expect(parent?.id).toBe(`layout-${screen.layout}`)
 		}

@@ -28,13 +28,62 @@ export type Screen = {
 }
 
 export const screens = [
-	{ name: 'index', path: '', file: 'routes/dashboard.tsx', layout: 'default', middleware: ['auth', 'subscription'], title: 'Dashboard' },
-	{ name: 'signin', path: 'signin', file: 'routes/signin.tsx', layout: 'auth', middleware: [], title: 'Sign in' },
-	{ name: 'signup', path: 'signup', file: 'routes/signup.tsx', layout: 'auth', middleware: [], title: 'Create your account' },
-	{ name: 'settings', path: 'settings', file: 'routes/settings.tsx', layout: 'default', middleware: ['auth'], title: 'Settings' },
-	{ name: 'admin-login', path: 'admin-login', file: 'routes/admin-login.tsx', layout: 'auth', middleware: [], title: 'Admin sign in' },
-	{ name: 'reset-password', path: 'reset-password', file: 'routes/reset-password.tsx', layout: 'auth', middleware: [], title: 'Choose a new password' },
-	{ name: 'forgot-password', path: 'forgot-password', file: 'routes/forgot-password.tsx', layout: 'auth', middleware: [], title: 'Reset your password' },
+	{
+		name: 'index',
+		path: '',
+		file: 'routes/dashboard.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Dashboard',
+	},
+	{
+		name: 'signin',
+		path: 'signin',
+		file: 'routes/signin.tsx',
+		layout: 'auth',
+		middleware: [],
+		title: 'Sign in',
+	},
+	{
+		name: 'signup',
+		path: 'signup',
+		file: 'routes/signup.tsx',
+		layout: 'auth',
+		middleware: [],
+		title: 'Create your account',
+	},
+	{
+		name: 'settings',
+		path: 'settings',
+		file: 'routes/settings.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Settings',
+	},
+	{
+		name: 'admin-login',
+		path: 'admin-login',
+		file: 'routes/admin-login.tsx',
+		layout: 'auth',
+		middleware: [],
+		title: 'Admin sign in',
+	},
+	{
+		name: 'reset-password',
+		path: 'reset-password',
+		file: 'routes/reset-password.tsx',
+		layout: 'auth',
+		middleware: [],
+		title: 'Choose a new password',
+	},
+	{
+		name: 'forgot-password',
+		path: 'forgot-password',
+		file: 'routes/forgot-password.tsx',
+		layout: 'auth',
+		middleware: [],
+		title: 'Reset your password',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */
@@ -55,7 +104,9 @@ const layoutFiles: Record<Exclude<LayoutName, 'none'>, string> = {
 	admin: 'routes/layouts/admin.tsx',
 }
 
-export function assertKnownMiddleware(table: readonly { name: string; middleware: readonly string[] }[]) {
+export function assertKnownMiddleware(
+	table: readonly { name: string; middleware: readonly string[] }[],
+) {
 	for (const screen of table) {
 		for (const name of screen.middleware) {
 			if (!(MIDDLEWARE_NAMES as readonly string[]).includes(name)) {

@@ -96,7 +96,7 @@ async function signUpAndSubscribe() {
 	})
 	const cookie = response.headers
 		.getSetCookie()
-		.map((c) => c.split(';')[0])
+		.map((c) => c.split(';')[0] ?? '')
 		.filter((c) => c.startsWith('sb-'))
 		.join('; ')
 	if (!cookie) throw new Error(`sign-up gave no session (status ${response.status})`)

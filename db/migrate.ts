@@ -24,7 +24,9 @@ if (import.meta.main) {
 	await withDatabase(async (db) => {
 		const results = await migrateToLatest(db)
 		console.log(
-			results.length ? results.map((r) => `${r.status}: ${r.migrationName}`).join('\n') : 'up to date',
+			results.length
+				? results.map((r) => `${r.status}: ${r.migrationName}`).join('\n')
+				: 'up to date',
 		)
 	})
 }

@@ -3,10 +3,38 @@ import type { DB } from './schema.ts'
 
 // Plan ids and names as SPEC.md gives them; prices and credits are defaults admins change later.
 export const DEFAULT_PRICE_PLANS = [
-	{ id: 1, name: 'Monthly Starter', interval: 'month', tier: 'starter', price_cents: 4_900, monthly_credits: 2_000 },
-	{ id: 2, name: 'Monthly Unlimited', interval: 'month', tier: 'unlimited', price_cents: 14_900, monthly_credits: 10_000 },
-	{ id: 3, name: 'Yearly Starter', interval: 'year', tier: 'starter', price_cents: 47_000, monthly_credits: 2_000 },
-	{ id: 4, name: 'Yearly Unlimited', interval: 'year', tier: 'unlimited', price_cents: 143_000, monthly_credits: 10_000 },
+	{
+		id: 1,
+		name: 'Monthly Starter',
+		interval: 'month',
+		tier: 'starter',
+		price_cents: 4_900,
+		monthly_credits: 2_000,
+	},
+	{
+		id: 2,
+		name: 'Monthly Unlimited',
+		interval: 'month',
+		tier: 'unlimited',
+		price_cents: 14_900,
+		monthly_credits: 10_000,
+	},
+	{
+		id: 3,
+		name: 'Yearly Starter',
+		interval: 'year',
+		tier: 'starter',
+		price_cents: 47_000,
+		monthly_credits: 2_000,
+	},
+	{
+		id: 4,
+		name: 'Yearly Unlimited',
+		interval: 'year',
+		tier: 'unlimited',
+		price_cents: 143_000,
+		monthly_credits: 10_000,
+	},
 ] as const
 
 export async function seedPricePlans(db: Kysely<DB>) {
@@ -56,7 +84,8 @@ export async function ensurePlatformAdmin(
 	if (!userId) {
 		password = options.password ?? options.generatePassword()
 		const { data, error } = await auth.createUser({ email, password, email_confirm: true })
-		if (error || !data.user) throw new Error(`Could not create the platform admin: ${error?.message}`)
+		if (error || !data.user)
+			throw new Error(`Could not create the platform admin: ${error?.message}`)
 		userId = data.user.id
 	}
 	await db

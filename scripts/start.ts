@@ -15,9 +15,12 @@ function newestSource(dir: string): number {
 const built = 'build/server/index.js'
 const stale =
 	!existsSync(built) ||
-	statSync(built).mtimeMs < Math.max(newestSource('app'), newestSource('public'), statSync('package-lock.json').mtimeMs)
+	statSync(built).mtimeMs <
+		Math.max(newestSource('app'), newestSource('public'), statSync('package-lock.json').mtimeMs)
 if (stale) {
 	console.log('Building the app…')
-	execFileSync(process.execPath, ['node_modules/@react-router/dev/bin.cjs', 'build'], { stdio: 'inherit' })
+	execFileSync(process.execPath, ['node_modules/@react-router/dev/bin.cjs', 'build'], {
+		stdio: 'inherit',
+	})
 }
 await import('../server.ts')

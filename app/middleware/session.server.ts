@@ -8,7 +8,10 @@ import { createSupabase, getSessionUser } from '../services/auth/session.server.
  * context in one query, and puts the cookies the auth client set (refreshes,
  * sign-ins, sign-outs) on whatever response comes back.
  */
-export const sessionMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
+export const sessionMiddleware: MiddlewareFunction<Response> = async (
+	{ request, context },
+	next,
+) => {
 	const responseHeaders = new Headers()
 	const supabase = await createSupabase(request, responseHeaders)
 	const user = await getSessionUser(supabase)

@@ -34,8 +34,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 		password: submission.value.password,
 	})
 	if (error || !signIn.user) {
-		const failure = error ? describeAuthError(error) : { status: 400, message: 'Invalid email or password.' }
-		return data({ result: submission.reply({ hideFields: ['password'], formErrors: [failure.message] }) }, { status: failure.status })
+		const failure = error
+			? describeAuthError(error)
+			: { status: 400, message: 'Invalid email or password.' }
+		return data(
+			{ result: submission.reply({ hideFields: ['password'], formErrors: [failure.message] }) },
+			{ status: failure.status },
+		)
 	}
 	if (!(await isPlatformStaff(signIn.user.id))) {
 		// Refuse and end the session just made, so a normal user is not left signed in here.
@@ -66,12 +71,19 @@ export default function AdminLogin({ actionData }: Route.ComponentProps) {
 				<Field
 					label="Email"
 					errors={fields.email.errors}
-					inputProps={{ ...getInputProps(fields.email, { type: 'email' }), autoComplete: 'email', autoFocus: true }}
+					inputProps={{
+						...getInputProps(fields.email, { type: 'email' }),
+						autoComplete: 'email',
+						autoFocus: true,
+					}}
 				/>
 				<Field
 					label="Password"
 					errors={fields.password.errors}
-					inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'current-password' }}
+					inputProps={{
+						...getInputProps(fields.password, { type: 'password' }),
+						autoComplete: 'current-password',
+					}}
 				/>
 				<SubmitButton className="w-full" pending={isPending} pendingText="Signing in…">
 					Sign in

@@ -39,7 +39,10 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
 					</p>
 					{plan?.detail ? <p className="mt-1 text-sm text-slate-600">{plan.detail}</p> : null}
 					{canManagePlan ? (
-						<Link to="/subscription" className="mt-4 inline-block text-sm font-semibold text-indigo-700 hover:underline">
+						<Link
+							to="/subscription"
+							className="mt-4 inline-block text-sm font-semibold text-indigo-700 hover:underline"
+						>
 							Manage subscription
 						</Link>
 					) : null}
@@ -49,9 +52,14 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
 					<p className="mt-2 text-2xl font-bold text-slate-900" data-testid="credits">
 						{credits.toLocaleString('en')}
 					</p>
-					<p className="mt-1 text-sm text-slate-600">Spent on scraping and AI enrichment run with platform keys.</p>
+					<p className="mt-1 text-sm text-slate-600">
+						Spent on scraping and AI enrichment run with platform keys.
+					</p>
 					{canBuyCredits ? (
-						<Link to="/purchase" className="mt-4 inline-block text-sm font-semibold text-indigo-700 hover:underline">
+						<Link
+							to="/purchase"
+							className="mt-4 inline-block text-sm font-semibold text-indigo-700 hover:underline"
+						>
 							Buy credits
 						</Link>
 					) : null}

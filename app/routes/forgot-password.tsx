@@ -24,7 +24,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 	})
 	if (error) {
 		const failure = describeAuthError(error)
-		return data({ result: submission.reply({ formErrors: [failure.message] }) }, { status: failure.status })
+		return data(
+			{ result: submission.reply({ formErrors: [failure.message] }) },
+			{ status: failure.status },
+		)
 	}
 	// The same answer whether or not the address has an account.
 	return redirectWithInfo(
@@ -53,7 +56,11 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
 				<Field
 					label="Email"
 					errors={fields.email.errors}
-					inputProps={{ ...getInputProps(fields.email, { type: 'email' }), autoComplete: 'email', autoFocus: true }}
+					inputProps={{
+						...getInputProps(fields.email, { type: 'email' }),
+						autoComplete: 'email',
+						autoFocus: true,
+					}}
 				/>
 				<div className="flex items-center justify-between gap-4">
 					<Link to="/signin" className="text-sm font-semibold text-indigo-700 hover:underline">

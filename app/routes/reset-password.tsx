@@ -26,12 +26,18 @@ export async function loader({ context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
 	const { supabase, account } = context.get(requestContext)
 	if (!account) {
-		throw await redirectWithError('/forgot-password', 'Your reset link has expired. Ask for a new one.')
+		throw await redirectWithError(
+			'/forgot-password',
+			'Your reset link has expired. Ask for a new one.',
+		)
 	}
 	const formData = await request.formData()
 	const submission = parseWithZod(formData, { schema: ResetPasswordSchema })
 	if (submission.status !== 'success') {
-		return data({ result: submission.reply({ hideFields: ['password', 'confirmPassword'] }) }, { status: 400 })
+		return data(
+			{ result: submission.reply({ hideFields: ['password', 'confirmPassword'] }) },
+			{ status: 400 },
+		)
 	}
 	const { error } = await supabase.auth.updateUser({ password: submission.value.password })
 	if (error) {
@@ -68,12 +74,19 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
 					label="New password"
 					hint="At least 8 characters, with letters and digits."
 					errors={fields.password.errors}
-					inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'new-password', autoFocus: true }}
+					inputProps={{
+						...getInputProps(fields.password, { type: 'password' }),
+						autoComplete: 'new-password',
+						autoFocus: true,
+					}}
 				/>
 				<Field
 					label="Repeat the new password"
 					errors={fields.confirmPassword.errors}
-					inputProps={{ ...getInputProps(fields.confirmPassword, { type: 'password' }), autoComplete: 'new-password' }}
+					inputProps={{
+						...getInputProps(fields.confirmPassword, { type: 'password' }),
+						autoComplete: 'new-password',
+					}}
 				/>
 				<SubmitButton className="w-full" pending={isPending} pendingText="Saving…">
 					Save new password

@@ -32,7 +32,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 	const submission = parseWithZod(formData, { schema: SettingsSchema })
 	const intent = formData.get('intent') === 'password' ? 'password' : 'profile'
 	if (submission.status !== 'success') {
-		return data({ intent, result: submission.reply({ hideFields: ['password', 'confirmPassword'] }) }, { status: 400 })
+		return data(
+			{ intent, result: submission.reply({ hideFields: ['password', 'confirmPassword'] }) },
+			{ status: 400 },
+		)
 	}
 	const value = submission.value
 	if (value.intent === 'profile') {
@@ -83,8 +86,22 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 					<Form method="post" className="mt-4 space-y-4" {...getFormProps(profileForm)}>
 						<input type="hidden" name="intent" value="profile" />
 						<FormErrors id={profileForm.errorId} errors={profileForm.errors} />
-						<Field label="Your name" errors={profileFields.fullName.errors} inputProps={{ ...getInputProps(profileFields.fullName, { type: 'text' }), autoComplete: 'name' }} />
-						<Field label="Company" errors={profileFields.company.errors} inputProps={{ ...getInputProps(profileFields.company, { type: 'text' }), autoComplete: 'organization' }} />
+						<Field
+							label="Your name"
+							errors={profileFields.fullName.errors}
+							inputProps={{
+								...getInputProps(profileFields.fullName, { type: 'text' }),
+								autoComplete: 'name',
+							}}
+						/>
+						<Field
+							label="Company"
+							errors={profileFields.company.errors}
+							inputProps={{
+								...getInputProps(profileFields.company, { type: 'text' }),
+								autoComplete: 'organization',
+							}}
+						/>
 						<SubmitButton pending={savingProfile} pendingText="Saving…">
 							Save profile
 						</SubmitButton>
@@ -99,12 +116,18 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 							label="New password"
 							hint="At least 8 characters, with letters and digits."
 							errors={passwordFields.password.errors}
-							inputProps={{ ...getInputProps(passwordFields.password, { type: 'password' }), autoComplete: 'new-password' }}
+							inputProps={{
+								...getInputProps(passwordFields.password, { type: 'password' }),
+								autoComplete: 'new-password',
+							}}
 						/>
 						<Field
 							label="Repeat the new password"
 							errors={passwordFields.confirmPassword.errors}
-							inputProps={{ ...getInputProps(passwordFields.confirmPassword, { type: 'password' }), autoComplete: 'new-password' }}
+							inputProps={{
+								...getInputProps(passwordFields.confirmPassword, { type: 'password' }),
+								autoComplete: 'new-password',
+							}}
 						/>
 						<SubmitButton pending={savingPassword} pendingText="Saving…">
 							Change password

@@ -67,15 +67,25 @@ export default function SignIn({ actionData }: Route.ComponentProps) {
 				<Field
 					label="Email"
 					errors={fields.email.errors}
-					inputProps={{ ...getInputProps(fields.email, { type: 'email' }), autoComplete: 'email', autoFocus: true }}
+					inputProps={{
+						...getInputProps(fields.email, { type: 'email' }),
+						autoComplete: 'email',
+						autoFocus: true,
+					}}
 				/>
 				<Field
 					label="Password"
 					errors={fields.password.errors}
-					inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'current-password' }}
+					inputProps={{
+						...getInputProps(fields.password, { type: 'password' }),
+						autoComplete: 'current-password',
+					}}
 				/>
 				<div className="flex items-center justify-between gap-4">
-					<Link to="/forgot-password" className="text-sm font-semibold text-indigo-700 hover:underline">
+					<Link
+						to="/forgot-password"
+						className="text-sm font-semibold text-indigo-700 hover:underline"
+					>
 						Forgot your password?
 					</Link>
 					<SubmitButton pending={isPending} pendingText="Signing in…">

@@ -52,7 +52,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 	await createProfile(signUp.user.id, fullName)
 	if (!signUp.session) {
-		return redirectWithInfo('/signin', 'Check your inbox: we sent you a link to confirm your email.')
+		return redirectWithInfo(
+			'/signin',
+			'Check your inbox: we sent you a link to confirm your email.',
+		)
 	}
 	return redirectWithSuccess('/', `Welcome to ${getConfig().APP_NAME}!`)
 }
@@ -80,7 +83,11 @@ export default function SignUp({ actionData }: Route.ComponentProps) {
 				<Field
 					label="Your name"
 					errors={fields.fullName.errors}
-					inputProps={{ ...getInputProps(fields.fullName, { type: 'text' }), autoComplete: 'name', autoFocus: true }}
+					inputProps={{
+						...getInputProps(fields.fullName, { type: 'text' }),
+						autoComplete: 'name',
+						autoFocus: true,
+					}}
 				/>
 				<Field
 					label="Work email"
@@ -91,7 +98,10 @@ export default function SignUp({ actionData }: Route.ComponentProps) {
 					label="Password"
 					hint="At least 8 characters, with letters and digits."
 					errors={fields.password.errors}
-					inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'new-password' }}
+					inputProps={{
+						...getInputProps(fields.password, { type: 'password' }),
+						autoComplete: 'new-password',
+					}}
 				/>
 				<SubmitButton className="w-full" pending={isPending} pendingText="Creating your account…">
 					Create account

@@ -8,16 +8,18 @@ import { createRequestListener } from '@remix-run/node-fetch-server'
 import type { ServerBuild } from 'react-router'
 import { getConfig } from '../config.server.ts'
 import { createLoadContext } from '../utils/load-context.server.ts'
+import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
 import { logger } from '../utils/logger.server.ts'
-
-export const CLIENT_IP_HEADER = 'x-leadsmith-client-ip'
 
 /**
  * The Express app, in DESIGN.md's order: security headers, (URL forwarding by
  * Host), static assets, /auth/v1 when embedded, then React Router.
  */
-export async function createApp(options: { nonce: () => string; build?: () => Promise<ServerBuild> }) {
+export async function createApp(options: {
+	nonce: () => string
+	build?: () => Promise<ServerBuild>
+}) {
 	const config = getConfig()
 	const app = express()
 	app.disable('x-powered-by')
@@ -35,7 +37,10 @@ export async function createApp(options: { nonce: () => string; build?: () => Pr
 			contentSecurityPolicy: {
 				useDefaults: true,
 				directives: {
-					'script-src': ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`],
+					'script-src': [
+						"'self'",
+						(_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`,
+					],
 					'connect-src': isDev ? ["'self'", 'ws:'] : ["'self'"],
 					'img-src': ["'self'", 'data:'],
 					'style-src': ["'self'", "'unsafe-inline'"],
@@ -43,6 +48,9 @@ export async function createApp(options: { nonce: () => string; build?: () => Pr
 				},
 			},
 			crossOriginEmbedderPolicy: false,
+			// no-referrer makes browsers send `Origin: null` on form posts, which
+			// React Router's action origin check (rightly) refuses.
+			referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
 			strictTransportSecurity: config.APP_URL.startsWith('https:'),
 		}),
 	)

@@ -33,9 +33,24 @@ const GROUPS: { label: string; items: Entry[] }[] = [
 		label: 'Infrastructure',
 		items: [
 			{ name: 'domains', label: 'Domains', to: '/domains', allowed: canManageDomains },
-			{ name: 'domain-subscriptions', label: 'Domain subscriptions', to: '/domain-subscriptions', allowed: canManageDomains },
-			{ name: 'url-forward', label: 'URL forwarding', to: '/url-forward', allowed: canManageDomains },
-			{ name: 'ordering-inboxes', label: 'Order inboxes', to: '/ordering-inboxes', allowed: canManageDomains },
+			{
+				name: 'domain-subscriptions',
+				label: 'Domain subscriptions',
+				to: '/domain-subscriptions',
+				allowed: canManageDomains,
+			},
+			{
+				name: 'url-forward',
+				label: 'URL forwarding',
+				to: '/url-forward',
+				allowed: canManageDomains,
+			},
+			{
+				name: 'ordering-inboxes',
+				label: 'Order inboxes',
+				to: '/ordering-inboxes',
+				allowed: canManageDomains,
+			},
 			{ name: 'inboxes', label: 'Inboxes', to: '/inboxes', allowed: canManageDomains },
 		],
 	},

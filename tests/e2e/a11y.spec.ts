@@ -2,6 +2,8 @@ import { expect, test } from '@playwright/test'
 import { expectNoSeriousA11yViolations, signUp } from './support.ts'
 
 test.describe('no serious accessibility violations', () => {
+	// axe runs as a script in the page
+	test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, 'needs JavaScript')
 	for (const path of ['/signin', '/signup', '/forgot-password', '/admin-login', '/no-such-page']) {
 		test(path, async ({ page }) => {
 			await page.goto(path)

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test, type Page } from '@playwright/test'
 import { SignJWT, generateKeyPair } from 'jose'
 import { signUp } from './support.ts'
 
@@ -8,7 +8,7 @@ function sessionCookie(session: object) {
 	return `base64-${Buffer.from(JSON.stringify(session)).toString('base64url')}`
 }
 
-async function visitSettingsWith(page: import('@playwright/test').Page, value: string) {
+async function visitSettingsWith(page: Page, value: string) {
 	await page.context().clearCookies()
 	await page.context().addCookies([{ name: COOKIE, value, url: 'http://localhost:4310' }])
 	const response = await page.request.get('/settings', { maxRedirects: 0 })

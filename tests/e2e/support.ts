@@ -13,7 +13,10 @@ export function jsEnabled(testInfo: TestInfo) {
 	return testInfo.project.use.javaScriptEnabled !== false
 }
 
-export async function signUp(page: Page, options: { email?: string; password?: string; name?: string } = {}) {
+export async function signUp(
+	page: Page,
+	options: { email?: string; password?: string; name?: string } = {},
+) {
 	const email = options.email ?? uniqueEmail()
 	await page.goto('/signup')
 	await page.getByLabel('Your name').fill(options.name ?? 'Ada Lovelace')
@@ -47,7 +50,12 @@ export async function latestMailLink(page: Page, email: string) {
 				return inbox.getByTestId('mail').count()
 			})
 			.toBeGreaterThan(0)
-		const href = await inbox.getByTestId('mail').first().getByRole('link').first().getAttribute('href')
+		const href = await inbox
+			.getByTestId('mail')
+			.first()
+			.getByRole('link')
+			.first()
+			.getAttribute('href')
 		return href!
 	} finally {
 		await inbox.close()
@@ -56,8 +64,12 @@ export async function latestMailLink(page: Page, email: string) {
 
 export async function expectNoSeriousA11yViolations(page: Page) {
 	const results = await new AxeBuilder({ page }).analyze()
-	const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-	expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
+	const serious = results.violations.filter(
+		(v) => v.impact === 'serious' || v.impact === 'critical',
+	)
+	expect(
+		serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+	).toEqual([])
 }
 
 /** The e2e server's own database (the port is fixed in playwright.config.ts). */

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto'
 import type { Database } from '../../db/index.server.ts'
 
 /** An auth user row (as the auth service would store it) with its profile. */
-export async function insertUser(db: Database, options: { email?: string; fullName?: string } = {}) {
+export async function insertUser(
+	db: Database,
+	options: { email?: string; fullName?: string } = {},
+) {
 	const id = randomUUID()
 	const email = options.email ?? `user-${id.slice(0, 8)}@example.com`
 	const now = new Date()
@@ -21,7 +24,10 @@ export async function insertUser(db: Database, options: { email?: string; fullNa
 			updated_at: now,
 		})
 		.execute()
-	await db.insertInto('profiles').values({ user_id: id, full_name: options.fullName ?? 'Test User' }).execute()
+	await db
+		.insertInto('profiles')
+		.values({ user_id: id, full_name: options.fullName ?? 'Test User' })
+		.execute()
 	return { id, email }
 }
 

@@ -9,7 +9,15 @@ export function Card({ children, className }: { children: ReactNode; className?:
 	)
 }
 
-export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+export function PageHeader({
+	title,
+	description,
+	actions,
+}: {
+	title: string
+	description?: ReactNode
+	actions?: ReactNode
+}) {
 	return (
 		<header className="mb-6 flex flex-wrap items-end justify-between gap-4">
 			<div>

@@ -6,7 +6,10 @@ export default function AuthLayout() {
 	return (
 		<div className="flex min-h-full flex-col items-center justify-center px-4 py-12">
 			<Link to="/" className="mb-8 flex items-center gap-2 text-xl font-bold text-slate-900">
-				<span aria-hidden className="grid size-8 place-items-center rounded-md bg-indigo-700 text-white">
+				<span
+					aria-hidden
+					className="grid size-8 place-items-center rounded-md bg-indigo-700 text-white"
+				>
 					L
 				</span>
 				{root?.appName ?? 'Leadsmith'}

@@ -21,7 +21,9 @@ function Navigation({ groups }: { groups: NavGroup[] }) {
 		<nav aria-label="Main" className="space-y-6">
 			{groups.map((group) => (
 				<div key={group.label}>
-					<h2 className="px-3 text-xs font-semibold tracking-wide text-slate-500 uppercase">{group.label}</h2>
+					<h2 className="px-3 text-xs font-semibold tracking-wide text-slate-500 uppercase">
+						{group.label}
+					</h2>
 					<ul className="mt-2 space-y-1">
 						{group.items.map((item) => (
 							<li key={item.name}>
@@ -32,7 +34,9 @@ function Navigation({ groups }: { groups: NavGroup[] }) {
 									className={({ isActive }) =>
 										cn(
 											'block rounded-md px-3 py-2 text-sm font-medium',
-											isActive ? 'bg-indigo-50 text-indigo-800' : 'text-slate-700 hover:bg-slate-100',
+											isActive
+												? 'bg-indigo-50 text-indigo-800'
+												: 'text-slate-700 hover:bg-slate-100',
 										)
 									}
 								>
@@ -52,7 +56,10 @@ function AccountMenu({ email, isStaff }: { email: string; isStaff: boolean }) {
 	return (
 		<details className="group relative">
 			<summary className="flex cursor-pointer list-none items-center gap-2 rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100">
-				<span aria-hidden className="grid size-7 place-items-center rounded-full bg-indigo-100 text-xs font-bold text-indigo-800 uppercase">
+				<span
+					aria-hidden
+					className="grid size-7 place-items-center rounded-full bg-indigo-100 text-xs font-bold text-indigo-800 uppercase"
+				>
 					{email.slice(0, 1)}
 				</span>
 				<span className="hidden max-w-48 truncate sm:inline">{email}</span>
@@ -60,16 +67,25 @@ function AccountMenu({ email, isStaff }: { email: string; isStaff: boolean }) {
 			</summary>
 			<div className="absolute right-0 z-20 mt-2 w-56 rounded-md bg-white p-1 shadow-lg ring-1 ring-slate-200">
 				<p className="truncate px-3 py-2 text-xs text-slate-600">{email}</p>
-				<Link to="/settings" className="block rounded px-3 py-2 text-sm text-slate-700 hover:bg-slate-100">
+				<Link
+					to="/settings"
+					className="block rounded px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
+				>
 					Settings
 				</Link>
 				{isStaff ? (
-					<Link to="/admin-login" className="block rounded px-3 py-2 text-sm text-slate-700 hover:bg-slate-100">
+					<Link
+						to="/admin-login"
+						className="block rounded px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
+					>
 						Admin area
 					</Link>
 				) : null}
 				<Form method="post" action="/signout">
-					<button type="submit" className="block w-full rounded px-3 py-2 text-left text-sm text-slate-700 hover:bg-slate-100">
+					<button
+						type="submit"
+						className="block w-full rounded px-3 py-2 text-left text-sm text-slate-700 hover:bg-slate-100"
+					>
 						Sign out
 					</button>
 				</Form>
@@ -85,7 +101,10 @@ export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
 		<div className="min-h-full lg:flex">
 			<aside className="hidden w-64 shrink-0 border-r border-slate-200 bg-white px-3 py-6 lg:block">
 				<Link to="/" className="mb-8 flex items-center gap-2 px-3 text-lg font-bold">
-					<span aria-hidden className="grid size-7 place-items-center rounded-md bg-indigo-700 text-sm text-white">
+					<span
+						aria-hidden
+						className="grid size-7 place-items-center rounded-md bg-indigo-700 text-sm text-white"
+					>
 						L
 					</span>
 					{appName}
@@ -103,8 +122,12 @@ export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
 						</div>
 					</details>
 					<div className="flex flex-1 items-center justify-end gap-3">
-						<p className="rounded-full bg-slate-100 px-3 py-1 text-sm text-slate-700" data-testid="credit-balance">
-							<span className="font-semibold text-slate-900">{credits.toLocaleString('en')}</span> credits
+						<p
+							className="rounded-full bg-slate-100 px-3 py-1 text-sm text-slate-700"
+							data-testid="credit-balance"
+						>
+							<span className="font-semibold text-slate-900">{credits.toLocaleString('en')}</span>{' '}
+							credits
 						</p>
 						<AccountMenu email={email} isStaff={isStaff} />
 					</div>

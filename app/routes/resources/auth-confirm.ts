@@ -30,5 +30,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			failed ?? 'This link is invalid or has expired. Ask for a new one.',
 		)
 	}
-	throw await redirectWithSuccess(next, next === '/reset-password' ? 'Choose your new password.' : 'Email confirmed.')
+	throw await redirectWithSuccess(
+		next,
+		next === '/reset-password' ? 'Choose your new password.' : 'Email confirmed.',
+	)
 }

@@ -7,7 +7,8 @@ import { pageTitle } from '../../utils/meta.ts'
 // The local mailbox: mail sent while no SMTP server is configured. Absent in
 // production (see docs/decisions/0002-local-mailbox.md).
 export async function loader({ request }: Route.LoaderArgs) {
-	if (!getConfig().DEV_MAILBOX) throw data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 })
+	if (!getConfig().DEV_MAILBOX)
+		throw data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 })
 	const to = new URL(request.url).searchParams.get('to') ?? undefined
 	return { messages: await listMailbox({ to, limit: 50 }), to }
 }
@@ -42,8 +43,18 @@ export default function DevMailbox({ loaderData }: Route.ComponentProps) {
 				<label htmlFor="to" className="sr-only">
 					Recipient
 				</label>
-				<input id="to" name="to" type="email" defaultValue={loaderData.to} placeholder="Filter by recipient" className="flex-1 rounded-md px-3 py-2 ring-1 ring-slate-300" />
-				<button type="submit" className="rounded-md bg-indigo-700 px-4 py-2 text-sm font-semibold text-white">
+				<input
+					id="to"
+					name="to"
+					type="email"
+					defaultValue={loaderData.to}
+					placeholder="Filter by recipient"
+					className="flex-1 rounded-md px-3 py-2 ring-1 ring-slate-300"
+				/>
+				<button
+					type="submit"
+					className="rounded-md bg-indigo-700 px-4 py-2 text-sm font-semibold text-white"
+				>
 					Filter
 				</button>
 			</form>
@@ -52,7 +63,11 @@ export default function DevMailbox({ loaderData }: Route.ComponentProps) {
 			) : (
 				<ul className="mt-6 space-y-4">
 					{loaderData.messages.map((m) => (
-						<li key={m.id} className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200" data-testid="mail">
+						<li
+							key={m.id}
+							className="rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200"
+							data-testid="mail"
+						>
 							<p className="text-sm text-slate-600">
 								To <span className="font-medium text-slate-900">{m.to}</span> ·{' '}
 								{new Date(m.createdAt).toLocaleString('en')}

@@ -1,3 +1,5 @@
 export function loader() {
-	return new Response('ok', { headers: { 'Content-Type': 'text/plain', 'Cache-Control': 'no-store' } })
+	return new Response('ok', {
+		headers: { 'Content-Type': 'text/plain', 'Cache-Control': 'no-store' },
+	})
 }

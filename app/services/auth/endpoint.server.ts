@@ -4,6 +4,7 @@ import { db } from '../../../db/index.server.ts'
 import { createAuthService, type AuthService } from '../../auth-service/service.server.ts'
 import { getMailer } from '../mail/mailer.server.ts'
 import { singleton } from '../../utils/singleton.server.ts'
+import { logger } from '../../utils/logger.server.ts'
 
 export type AuthEndpoint = {
 	url: string
@@ -16,7 +17,12 @@ export type AuthEndpoint = {
 export function getEmbeddedAuthService(): Promise<AuthService> {
 	return singleton('auth-service', () => {
 		const config = getConfig()
-		return createAuthService({ db, config, mailer: getMailer() })
+		return createAuthService({
+			db,
+			config,
+			mailer: getMailer(),
+			log: (message, error) => logger.error({ err: error }, message),
+		})
 	})
 }
 

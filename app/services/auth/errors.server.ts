@@ -19,19 +19,31 @@ export function describeAuthError(error: AuthError): AuthFailure {
 		case 'invalid_credentials':
 			return { status: 400, message: 'Invalid email or password.' }
 		case 'email_not_confirmed':
-			return { status: 400, field: 'email', message: 'Confirm your email address first: we sent you a link.' }
+			return {
+				status: 400,
+				field: 'email',
+				message: 'Confirm your email address first: we sent you a link.',
+			}
 		case 'user_banned':
 			return { status: 403, message: 'This account is suspended. Contact support.' }
 		case 'email_exists':
 		case 'user_already_exists':
-			return { status: 400, field: 'email', message: 'An account with this email already exists. Sign in instead.' }
+			return {
+				status: 400,
+				field: 'email',
+				message: 'An account with this email already exists. Sign in instead.',
+			}
 		case 'weak_password': {
 			const reasons = (error as AuthError & { reasons?: string[] }).reasons ?? []
 			const text = reasons.map((r) => WEAK_REASONS[r] ?? r).join('. ')
 			return { status: 400, field: 'password', message: text || error.message }
 		}
 		case 'same_password':
-			return { status: 400, field: 'password', message: 'Choose a password different from the current one.' }
+			return {
+				status: 400,
+				field: 'password',
+				message: 'Choose a password different from the current one.',
+			}
 		case 'over_request_rate_limit':
 		case 'over_email_send_rate_limit':
 			return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.' }
@@ -40,6 +52,9 @@ export function describeAuthError(error: AuthError): AuthFailure {
 		case 'signup_disabled':
 			return { status: 403, message: 'Sign-ups are closed.' }
 		default:
-			return { status: error.status && error.status >= 500 ? 503 : 400, message: 'Something went wrong. Try again in a moment.' }
+			return {
+				status: error.status && error.status >= 500 ? 503 : 400,
+				message: 'Something went wrong. Try again in a moment.',
+			}
 	}
 }

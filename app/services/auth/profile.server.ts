@@ -4,7 +4,9 @@ export async function createProfile(userId: string, fullName: string) {
 	await db
 		.insertInto('profiles')
 		.values({ user_id: userId, full_name: fullName })
-		.onConflict((oc) => oc.column('user_id').doUpdateSet({ full_name: fullName, updated_at: new Date() }))
+		.onConflict((oc) =>
+			oc.column('user_id').doUpdateSet({ full_name: fullName, updated_at: new Date() }),
+		)
 		.execute()
 }
 
@@ -16,7 +18,10 @@ export async function getProfile(userId: string) {
 		.executeTakeFirst()
 }
 
-export async function updateProfile(userId: string, values: { fullName: string; company?: string }) {
+export async function updateProfile(
+	userId: string,
+	values: { fullName: string; company?: string },
+) {
 	await db
 		.insertInto('profiles')
 		.values({ user_id: userId, full_name: values.fullName, company: values.company ?? null })

@@ -20,7 +20,9 @@ export const NewPasswordSchema = z
 export const RedirectToSchema = z
 	.string()
 	.optional()
-	.transform((v) => (v && v.startsWith('/') && !v.startsWith('//') && !v.startsWith('/\\') ? v : undefined))
+	.transform((v) =>
+		v && v.startsWith('/') && !v.startsWith('//') && !v.startsWith('/\\') ? v : undefined,
+	)
 
 export const SignInSchema = z.object({
 	email: EmailSchema,

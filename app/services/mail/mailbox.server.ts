@@ -6,7 +6,8 @@ export async function listMailbox(options: { to?: string; limit: number }) {
 		.select(['id', 'to_address', 'subject', 'text_body', 'created_at'])
 		.orderBy('id', 'desc')
 		.limit(options.limit)
-	if (options.to) query = query.where((eb) => eb(eb.fn('lower', ['to_address']), '=', options.to!.toLowerCase()))
+	if (options.to)
+		query = query.where((eb) => eb(eb.fn('lower', ['to_address']), '=', options.to!.toLowerCase()))
 	const rows = await query.execute()
 	return rows.map((r) => ({
 		id: r.id,
