@@ -43,7 +43,7 @@ export default defineConfig({
 			PORT: String(port),
 			APP_URL: baseURL,
 			NODE_ENV: 'test',
-			DATA_DIR: '.data/e2e',
+			DATA_DIR: `.data/e2e-${port}`,
 			EMBEDDED_POSTGRES_PORT: String(e2eDatabasePort),
 			LOG_LEVEL: 'warn',
 			ADMIN_EMAIL: 'admin@e2e.test',

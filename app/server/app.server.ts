@@ -66,11 +66,12 @@ export async function createApp(options: {
 		build = () => vite.ssrLoadModule('virtual:react-router/server-build') as Promise<ServerBuild>
 	} else {
 		// Hashed file names: cache forever. Everything else in public/: an hour.
-		app.use('/assets', express.static('build/client/assets', { immutable: true, maxAge: '1y' }))
-		app.use(express.static('build/client', { maxAge: '1h', index: false }))
+		const dir = process.env.BUILD_DIR ?? 'build'
+		app.use('/assets', express.static(`${dir}/client/assets`, { immutable: true, maxAge: '1y' }))
+		app.use(express.static(`${dir}/client`, { maxAge: '1h', index: false }))
 		const serverBuild = options.build
 			? await options.build()
-			: ((await import(pathToFileURL(path.resolve('build/server/index.js')).href)) as ServerBuild)
+			: ((await import(pathToFileURL(path.resolve(dir, 'server/index.js')).href)) as ServerBuild)
 		build = async () => serverBuild
 	}
 
