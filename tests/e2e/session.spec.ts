@@ -10,7 +10,7 @@ function sessionCookie(session: object) {
 
 async function visitSettingsWith(page: Page, value: string) {
 	await page.context().clearCookies()
-	await page.context().addCookies([{ name: COOKIE, value, url: 'http://localhost:4310' }])
+	await page.context().addCookies([{ name: COOKIE, value, url: test.info().project.use.baseURL! }])
 	const response = await page.request.get('/settings', { maxRedirects: 0 })
 	return response
 }
