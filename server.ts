@@ -2,7 +2,6 @@
 // embedded auth service, static assets and React Router behind Express.
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { ConfigError, getConfig } from './app/config.server.ts'
 
@@ -17,16 +16,8 @@ try {
 	throw error
 }
 
-const { startEmbeddedPostgres } = await import('./db/embedded.ts')
-let stopDatabase = async () => {}
-if (!config.DATABASE_URL) {
-	const embedded = await startEmbeddedPostgres({
-		dir: path.join(config.DATA_DIR, 'postgres'),
-		port: config.EMBEDDED_POSTGRES_PORT,
-	})
-	process.env.DATABASE_URL = embedded.url
-	stopDatabase = embedded.stop
-}
+const { startDatabase } = await import('./db/start.ts')
+const database = await startDatabase(config)
 
 const { createApp } = await import('./app/server/app.server.ts')
 const { prepareDatabase } = await import('./app/server/prepare.server.ts')
@@ -35,6 +26,9 @@ const { logger } = await import('./app/utils/logger.server.ts')
 
 const prepared = await prepareDatabase()
 const app = await createApp({ nonce: () => randomBytes(16).toString('base64') })
+// Web and workers share one process unless WORKERS=0 (then run `npm run worker` elsewhere).
+const { startWorkers } = await import('./app/jobs/worker.server.ts')
+const workers = config.WORKERS > 0 ? await startWorkers({ concurrency: config.WORKERS }) : null
 
 const server = app.listen(config.PORT, config.HOST, () => {
 	const { port } = server.address() as AddressInfo
@@ -61,9 +55,12 @@ async function shutdown(signal: string) {
 	server.closeIdleConnections()
 	const force = setTimeout(() => server.closeAllConnections(), 10_000)
 	force.unref()
-	await new Promise((resolve) => server.once('close', resolve))
+	await Promise.all([
+		new Promise((resolve) => server.once('close', resolve)),
+		workers?.stop().catch((error) => logger.error({ err: error }, 'workers did not stop cleanly')),
+	])
 	await db.destroy().catch(() => {})
-	await stopDatabase().catch(() => {})
+	await database.stop().catch(() => {})
 	process.exit(0)
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))

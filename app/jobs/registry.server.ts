@@ -1,0 +1,4 @@
+import type { JobDefinition } from './define.server.ts'
+
+/** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
+export const jobDefinitions: JobDefinition<any>[] = []
