@@ -30,8 +30,13 @@ describe('the route table against SPEC.md section 2', () => {
 
 	test('screens beyond SPEC.md need sign-in unless they are auth pages', () => {
 		const specPaths = new Set<string>(SPEC_ROUTES.map((s) => s.path))
-		for (const screen of (screens as readonly Screen[]).filter((s) => !specPaths.has(`/${s.path}`))) {
-			expect(screen.middleware.length > 0 || screen.layout === 'auth' || screen.layout === 'none', screen.name).toBe(true)
+		for (const screen of (screens as readonly Screen[]).filter(
+			(s) => !specPaths.has(`/${s.path}`),
+		)) {
+			expect(
+				screen.middleware.length > 0 || screen.layout === 'auth' || screen.layout === 'none',
+				screen.name,
+			).toBe(true)
 		}
 	})
 
