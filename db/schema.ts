@@ -469,6 +469,7 @@ export interface TeamMembers {
   id: Generated<string>;
   invitation_token_hash: string | null;
   invited_at: Generated<Timestamp>;
+  last_sent_at: Timestamp | null;
   member_user_id: string | null;
   role: string;
   scopes: Generated<string[]>;
