@@ -1,0 +1,232 @@
+// A local fake of Apify's API v2, following reference/emailbison-apify-apollo.md:
+// runs that take a few polls to finish, datasets paged with X-Apify-Pagination-*
+// headers, the documented error bodies, 429s with Retry-After, and the known
+// actor fault of stopping at 25 results.
+import { randomUUID } from 'node:crypto'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export type FakeScenario = {
+	/** how many people the search "finds" (default: the input's totalRecords) */
+	found?: number
+	outcome?: 'SUCCEEDED' | 'FAILED' | 'TIMED-OUT' | 'ABORTED'
+	statusMessage?: string
+	/** status polls answered RUNNING before the run finishes */
+	pollsBeforeFinish?: number
+	/** the actor fault: the dataset stops at 25 items */
+	stopAt25?: boolean
+	/** the first N dataset page requests answer 429 */
+	rateLimitPages?: number
+	/** items without email, duplicates and odd shapes mixed in */
+	messy?: boolean
+}
+
+type Run = {
+	id: string
+	actorId: string
+	input: Record<string, unknown>
+	status: string
+	defaultDatasetId: string
+	polls: number
+	scenario: FakeScenario
+	startedAt: string
+	finishedAt: string | null
+}
+
+export type FakeApify = {
+	url: string
+	token: string
+	calls: string[]
+	runs: Map<string, Run>
+	/** the scenario for runs whose input URL contains `match` ('' matches all) */
+	scenario(match: string, scenario: FakeScenario): void
+	close(): Promise<void>
+}
+
+export function fakePerson(i: number, messy = false) {
+	const first = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken'][i % 8]!
+	const last = [
+		'Lovelace',
+		'Hopper',
+		'Turing',
+		'Dijkstra',
+		'Liskov',
+		'Knuth',
+		'Hamilton',
+		'Thompson',
+	][(i >> 3) % 8]!
+	const company = `Company ${Math.floor(i / 5)}`
+	const domain = `company${Math.floor(i / 5)}.example.com`
+	if (messy && i % 10 === 3)
+		return { name: `${first} ${last}`, title: 'CTO', organization: { name: company } }
+	if (messy && i % 10 === 7) {
+		// full name only, no first/last, and an upper-case duplicate of an earlier email
+		return {
+			name: `${first} ${last} Jr`,
+			email: `person${i - 1}@${domain}`.toUpperCase(),
+			title: 'VP Sales',
+		}
+	}
+	return {
+		id: `p${i}`,
+		first_name: first,
+		last_name: last,
+		name: `${first} ${last}`,
+		title: i % 2 ? 'Head of Growth' : 'CEO',
+		email: `person${i}@${domain}`,
+		email_status: i % 4 ? 'verified' : 'guessed',
+		linkedin_url: `https://www.linkedin.com/in/person-${i}`,
+		city: 'Berlin',
+		state: 'Berlin',
+		country: 'Germany',
+		organization: {
+			id: `o${i}`,
+			name: company,
+			website_url: `https://${domain}`,
+			primary_domain: domain,
+		},
+	}
+}
+
+export async function startFakeApify(
+	options: { token?: string; port?: number } = {},
+): Promise<FakeApify> {
+	const token = options.token ?? 'apify-test-token'
+	const runs = new Map<string, Run>()
+	const scenarios: { match: string; scenario: FakeScenario }[] = []
+	const calls: string[] = []
+	const rateLimited = new Map<string, number>()
+
+	const send = (
+		res: http.ServerResponse,
+		status: number,
+		body: unknown,
+		headers: Record<string, string> = {},
+	) => {
+		res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
+		res.end(JSON.stringify(body))
+	}
+	const error = (res: http.ServerResponse, status: number, type: string, message: string) =>
+		send(res, status, { error: { type, message } })
+	const runData = (run: Run) => ({
+		data: {
+			id: run.id,
+			actId: run.actorId,
+			status: run.status,
+			defaultDatasetId: run.defaultDatasetId,
+			startedAt: run.startedAt,
+			finishedAt: run.finishedAt,
+			statusMessage: run.status === 'SUCCEEDED' ? 'Done' : (run.scenario.statusMessage ?? null),
+		},
+	})
+	const items = (run: Run) => {
+		const requested = Number(run.input.totalRecords ?? 100)
+		let count = Math.min(run.scenario.found ?? requested, requested)
+		if (run.scenario.stopAt25) count = Math.min(count, 25)
+		return Array.from({ length: count }, (_, i) => fakePerson(i, run.scenario.messy))
+	}
+
+	const server = http.createServer(async (req, res) => {
+		const url = new URL(req.url ?? '/', 'http://fake')
+		calls.push(`${req.method} ${url.pathname}`)
+		let raw = ''
+		for await (const chunk of req) raw += chunk
+		if (req.headers.authorization !== `Bearer ${token}`) {
+			return error(res, 401, 'token-not-valid', 'Authentication token is not valid.')
+		}
+		const path = url.pathname
+
+		if (req.method === 'GET' && path === '/v2/users/me')
+			return send(res, 200, { data: { id: 'u1', username: 'tester' } })
+
+		let match = path.match(/^\/v2\/acts\/([^/]+)\/runs$/)
+		if (req.method === 'POST' && match) {
+			let input: Record<string, unknown>
+			try {
+				input = JSON.parse(raw || '{}')
+			} catch {
+				return error(res, 400, 'invalid-input', 'Input is not valid JSON')
+			}
+			if (typeof input.url !== 'string')
+				return error(res, 400, 'invalid-input', 'Field input.url is required')
+			const scenario =
+				scenarios.findLast((s) => (input.url as string).includes(s.match))?.scenario ?? {}
+			const run: Run = {
+				id: randomUUID().slice(0, 17),
+				actorId: decodeURIComponent(match[1]!),
+				input,
+				status: 'RUNNING',
+				defaultDatasetId: randomUUID().slice(0, 17),
+				polls: 0,
+				scenario,
+				startedAt: new Date().toISOString(),
+				finishedAt: null,
+			}
+			runs.set(run.id, run)
+			return send(res, 201, runData(run))
+		}
+
+		match = path.match(/^\/v2\/actor-runs\/([^/]+)(\/abort)?$/)
+		if (match) {
+			const run = runs.get(match[1]!)
+			if (!run) return error(res, 404, 'record-not-found', 'Actor run was not found')
+			if (req.method === 'POST' && match[2]) {
+				if (run.status === 'RUNNING') {
+					run.status = 'ABORTED'
+					run.finishedAt = new Date().toISOString()
+				}
+				return send(res, 200, runData(run))
+			}
+			if (run.status === 'RUNNING') {
+				run.polls += 1
+				if (run.polls > (run.scenario.pollsBeforeFinish ?? 1)) {
+					run.status = run.scenario.outcome ?? 'SUCCEEDED'
+					run.finishedAt = new Date().toISOString()
+				}
+			}
+			return send(res, 200, runData(run))
+		}
+
+		match = path.match(/^\/v2\/datasets\/([^/]+)\/items$/)
+		if (req.method === 'GET' && match) {
+			const run = [...runs.values()].find((r) => r.defaultDatasetId === match![1])
+			if (!run) return error(res, 404, 'record-not-found', 'Dataset was not found')
+			const limited = rateLimited.get(run.id) ?? 0
+			if (limited < (run.scenario.rateLimitPages ?? 0)) {
+				rateLimited.set(run.id, limited + 1)
+				res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '1' })
+				return res.end(
+					JSON.stringify({ error: { type: 'rate-limit-exceeded', message: 'Too many requests' } }),
+				)
+			}
+			const all = run.status === 'SUCCEEDED' || run.status === 'RUNNING' ? items(run) : []
+			const offset = Number(url.searchParams.get('offset') ?? 0)
+			const limit = Math.min(Number(url.searchParams.get('limit') ?? 1000), 1000)
+			const page = all.slice(offset, offset + limit)
+			return send(res, 200, page, {
+				'X-Apify-Pagination-Total': String(all.length),
+				'X-Apify-Pagination-Offset': String(offset),
+				'X-Apify-Pagination-Limit': String(limit),
+				'X-Apify-Pagination-Count': String(page.length),
+			})
+		}
+		return error(res, 404, 'page-not-found', 'Not found')
+	})
+	await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		token,
+		calls,
+		runs,
+		scenario(match, scenario) {
+			scenarios.push({ match, scenario })
+		},
+		close: () => new Promise((resolve) => server.close(() => resolve())),
+	}
+}
+
+// `node tests/fakes/apify/server.ts [port]`: run it standalone (e2e, manual checks).
+if (import.meta.main) {
+	const fake = await startFakeApify({ port: Number(process.argv[2] ?? 0) })
+	console.log(`fake Apify at ${fake.url} (token ${fake.token})`)
+}
