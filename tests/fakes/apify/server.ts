@@ -19,6 +19,8 @@ export type FakeScenario = {
 	rateLimitPages?: number
 	/** items without email, duplicates and odd shapes mixed in */
 	messy?: boolean
+	/** each dataset page answers after this many milliseconds */
+	pageDelayMs?: number
 }
 
 type Run = {
@@ -199,6 +201,8 @@ export async function startFakeApify(
 					JSON.stringify({ error: { type: 'rate-limit-exceeded', message: 'Too many requests' } }),
 				)
 			}
+			if (run.scenario.pageDelayMs)
+				await new Promise((r) => setTimeout(r, run.scenario.pageDelayMs))
 			const all = run.status === 'SUCCEEDED' || run.status === 'RUNNING' ? items(run) : []
 			const offset = Number(url.searchParams.get('offset') ?? 0)
 			const limit = Math.min(Number(url.searchParams.get('limit') ?? 1000), 1000)

@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { startFakeApify, type FakeApify } from '../../../tests/fakes/apify/server.ts'
+import { insertUser } from '../../../tests/support/factories.ts'
+import { loadAccountContext } from '../../context.server.ts'
+import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
+import { FormError } from '../../utils/http-errors.server.ts'
+import { sealSecret } from '../../utils/secrets.server.ts'
+import { getCreditBalance, grantCredits } from '../billing/credits.server.ts'
+import { API_KEY_PURPOSE, apiKeyOwner } from '../api-keys/get-provider-key.server.ts'
+import { createLeadScrape } from './create-lead-scrape.server.ts'
+import { runLeadScrape } from './run-lead-scrape.server.ts'
+
+// End to end: the real worker and database against the local Apify fake.
+let apify: FakeApify
+let workers: Workers
+beforeAll(async () => {
+	apify = await startFakeApify()
+	process.env.APIFY_BASE_URL = apify.url
+	process.env.APIFY_TOKEN = apify.token
+	resetSingleton('config')
+	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
+})
+afterAll(async () => {
+	await workers.stop()
+	await apify.close()
+})
+
+const search = (tag: string) => `https://app.apollo.io/#/people?personTitles[]=ceo&qKeywords=${tag}`
+
+async function account(credits = 0) {
+	const user = await insertUser(db)
+	if (credits)
+		await grantCredits(db, {
+			accountId: user.id,
+			amount: credits,
+			reason: 'admin',
+			reference: `seed-${user.id}`,
+		})
+	return loadAccountContext(db, user)
+}
+
+async function settled(listId: string) {
+	await expect
+		.poll(
+			async () =>
+				(
+					await db
+						.selectFrom('processing_list')
+						.select('status')
+						.where('id', '=', listId)
+						.executeTakeFirstOrThrow()
+				).status,
+			{ timeout: 20_000, interval: 100 },
+		)
+		.toBeGreaterThanOrEqual(2)
+	return db
+		.selectFrom('processing_list')
+		.selectAll()
+		.where('id', '=', listId)
+		.executeTakeFirstOrThrow()
+}
+
+const leadCount = async (listId: string) =>
+	Number(
+		(
+			await db
+				.selectFrom('leads')
+				.select((eb) => eb.fn.countAll().as('n'))
+				.where('list_id', '=', listId)
+				.executeTakeFirstOrThrow()
+		).n,
+	)
+
+describe('lead scrape', () => {
+	test('a search ends in success with its leads, paid in credits', async () => {
+		apify.scenario('plain', { pollsBeforeFinish: 2 })
+		const me = await account(500)
+		const { listId } = await createLeadScrape(me, {
+			name: 'CEOs',
+			url: search('plain'),
+			count: 120,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		expect(await getCreditBalance(me.accountId!)).toBe(380)
+		const list = await settled(listId)
+		expect(list).toMatchObject({ status: 2, found: 120, progress: 100, error: null })
+		expect(await leadCount(listId)).toBe(120)
+		expect(await getCreditBalance(me.accountId!)).toBe(380)
+	})
+
+	test('a run that stops early at 25 refunds the unused credits', async () => {
+		apify.scenario('early', { stopAt25: true })
+		const me = await account(100)
+		const { listId } = await createLeadScrape(me, {
+			name: 'Early',
+			url: search('early'),
+			count: 100,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		expect(await settled(listId)).toMatchObject({ status: 2, found: 25 })
+		expect(await getCreditBalance(me.accountId!)).toBe(75)
+	})
+
+	test('a failed run fails the list with the reason and refunds everything', async () => {
+		apify.scenario('broken', { outcome: 'FAILED', statusMessage: 'Apollo session expired' })
+		const me = await account(100)
+		const { listId } = await createLeadScrape(me, {
+			name: 'Broken',
+			url: search('broken'),
+			count: 50,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		const list = await settled(listId)
+		expect(list.status).toBe(3)
+		expect(list.error).toBe('The Apify run failed: Apollo session expired')
+		expect(await getCreditBalance(me.accountId!)).toBe(100)
+	})
+
+	test('429s on dataset pages are waited out; messy items are mapped and deduped', async () => {
+		apify.scenario('messy', { rateLimitPages: 2, messy: true })
+		const me = await account(1000)
+		const { listId } = await createLeadScrape(me, {
+			name: 'Messy',
+			url: search('messy'),
+			count: 100,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		const list = await settled(listId)
+		// of 100 items, 10 have no email and 10 repeat an earlier email
+		expect(list).toMatchObject({ status: 2, found: 80 })
+		expect(await leadCount(listId)).toBe(80)
+		expect(await getCreditBalance(me.accountId!)).toBe(920)
+	})
+
+	test("the account's own Apify key is used, and a bad one fails clearly without touching credits", async () => {
+		apify.scenario('own', {})
+		const me = await account(10)
+		await db
+			.insertInto('api_keys')
+			.values({
+				user_id: me.accountId!,
+				provider: 'apify',
+				encrypted_key: sealSecret(
+					'wrong-token',
+					API_KEY_PURPOSE,
+					apiKeyOwner(me.accountId!, 'apify'),
+				),
+				last4: 'oken',
+			})
+			.execute()
+		const withKey = await loadAccountContext(db, me.user)
+		const { listId } = await createLeadScrape(withKey, {
+			name: 'Own key',
+			url: search('own'),
+			count: 10,
+			payWith: 'apifyKey',
+			workspaceId: null,
+		})
+		const list = await settled(listId)
+		expect(list.status).toBe(3)
+		expect(list.error).toContain('Apify API token is not valid')
+		expect(await getCreditBalance(me.accountId!)).toBe(10)
+	})
+
+	test('too few credits is a field error and writes nothing', async () => {
+		const me = await account(5)
+		const error = await createLeadScrape(me, {
+			name: 'Big',
+			url: search('plain'),
+			count: 10,
+			payWith: 'credits',
+			workspaceId: null,
+		}).catch((e) => e)
+		expect(error).toBeInstanceOf(FormError)
+		expect(error).toMatchObject({ field: 'count' })
+		expect(error.message).toContain('Not enough credits: 10 needed, 5 available')
+		const lists = await db
+			.selectFrom('processing_list')
+			.select('id')
+			.where('user_id', '=', me.accountId!)
+			.execute()
+		expect(lists).toHaveLength(0)
+		expect(await getCreditBalance(me.accountId!)).toBe(5)
+	})
+
+	test.each([
+		['https://example.com/#/people?personTitles[]=ceo', 'url'],
+		['https://app.apollo.io/#/people?page=1', 'url'],
+	])('%s is refused at the field', async (url, field) => {
+		const me = await account(100)
+		await expect(
+			createLeadScrape(me, { name: 'x', url, count: 10, payWith: 'credits', workspaceId: null }),
+		).rejects.toMatchObject({ field })
+	})
+
+	test('a worker that stops mid-job resumes from its checkpoint: no lead lost or duplicated', async () => {
+		// Run the handler by hand (no queue) so the test decides when the worker "dies".
+		apify.scenario('resume', { pageDelayMs: 150 })
+		const me = await account(5000)
+		const { listId, requestId } = await createLeadScrape(me, {
+			name: 'Resume',
+			url: search('resume'),
+			count: 3500,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		// the queued job may already be running in the worker: let it, but also run
+		// one by hand that stops after its first page, then resume it
+		const dying = new AbortController()
+		const first = runLeadScrape(requestId, { jobId: 'manual', retryCount: 0, signal: dying.signal })
+		await expect
+			.poll(
+				async () =>
+					(
+						await db
+							.selectFrom('apollo_requests')
+							.select('items_read')
+							.where('id', '=', requestId)
+							.executeTakeFirstOrThrow()
+					).items_read,
+				{ timeout: 20_000, interval: 50 },
+			)
+			.toBeGreaterThanOrEqual(1000)
+		dying.abort()
+		await first.catch(() => {})
+		await runLeadScrape(requestId, {
+			jobId: 'manual-2',
+			retryCount: 1,
+			signal: new AbortController().signal,
+		})
+		const list = await settled(listId)
+		expect(list).toMatchObject({ status: 2, found: 3500 })
+		expect(await leadCount(listId)).toBe(3500)
+		expect(await getCreditBalance(me.accountId!)).toBe(1500)
+	})
+})
