@@ -57,11 +57,15 @@ export interface ApiKeys {
 
 export interface ApolloRequests {
   actor_id: string | null;
+  attempt: Generated<number>;
   company_list_id: string | null;
   created_at: Generated<Timestamp>;
+  credits_reserved: Generated<number>;
   dataset_id: string | null;
   error: string | null;
+  found_before: Generated<number>;
   id: Generated<string>;
+  items_read: Generated<number>;
   key_kind: string;
   list_id: string | null;
   requested_count: number;
@@ -199,6 +203,31 @@ export interface AuthUsers {
   updated_at: Timestamp | null;
 }
 
+export interface BillingCustomers {
+  created_at: Generated<Timestamp>;
+  stripe_customer_id: string;
+  user_id: string;
+}
+
+export interface CheckoutSessions {
+  cancel_path: string;
+  completed_at: Timestamp | null;
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  currency: Generated<string>;
+  id: Generated<string>;
+  line_items: Json;
+  mode: string;
+  provider: string;
+  provider_session_id: string | null;
+  provider_url: string | null;
+  status: Generated<string>;
+  success_path: string;
+  total_cents: number;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+}
+
 export interface CheckServer {
   checked_at: Generated<Timestamp>;
   detail: string | null;
@@ -225,11 +254,17 @@ export interface Companies {
 }
 
 export interface CompanyScrapingList {
+  attempt: Generated<number>;
   created_at: Generated<Timestamp>;
+  credits_reserved: Generated<number>;
   error: string | null;
   finished_at: Timestamp | null;
   found: Generated<number>;
+  found_before: Generated<number>;
   id: Generated<string>;
+  input_domains: Generated<string[]>;
+  items_read: Generated<number>;
+  key_kind: string | null;
   name: string;
   progress: Generated<number>;
   requested: Generated<number>;
@@ -244,6 +279,18 @@ export interface CompanyScrapingList {
 export interface CreditBalances {
   balance: Generated<number>;
   updated_at: Generated<Timestamp>;
+  user_id: string;
+}
+
+export interface CreditReservations {
+  amount: number;
+  created_at: Generated<Timestamp>;
+  id: Generated<string>;
+  reason: string;
+  reference: string;
+  settled_at: Timestamp | null;
+  status: Generated<string>;
+  used: number | null;
   user_id: string;
 }
 
@@ -445,11 +492,19 @@ export interface Settings {
   user_id: string;
 }
 
+export interface StripeEvents {
+  id: string;
+  received_at: Generated<Timestamp>;
+  type: string;
+}
+
 export interface Subscriptions {
   active_plan: number;
   billing_date: Timestamp | null;
   cancel_at_period_end: Generated<boolean>;
+  canceled_at: Timestamp | null;
   created_at: Generated<Timestamp>;
+  credits_next_grant_at: Timestamp | null;
   expire_date: Timestamp | null;
   id: Generated<string>;
   provider: Generated<string>;
@@ -505,10 +560,13 @@ export interface DB {
   "auth.refresh_tokens": AuthRefreshTokens;
   "auth.sessions": AuthSessions;
   "auth.users": AuthUsers;
+  billing_customers: BillingCustomers;
   check_server: CheckServer;
+  checkout_sessions: CheckoutSessions;
   companies: Companies;
   company_scraping_list: CompanyScrapingList;
   credit_balances: CreditBalances;
+  credit_reservations: CreditReservations;
   credits: Credits;
   domain_subscriptions: DomainSubscriptions;
   domains: Domains;
@@ -524,6 +582,7 @@ export interface DB {
   profiles: Profiles;
   roles: Roles;
   settings: Settings;
+  stripe_events: StripeEvents;
   subscriptions: Subscriptions;
   team_member_workspace_acess: TeamMemberWorkspaceAcess;
   team_members: TeamMembers;
