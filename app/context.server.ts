@@ -47,6 +47,11 @@ export type RequestContext = {
 	/** headers (Set-Cookie) the response must carry */
 	responseHeaders: Headers
 	account: AccountContext | null
+	/**
+	 * The workspace the user works in: the remembered choice (cookie) while it is one of
+	 * `account.workspaces`, else the first of them; null when there is none.
+	 */
+	currentWorkspaceId: string | null
 }
 
 export const requestContext = createContext<RequestContext>()

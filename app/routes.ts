@@ -84,6 +84,38 @@ export const screens = [
 		middleware: [],
 		title: 'Reset your password',
 	},
+	{
+		name: 'team-members',
+		path: 'team-members',
+		file: 'routes/team-members.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Team members',
+	},
+	{
+		name: 'accept-invitation',
+		path: 'accept-invitation',
+		file: 'routes/accept-invitation.tsx',
+		layout: 'none',
+		middleware: [],
+		title: 'Accept invitation',
+	},
+	{
+		name: 'workspaces',
+		path: 'workspaces',
+		file: 'routes/workspaces.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Workspaces',
+	},
+	{
+		name: 'attach-workspace',
+		path: 'attach-workspace',
+		file: 'routes/attach-workspace.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Move to a workspace',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */
@@ -93,6 +125,11 @@ export const resourceRoutes = [
 	{ name: 'dev-mailbox', path: 'dev/mailbox', file: 'routes/resources/dev-mailbox.tsx' },
 	{ name: 'healthz', path: 'healthz', file: 'routes/resources/healthz.ts' },
 	{ name: 'dev-error', path: 'dev/error', file: 'routes/resources/dev-error.tsx' },
+	{
+		name: 'switch-workspace',
+		path: 'workspaces/switch',
+		file: 'routes/resources/switch-workspace.ts',
+	},
 ] as const
 
 export type ScreenName = (typeof screens)[number]['name']

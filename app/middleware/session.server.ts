@@ -2,6 +2,7 @@ import type { MiddlewareFunction } from 'react-router'
 import { db } from '../../db/index.server.ts'
 import { loadAccountContext, requestContext } from '../context.server.ts'
 import { createSupabase, getSessionUser } from '../services/auth/session.server.ts'
+import { resolveCurrentWorkspaceId } from '../services/workspaces/current-workspace.server.ts'
 
 /**
  * Runs first on every request: verifies the session cookie, loads the account
@@ -16,7 +17,8 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	const supabase = await createSupabase(request, responseHeaders)
 	const user = await getSessionUser(supabase)
 	const account = user ? await loadAccountContext(db, user) : null
-	context.set(requestContext, { supabase, responseHeaders, account })
+	const currentWorkspaceId = account ? await resolveCurrentWorkspaceId(request, account) : null
+	context.set(requestContext, { supabase, responseHeaders, account, currentWorkspaceId })
 	const response = await next()
 	return withHeaders(response, responseHeaders)
 }

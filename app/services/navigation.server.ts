@@ -61,6 +61,7 @@ const GROUPS: { label: string; items: Entry[] }[] = [
 	{
 		label: 'Account',
 		items: [
+			{ name: 'workspaces', label: 'Workspaces', to: '/workspaces' },
 			{ name: 'team-members', label: 'Team members', to: '/team-members', allowed: ownerOnly },
 			{ name: 'subscription', label: 'Subscription', to: '/subscription', allowed: ownerOnly },
 			{ name: 'purchase', label: 'Purchase credits', to: '/purchase', allowed: ownerOnly },

@@ -1,14 +1,28 @@
-import { Form, Link, NavLink, Outlet, redirect, useRouteLoaderData } from 'react-router'
+import {
+	Form,
+	Link,
+	NavLink,
+	Outlet,
+	redirect,
+	useLocation,
+	useRouteLoaderData,
+	useSubmit,
+} from 'react-router'
 import type { Route } from './+types/default'
 import { requestContext } from '../../context.server.ts'
 import { navigationFor, type NavGroup } from '../../services/navigation.server.ts'
+import { canManageWorkspaces } from '../../services/workspaces/access.server.ts'
 import { cn } from '../../utils/cn.ts'
+import { useHydrated } from '../../utils/use-hydrated.ts'
 import type { loader as rootLoader } from '../../root.tsx'
 
 export async function loader({ context }: Route.LoaderArgs) {
-	const { account } = context.get(requestContext)
+	const { account, currentWorkspaceId } = context.get(requestContext)
 	if (!account) throw redirect('/signin')
 	return {
+		workspaces: account.workspaces,
+		currentWorkspaceId,
+		canManageWorkspaces: canManageWorkspaces(account),
 		email: account.user.email,
 		credits: account.creditBalance,
 		isStaff: account.platformRole !== null,
@@ -48,6 +62,69 @@ function Navigation({ groups }: { groups: NavGroup[] }) {
 				</div>
 			))}
 		</nav>
+	)
+}
+
+/** The current workspace, remembered per user; a plain form without JavaScript. */
+function WorkspaceSwitcher({
+	workspaces,
+	currentWorkspaceId,
+	canManage,
+}: {
+	workspaces: { id: string; name: string }[]
+	currentWorkspaceId: string | null
+	canManage: boolean
+}) {
+	const location = useLocation()
+	const submit = useSubmit()
+	const hydrated = useHydrated()
+	if (workspaces.length === 0) {
+		return (
+			<Link
+				to="/workspaces"
+				className="truncate rounded-md px-3 py-2 text-sm font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50"
+			>
+				{canManage ? 'Create a workspace' : 'No workspace'}
+			</Link>
+		)
+	}
+	return (
+		<Form
+			method="post"
+			action="/workspaces/switch"
+			className="flex min-w-0 items-center gap-2"
+			data-testid="workspace-switcher"
+		>
+			<input type="hidden" name="redirectTo" value={location.pathname + location.search} />
+			<label
+				htmlFor="workspace-switcher"
+				className="sr-only sm:not-sr-only sm:text-sm sm:text-slate-600"
+			>
+				Workspace
+			</label>
+			<select
+				key={currentWorkspaceId}
+				id="workspace-switcher"
+				name="workspaceId"
+				defaultValue={currentWorkspaceId ?? undefined}
+				onChange={hydrated ? (event) => submit(event.currentTarget.form) : undefined}
+				className="block w-full max-w-40 min-w-0 truncate rounded-md border-0 bg-white py-1.5 pr-8 pl-3 text-sm font-medium text-slate-900 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 sm:max-w-56"
+			>
+				{workspaces.map((w) => (
+					<option key={w.id} value={w.id}>
+						{w.name}
+					</option>
+				))}
+			</select>
+			{hydrated ? null : (
+				<button
+					type="submit"
+					className="rounded-md px-3 py-1.5 text-sm font-semibold text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50"
+				>
+					Switch
+				</button>
+			)}
+		</Form>
 	)
 }
 
@@ -95,7 +172,7 @@ function AccountMenu({ email, isStaff }: { email: string; isStaff: boolean }) {
 }
 
 export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
-	const { navigation, email, credits, isStaff } = loaderData
+	const { navigation, email, credits, isStaff, workspaces, currentWorkspaceId } = loaderData
 	const appName = useRouteLoaderData<typeof rootLoader>('root')?.appName ?? 'Leadsmith'
 	return (
 		<div className="min-h-full lg:flex">
@@ -121,6 +198,11 @@ export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
 							<Navigation groups={navigation} />
 						</div>
 					</details>
+					<WorkspaceSwitcher
+						workspaces={workspaces}
+						currentWorkspaceId={currentWorkspaceId}
+						canManage={loaderData.canManageWorkspaces}
+					/>
 					<div className="flex flex-1 items-center justify-end gap-3">
 						<p
 							className="rounded-full bg-slate-100 px-3 py-1 text-sm text-slate-700"
