@@ -22,6 +22,8 @@ const chromium = {
 
 export default defineConfig({
 	testDir: 'tests/e2e',
+	// one directory per port, so parallel runs in one tree keep their own artifacts
+	outputDir: `test-results/${port}`,
 	fullyParallel: true,
 	workers: 2,
 	retries: 0,

@@ -18,10 +18,7 @@ export function leadScrapePrice(count: number) {
  * A lead list from an Apollo people search: the list (pending), its request,
  * the credits held for it and the lead-scrape job, all in one transaction.
  */
-export async function createLeadScrape(
-	context: AccountContext | null,
-	input: CreateLeadsInput & { workspaceId: string | null },
-) {
+export async function createLeadScrape(context: AccountContext | null, input: CreateLeadsInput) {
 	const account = actingAccount(context)
 	const config = getConfig()
 	const parsed = parseApolloUrl(input.url, 'people')

@@ -1,0 +1,410 @@
+import { getFormProps, getInputProps, getSelectProps, useForm } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { useState } from 'react'
+import { data, Form, Link, useSearchParams } from 'react-router'
+import type { z } from 'zod'
+import type { Route } from './+types/create-leads'
+import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
+import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { getConfig } from '../config.server.ts'
+import { requestContext } from '../context.server.ts'
+import { fillTemplate, parseApolloUrl, type ApolloFilter } from '../services/leads/apollo-url.ts'
+import { createLeadScrape } from '../services/leads/create-lead-scrape.server.ts'
+import {
+	CreateLeadsSchema,
+	DeleteTemplateSchema,
+	PreviewSearchSchema,
+	SaveTemplateSchema,
+} from '../services/leads/schemas.ts'
+import {
+	deleteUrlTemplate,
+	findUrlTemplate,
+	listUrlTemplates,
+	saveUrlTemplate,
+} from '../services/leads/url-templates.server.ts'
+import { actingAccount } from '../services/workspaces/access.server.ts'
+import { useIsPending } from '../utils/forms.ts'
+import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const { account, currentWorkspaceId } = context.get(requestContext)
+	const acting = actingAccount(account)
+	const config = getConfig()
+	const templateId = new URL(request.url).searchParams.get('template')
+	const templates = await listUrlTemplates(acting)
+	return {
+		templates,
+		template: templateId ? await findUrlTemplate(acting, templateId) : null,
+		workspaces: acting.workspaces,
+		currentWorkspaceId,
+		hasApifyKey: acting.apiKeyProviders.includes('apify'),
+		creditsAvailable: Boolean(config.APIFY_TOKEN),
+		creditsPerLead: config.CREDITS_PER_LEAD,
+		creditBalance: acting.creditBalance,
+	}
+}
+
+const INTENTS = ['create', 'preview', 'save-template', 'delete-template'] as const
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const { account, currentWorkspaceId } = context.get(requestContext)
+	const formData = await request.formData()
+	const intent = INTENTS.find((i) => i === formData.get('intent')) ?? 'create'
+
+	if (intent === 'preview') {
+		const submission = parseWithZod(formData, { schema: PreviewSearchSchema })
+		if (submission.status !== 'success')
+			return data({ intent, result: submission.reply(), filters: null }, { status: 400 })
+		const parsed = parseApolloUrl(submission.value.url)
+		if (!parsed.ok) {
+			return data(
+				{
+					intent,
+					result: submission.reply({ fieldErrors: { url: [parsed.error] } }),
+					filters: null,
+				},
+				{ status: 400 },
+			)
+		}
+		return data({ intent, result: submission.reply(), filters: parsed.search.filters })
+	}
+
+	if (intent === 'save-template') {
+		const submission = parseWithZod(formData, { schema: SaveTemplateSchema })
+		if (submission.status !== 'success')
+			return data({ intent, result: submission.reply(), filters: null }, { status: 400 })
+		try {
+			const saved = await saveUrlTemplate(account, {
+				name: submission.value.templateName,
+				url: submission.value.templateUrl,
+			})
+			return redirectWithSuccess(
+				`/create-leads?template=${saved.id}`,
+				`Template “${saved.name}” saved`,
+			)
+		} catch (error) {
+			if (!(error instanceof FormError)) throw error
+			return data(
+				{ intent, result: replyWithFormError(submission, error), filters: null },
+				{ status: 400 },
+			)
+		}
+	}
+
+	if (intent === 'delete-template') {
+		const submission = parseWithZod(formData, { schema: DeleteTemplateSchema })
+		if (submission.status !== 'success')
+			return data({ intent, result: submission.reply(), filters: null }, { status: 400 })
+		const deleted = await deleteUrlTemplate(account, submission.value.templateId)
+		return redirectWithSuccess('/create-leads', `Template “${deleted.name}” deleted`)
+	}
+
+	const submission = parseWithZod(formData, { schema: CreateLeadsSchema })
+	if (submission.status !== 'success')
+		return data({ intent, result: submission.reply(), filters: null }, { status: 400 })
+	const value = submission.value
+	try {
+		let url = value.url ?? ''
+		if (value.templateId) {
+			const template = await findUrlTemplate(account, value.templateId)
+			url = fillTemplate(template.url, value.fill ?? {})
+		}
+		const { listId } = await createLeadScrape(account, {
+			name: value.name,
+			count: value.count,
+			payWith: value.payWith,
+			url,
+			workspaceId: value.workspaceId ?? currentWorkspaceId,
+		})
+		return redirectWithSuccess(
+			`/scrape#list-${listId}`,
+			`“${value.name}” is on its way: we are scraping your leads`,
+		)
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return data(
+			{ intent, result: replyWithFormError(submission, error), filters: null },
+			{ status: 400 },
+		)
+	}
+}
+
+function FilterSummary({ filters }: { filters: ApolloFilter[] }) {
+	return (
+		<dl
+			className="mt-2 space-y-1 rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200"
+			data-testid="search-filters"
+		>
+			{filters.map((f) => (
+				<div key={f.key} className="flex flex-wrap gap-x-2">
+					<dt className="font-medium text-slate-700">{f.label}:</dt>
+					<dd className="text-slate-900">{f.values.join(', ')}</dd>
+				</div>
+			))}
+		</dl>
+	)
+}
+
+export default function CreateLeads({ loaderData, actionData }: Route.ComponentProps) {
+	const { template, templates, workspaces, currentWorkspaceId } = loaderData
+	const [searchParams] = useSearchParams()
+	const creating = useIsPending('create')
+	const [form, fields] = useForm<z.input<typeof CreateLeadsSchema>>({
+		id: template ? `create-leads-${template.id}` : 'create-leads',
+		lastResult:
+			actionData?.intent === 'create' || actionData?.intent === 'preview'
+				? actionData.result
+				: undefined,
+		constraint: getZodConstraint(CreateLeadsSchema),
+		defaultValue: {
+			count: '100',
+			payWith: loaderData.hasApifyKey ? 'apifyKey' : 'credits',
+			workspaceId: currentWorkspaceId ?? undefined,
+		},
+		onValidate: ({ formData }) =>
+			parseWithZod(formData, {
+				// the "Check the search" button only needs the address
+				schema:
+					formData.get('intent') === 'preview'
+						? (PreviewSearchSchema as unknown as typeof CreateLeadsSchema)
+						: CreateLeadsSchema,
+			}),
+		shouldRevalidate: 'onBlur',
+	})
+	const [templateForm, templateFields] = useForm({
+		id: 'save-template',
+		lastResult: actionData?.intent === 'save-template' ? actionData.result : undefined,
+		constraint: getZodConstraint(SaveTemplateSchema),
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: SaveTemplateSchema }),
+		shouldRevalidate: 'onBlur',
+	})
+	const [url, setUrl] = useState('')
+	const [count, setCount] = useState(100)
+	const live = url ? parseApolloUrl(url) : null
+	const filters = live?.ok ? live.search.filters : actionData?.filters
+	const fill = fields.fill.getFieldset()
+
+	return (
+		<>
+			<PageHeader
+				title="Create leads"
+				description="Turn an Apollo people search into a lead list. We run the search through Apify and keep every lead with an email."
+			/>
+			<div className="grid gap-6 xl:grid-cols-3">
+				<Card className="xl:col-span-2">
+					{templates.length > 0 ? (
+						<Form method="get" className="mb-6 flex flex-wrap items-end gap-3">
+							<div className="min-w-56 flex-1">
+								<label htmlFor="template" className="block text-sm font-medium text-slate-800">
+									Start from
+								</label>
+								<select
+									id="template"
+									name="template"
+									defaultValue={searchParams.get('template') ?? ''}
+									className={`mt-1 ${inputClasses}`}
+								>
+									<option value="">A pasted search address</option>
+									{templates.map((t) => (
+										<option key={t.id} value={t.id}>
+											{t.name}
+											{t.global ? ' (shared)' : ''}
+										</option>
+									))}
+								</select>
+							</div>
+							<button type="submit" className={buttonClasses('secondary')}>
+								Use
+							</button>
+						</Form>
+					) : null}
+
+					<Form method="post" className="space-y-5" {...getFormProps(form)}>
+						<FormErrors id={form.errorId} errors={form.errors} />
+						{template ? (
+							<fieldset className="space-y-4">
+								<legend className="text-sm font-medium text-slate-800">
+									Template “{template.name}”
+								</legend>
+								<input type="hidden" name="templateId" value={template.id} />
+								{template.placeholders.map((name) => (
+									<Field
+										key={name}
+										label={name}
+										errors={fill[name]?.errors}
+										inputProps={{ ...getInputProps(fill[name]!, { type: 'text' }), required: true }}
+									/>
+								))}
+							</fieldset>
+						) : (
+							<div>
+								<Field
+									label="Apollo people search"
+									hint="Set your filters in Apollo's People search, then copy the address from the browser."
+									errors={fields.url.errors}
+									inputProps={{
+										...getInputProps(fields.url, { type: 'url' }),
+										placeholder: 'https://app.apollo.io/#/people?personTitles[]=ceo',
+										onChange: (e) => setUrl(e.currentTarget.value),
+									}}
+								/>
+								{filters?.length ? <FilterSummary filters={filters} /> : null}
+								<button
+									type="submit"
+									name="intent"
+									value="preview"
+									formNoValidate
+									className={`mt-2 ${buttonClasses('ghost', 'px-2 py-1')}`}
+								>
+									Check the search
+								</button>
+							</div>
+						)}
+						<Field
+							label="List name"
+							errors={fields.name.errors}
+							inputProps={getInputProps(fields.name, { type: 'text' })}
+						/>
+						<div className="grid gap-5 sm:grid-cols-2">
+							<Field
+								label="How many leads"
+								hint="1 to 50,000"
+								errors={fields.count.errors}
+								inputProps={{
+									...getInputProps(fields.count, { type: 'number' }),
+									onChange: (e) => setCount(Number(e.currentTarget.value) || 0),
+								}}
+							/>
+							{workspaces.length > 0 ? (
+								<div>
+									<label
+										htmlFor={fields.workspaceId.id}
+										className="block text-sm font-medium text-slate-800"
+									>
+										Workspace
+									</label>
+									<select
+										{...getSelectProps(fields.workspaceId)}
+										className={`mt-1 ${inputClasses}`}
+									>
+										{workspaces.map((w) => (
+											<option key={w.id} value={w.id}>
+												{w.name}
+											</option>
+										))}
+									</select>
+									<ErrorList id={fields.workspaceId.errorId} errors={fields.workspaceId.errors} />
+								</div>
+							) : null}
+						</div>
+						<ChoiceGroup
+							legend="Pay with"
+							errors={fields.payWith.errors}
+							errorId={fields.payWith.errorId}
+						>
+							<Choice
+								label="My Apify key"
+								description={
+									loaderData.hasApifyKey ? (
+										'Apify bills your account; no credits used.'
+									) : (
+										<>
+											Add your key on the{' '}
+											<Link to="/api-keys" className="text-indigo-700 underline">
+												API keys
+											</Link>{' '}
+											page first.
+										</>
+									)
+								}
+								inputProps={{
+									...getInputProps(fields.payWith, { type: 'radio', value: 'apifyKey' }),
+									id: 'pay-apify',
+								}}
+							/>
+							<Choice
+								label="Credits"
+								description={
+									<span data-testid="price">
+										{loaderData.creditsPerLead} credit{loaderData.creditsPerLead === 1 ? '' : 's'} a
+										lead
+										{count > 0
+											? ` · ${(count * loaderData.creditsPerLead).toLocaleString('en')} credits for ${count.toLocaleString('en')} leads`
+											: ''}{' '}
+										· you have {loaderData.creditBalance.toLocaleString('en')}. Unused credits come
+										back.
+									</span>
+								}
+								inputProps={{
+									...getInputProps(fields.payWith, { type: 'radio', value: 'credits' }),
+									id: 'pay-credits',
+								}}
+							/>
+						</ChoiceGroup>
+						<SubmitButton name="intent" value="create" pending={creating} pendingText="Starting…">
+							Create lead list
+						</SubmitButton>
+					</Form>
+				</Card>
+
+				<Card>
+					<h2 className="text-lg font-semibold">Saved templates</h2>
+					<p className="mt-1 text-sm text-slate-600">
+						Save a search address with {'{{placeholders}}'}, e.g.{' '}
+						<code className="text-xs">personTitles[]={'{{title}}'}</code>; each becomes a field.
+					</p>
+					{templates.length ? (
+						<ul className="mt-4 divide-y divide-slate-100">
+							{templates.map((t) => (
+								<li key={t.id} className="flex items-center justify-between gap-2 py-2 text-sm">
+									<Link
+										to={`/create-leads?template=${t.id}`}
+										className="font-medium text-indigo-700 hover:underline"
+									>
+										{t.name}
+									</Link>
+									{t.global ? (
+										<span className="text-xs text-slate-500">shared</span>
+									) : (
+										<Form method="post">
+											<input type="hidden" name="intent" value="delete-template" />
+											<input type="hidden" name="templateId" value={t.id} />
+											<button
+												type="submit"
+												className="text-xs text-red-700 hover:underline"
+												aria-label={`Delete template ${t.name}`}
+											>
+												Delete
+											</button>
+										</Form>
+									)}
+								</li>
+							))}
+						</ul>
+					) : null}
+					<Form method="post" className="mt-4 space-y-3" {...getFormProps(templateForm)}>
+						<input type="hidden" name="intent" value="save-template" />
+						<FormErrors id={templateForm.errorId} errors={templateForm.errors} />
+						<Field
+							label="Template name"
+							errors={templateFields.templateName.errors}
+							inputProps={getInputProps(templateFields.templateName, { type: 'text' })}
+						/>
+						<Field
+							label="Address with placeholders"
+							errors={templateFields.templateUrl.errors}
+							inputProps={getInputProps(templateFields.templateUrl, { type: 'text' })}
+						/>
+						<SubmitButton variant="secondary">Save template</SubmitButton>
+					</Form>
+				</Card>
+			</div>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Create leads')

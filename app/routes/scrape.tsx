@@ -1,0 +1,255 @@
+import { useEffect } from 'react'
+import { data, Form, Link, useRevalidator } from 'react-router'
+import { z } from 'zod'
+import type { Route } from './+types/scrape'
+import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
+import { buttonClasses } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { requestContext } from '../context.server.ts'
+import { hasScreen } from '../routes.ts'
+import {
+	cancelScrape,
+	deleteScrapeList,
+	listScrapeLists,
+	retryScrape,
+} from '../services/leads/scrape-lists.server.ts'
+import { FormError } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+
+export async function loader({ context }: Route.LoaderArgs) {
+	const { account, currentWorkspaceId } = context.get(requestContext)
+	const lists = await listScrapeLists(account, currentWorkspaceId)
+	return {
+		lists,
+		canOpenList: hasScreen('list'),
+		canMove: hasScreen('attach-workspace') && (account?.workspaces.length ?? 0) > 1,
+		workspaceName: account?.workspaces.find((w) => w.id === currentWorkspaceId)?.name ?? null,
+	}
+}
+
+const ListActionSchema = z.object({
+	intent: z.enum(['cancel', 'retry', 'delete']),
+	kind: z.enum(['leads', 'companies']),
+	listId: z.string(),
+})
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const { account } = context.get(requestContext)
+	const parsed = ListActionSchema.safeParse(Object.fromEntries(await request.formData()))
+	if (!parsed.success) throw data('Unknown action', { status: 400 })
+	const { intent, kind, listId } = parsed.data
+	try {
+		if (intent === 'cancel') {
+			const list = await cancelScrape(account, kind, listId)
+			return redirectWithSuccess('/scrape', `“${list.name}” cancelled; its unused credits are back`)
+		}
+		if (intent === 'retry') {
+			const list = await retryScrape(account, kind, listId)
+			return redirectWithSuccess('/scrape', `“${list.name}” is running again`)
+		}
+		const list = await deleteScrapeList(account, kind, listId)
+		return redirectWithSuccess('/scrape', `“${list.name}” deleted`)
+	} catch (error) {
+		if (error instanceof FormError) return redirectWithError('/scrape', error.message)
+		throw error
+	}
+}
+
+function ActionButton({
+	intent,
+	kind,
+	listId,
+	label,
+	danger,
+}: {
+	intent: string
+	kind: string
+	listId: string
+	label: string
+	danger?: boolean
+}) {
+	return (
+		<Form method="post">
+			<input type="hidden" name="intent" value={intent} />
+			<input type="hidden" name="kind" value={kind} />
+			<input type="hidden" name="listId" value={listId} />
+			<button
+				type="submit"
+				className={`text-sm font-medium hover:underline ${danger ? 'text-red-700' : 'text-indigo-700'}`}
+			>
+				{label}
+			</button>
+		</Form>
+	)
+}
+
+export default function Scrape({ loaderData }: Route.ComponentProps) {
+	const { lists, canOpenList, canMove, workspaceName } = loaderData
+	const revalidator = useRevalidator()
+	const running = lists.some((l) => isRunning(l.status))
+	// Live progress with JavaScript; without it, a reload shows the same.
+	useEffect(() => {
+		if (!running) return
+		const timer = setInterval(() => {
+			if (revalidator.state === 'idle' && document.visibilityState === 'visible')
+				void revalidator.revalidate()
+		}, 2000)
+		return () => clearInterval(timer)
+	}, [running, revalidator])
+
+	return (
+		<>
+			<PageHeader
+				title="Scrape"
+				description={`Every lead and company list${workspaceName ? ` in ${workspaceName}` : ''}, with its progress.`}
+				actions={
+					<div className="flex gap-2">
+						<Link to="/create-leads" className={buttonClasses('primary')}>
+							Create leads
+						</Link>
+						{running ? (
+							<Link to="/scrape" reloadDocument className={buttonClasses('secondary')}>
+								Refresh
+							</Link>
+						) : null}
+					</div>
+				}
+			/>
+			{lists.length === 0 ? (
+				<Card>
+					<p className="text-slate-700">No lists yet.</p>
+					<p className="mt-1 text-sm text-slate-600">
+						Start with an Apollo search on{' '}
+						<Link to="/create-leads" className="font-medium text-indigo-700 underline">
+							Create leads
+						</Link>
+						.
+					</p>
+				</Card>
+			) : (
+				<Card className="overflow-x-auto p-0">
+					<table className="min-w-full divide-y divide-slate-200 text-sm">
+						<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
+							<tr>
+								<th scope="col" className="px-4 py-3">
+									List
+								</th>
+								<th scope="col" className="px-4 py-3">
+									Status
+								</th>
+								<th scope="col" className="px-4 py-3">
+									Progress
+								</th>
+								<th scope="col" className="px-4 py-3 text-right">
+									Requested
+								</th>
+								<th scope="col" className="px-4 py-3 text-right">
+									Found
+								</th>
+								<th scope="col" className="px-4 py-3">
+									Created
+								</th>
+								<th scope="col" className="px-4 py-3">
+									Actions
+								</th>
+							</tr>
+						</thead>
+						<tbody className="divide-y divide-slate-100 bg-white">
+							{lists.map((list) => (
+								<tr key={list.id} id={`list-${list.id}`} data-testid="scrape-row">
+									<td className="px-4 py-3">
+										{canOpenList && list.kind === 'leads' ? (
+											<Link
+												to={`/lists/${list.id}`}
+												className="font-medium text-indigo-700 hover:underline"
+											>
+												{list.name}
+											</Link>
+										) : (
+											<span className="font-medium text-slate-900">{list.name}</span>
+										)}
+										<span className="block text-xs text-slate-500">
+											{list.kind === 'leads' ? 'Leads' : 'Companies'} · {list.source}
+										</span>
+										{list.error ? (
+											<span className="mt-1 block text-xs text-red-700">{list.error}</span>
+										) : null}
+									</td>
+									<td className="px-4 py-3">
+										<JobStatusBadge status={list.status} />
+									</td>
+									<td className="px-4 py-3">
+										<ProgressBar value={list.progress} label={`Progress of ${list.name}`} />
+									</td>
+									<td className="px-4 py-3 text-right tabular-nums">
+										{list.requested.toLocaleString('en')}
+									</td>
+									<td className="px-4 py-3 text-right tabular-nums" data-testid="found">
+										{list.found.toLocaleString('en')}
+									</td>
+									<td className="px-4 py-3 whitespace-nowrap text-slate-600">
+										{new Date(list.createdAt).toLocaleString('en', {
+											dateStyle: 'medium',
+											timeStyle: 'short',
+										})}
+									</td>
+									<td className="px-4 py-3">
+										<div className="flex flex-wrap gap-x-3 gap-y-1">
+											{list.status === 2 && hasDownload(list.kind) ? (
+												<a
+													href={`/lists/${list.id}/download?kind=${list.kind}`}
+													className="text-sm font-medium text-indigo-700 hover:underline"
+												>
+													Download CSV
+												</a>
+											) : null}
+											{isRunning(list.status) ? (
+												<ActionButton
+													intent="cancel"
+													kind={list.kind}
+													listId={list.id}
+													label="Cancel"
+												/>
+											) : null}
+											{list.status === 3 && list.kind === 'leads' && list.source === 'apollo' ? (
+												<ActionButton
+													intent="retry"
+													kind={list.kind}
+													listId={list.id}
+													label="Retry"
+												/>
+											) : null}
+											{canMove ? (
+												<Link
+													to={`/attach-workspace?type=${list.kind === 'leads' ? 'list' : 'company-list'}&id=${list.id}`}
+													className="text-sm font-medium text-indigo-700 hover:underline"
+												>
+													Move
+												</Link>
+											) : null}
+											<ActionButton
+												intent="delete"
+												kind={list.kind}
+												listId={list.id}
+												label="Delete"
+												danger
+											/>
+										</div>
+									</td>
+								</tr>
+							))}
+						</tbody>
+					</table>
+				</Card>
+			)}
+		</>
+	)
+}
+
+// The CSV download route comes with the list pages.
+function hasDownload(_kind: string) {
+	return true
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Scrape')

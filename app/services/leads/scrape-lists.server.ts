@@ -1,0 +1,227 @@
+import { sql } from 'kysely'
+import { db } from '../../../db/index.server.ts'
+import { getConfig } from '../../config.server.ts'
+import type { AccountContext } from '../../context.server.ts'
+import { createApifyClient } from '../../integrations/apify.server.ts'
+import { enqueue } from '../../jobs/enqueue.server.ts'
+import { leadScrapeJob } from '../../jobs/definitions/lead-scrape.server.ts'
+import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { logger } from '../../utils/logger.server.ts'
+import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
+import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
+import { actingAccount, canUseWorkspace, type ActingAccount } from '../workspaces/access.server.ts'
+import { JobStatus, leadScrapeReference, settleCredits } from './run-lead-scrape.server.ts'
+
+export type ListKind = 'leads' | 'companies'
+
+export type ScrapeListRow = {
+	id: string
+	kind: ListKind
+	name: string
+	source: string
+	status: number
+	requested: number
+	found: number
+	progress: number
+	error: string | null
+	createdAt: string
+	workspaceId: string | null
+}
+
+/** Every lead and company list of the workspace (and, for those who see all, the unassigned ones). */
+export async function listScrapeLists(
+	context: AccountContext | null,
+	workspaceId: string | null,
+): Promise<ScrapeListRow[]> {
+	const account = actingAccount(context)
+	const inScope = (column: 'workspace_id') =>
+		sql<boolean>`(${sql.ref(column)} is not distinct from ${workspaceId}${account.accessAllWorkspaces ? sql` or ${sql.ref(column)} is null` : sql``})`
+	const leads = db
+		.selectFrom('processing_list')
+		.select([
+			'id',
+			sql<ListKind>`'leads'`.as('kind'),
+			'name',
+			'source_type as source',
+			'status',
+			'requested',
+			'found',
+			'progress',
+			'error',
+			'created_at',
+			'workspace_id',
+		])
+		.where('user_id', '=', account.accountId)
+		.where(inScope('workspace_id'))
+	const companies = db
+		.selectFrom('company_scraping_list')
+		.select([
+			'id',
+			sql<ListKind>`'companies'`.as('kind'),
+			'name',
+			'source_type as source',
+			'status',
+			'requested',
+			'found',
+			'progress',
+			'error',
+			'created_at',
+			'workspace_id',
+		])
+		.where('user_id', '=', account.accountId)
+		.where(inScope('workspace_id'))
+	const rows = await leads.unionAll(companies).orderBy('created_at', 'desc').limit(500).execute()
+	return rows.map((r) => ({
+		id: r.id,
+		kind: r.kind,
+		name: r.name,
+		source: r.source,
+		status: r.status,
+		requested: r.requested,
+		found: r.found,
+		progress: r.progress,
+		error: r.error,
+		createdAt: r.created_at.toISOString(),
+		workspaceId: r.workspace_id,
+	}))
+}
+
+const TABLE = { leads: 'processing_list', companies: 'company_scraping_list' } as const
+
+/** The list, when it is the account's and in a workspace the user may use; else 404. */
+async function findList(account: ActingAccount, kind: ListKind, id: string) {
+	if (!isUuid(id)) notFound('This list')
+	const list = await db
+		.selectFrom(TABLE[kind])
+		.select(['id', 'name', 'status', 'workspace_id', 'found'])
+		.where('id', '=', id)
+		.where('user_id', '=', account.accountId)
+		.executeTakeFirst()
+	if (!list || !canUseWorkspace(account, list.workspace_id)) notFound('This list')
+	return list
+}
+
+async function leadRequest(listId: string) {
+	return db
+		.selectFrom('apollo_requests')
+		.selectAll()
+		.where('list_id', '=', listId)
+		.orderBy('created_at', 'desc')
+		.executeTakeFirst()
+}
+
+/** Stops a pending or running scrape: the list fails as cancelled and its credits come back. */
+export async function cancelScrape(context: AccountContext | null, kind: ListKind, id: string) {
+	const account = actingAccount(context)
+	const list = await findList(account, kind, id)
+	if (list.status !== JobStatus.pending && list.status !== JobStatus.processing) {
+		throw new FormError('Only a list that is still running can be cancelled.')
+	}
+	const cancelled = await db
+		.updateTable(TABLE[kind])
+		.set({
+			status: JobStatus.fail,
+			error: 'Cancelled',
+			finished_at: sql`now()`,
+			updated_at: sql`now()`,
+		})
+		.where('id', '=', list.id)
+		.where('status', 'in', [JobStatus.pending, JobStatus.processing])
+		.returning('id')
+		.executeTakeFirst()
+	if (!cancelled) return list
+	if (kind === 'leads') {
+		const request = await leadRequest(list.id)
+		if (request) {
+			await db
+				.updateTable('apollo_requests')
+				.set({ status: JobStatus.fail, error: 'Cancelled' })
+				.where('id', '=', request.id)
+				.execute()
+			await settleCredits(request, null)
+			if (request.run_id) await abortRun(request.user_id, request.key_kind, request.run_id)
+		}
+	}
+	return list
+}
+
+async function abortRun(accountId: string, keyKind: string, runId: string) {
+	const config = getConfig()
+	const token =
+		keyKind === 'apifyKey' ? (await getProviderKey(accountId, 'apify'))?.key : config.APIFY_TOKEN
+	if (!token) return
+	await createApifyClient({ baseUrl: config.APIFY_BASE_URL, token })
+		.abortRun(runId)
+		.catch((error) => logger.warn({ err: error, runId }, 'could not abort the Apify run'))
+}
+
+/** Runs a failed scrape again from the start (leads already found stay; duplicates are skipped). */
+export async function retryScrape(context: AccountContext | null, kind: ListKind, id: string) {
+	const account = actingAccount(context)
+	const list = await findList(account, kind, id)
+	if (list.status !== JobStatus.fail)
+		throw new FormError('Only a failed or cancelled list can be retried.')
+	if (kind !== 'leads') throw new FormError('This list cannot be retried.')
+	const request = await leadRequest(list.id)
+	if (!request) throw new FormError('This list has no search to run again.')
+	const attempt = request.attempt + 1
+	try {
+		await db.transaction().execute(async (trx) => {
+			await trx
+				.updateTable('apollo_requests')
+				.set({
+					attempt,
+					status: JobStatus.pending,
+					error: null,
+					run_id: null,
+					dataset_id: null,
+					items_read: 0,
+					found_before: list.found,
+				})
+				.where('id', '=', request.id)
+				.execute()
+			await trx
+				.updateTable('processing_list')
+				.set({
+					status: JobStatus.pending,
+					error: null,
+					progress: 0,
+					finished_at: null,
+					updated_at: sql`now()`,
+				})
+				.where('id', '=', list.id)
+				.execute()
+			if (request.credits_reserved > 0) {
+				await reserveCredits(trx, {
+					accountId: account.accountId,
+					amount: request.credits_reserved,
+					reference: leadScrapeReference(request.id, attempt),
+				})
+			}
+			await enqueue(
+				leadScrapeJob,
+				{ requestId: request.id },
+				{ db: trx, singletonKey: `${request.id}:${attempt}` },
+			)
+		})
+	} catch (error) {
+		if (error instanceof InsufficientCreditsError)
+			throw new FormError(`${error.message} Buy credits to retry.`)
+		throw error
+	}
+	return list
+}
+
+/** Deletes a list and its rows; a running one is cancelled first, so its credits come back. */
+export async function deleteScrapeList(context: AccountContext | null, kind: ListKind, id: string) {
+	const account = actingAccount(context)
+	const list = await findList(account, kind, id)
+	if (list.status === JobStatus.pending || list.status === JobStatus.processing)
+		await cancelScrape(account, kind, id)
+	await db
+		.deleteFrom(TABLE[kind])
+		.where('id', '=', list.id)
+		.where('user_id', '=', account.accountId)
+		.execute()
+	return list
+}

@@ -1,0 +1,26 @@
+import type { Page } from '@playwright/test'
+import { signUp, withDatabase } from './support.ts'
+
+/** A new account with an active plan and some credits, signed in. */
+export async function subscribedAccount(page: Page, options: { credits?: number } = {}) {
+	const { email } = await signUp(page)
+	await withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string }>(
+			'select id from auth.users where email = $1',
+			[email],
+		)
+		const userId = rows[0]!.id
+		await client.query(
+			`insert into subscriptions (user_id, active_plan, status, billing_date, expire_date)
+			 values ($1, 1, 'active', now(), now() + interval '30 days')`,
+			[userId],
+		)
+		if (options.credits) {
+			await client.query('insert into credit_balances (user_id, balance) values ($1, $2)', [
+				userId,
+				options.credits,
+			])
+		}
+	})
+	return { email }
+}
