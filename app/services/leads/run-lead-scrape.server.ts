@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
 import {
 	ApifyError,
@@ -13,6 +14,7 @@ import { logger } from '../../utils/logger.server.ts'
 import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { mapApolloPerson, type LeadFields } from './map-apollo-person.ts'
+import { mapApolloOrganization, type CompanyFields } from '../companies/map-apollo-organization.ts'
 
 export const leadScrapeReference = (requestId: string, attempt: number) =>
 	`lead-scrape:${requestId}:${attempt}`
@@ -22,8 +24,13 @@ export const JOB_RETRY_LIMIT = 4
 
 export const JobStatus = { pending: 0, processing: 1, success: 2, fail: 3 } as const
 
+export type ListKind = 'leads' | 'companies'
+
+const LIST_TABLE = { leads: 'processing_list', companies: 'company_scraping_list' } as const
+
 type Request = {
 	id: string
+	kind: ListKind
 	user_id: string
 	list_id: string
 	url: string
@@ -42,32 +49,47 @@ type Request = {
 }
 
 async function loadRequest(requestId: string): Promise<Request | undefined> {
-	return db
-		.selectFrom('apollo_requests as r')
-		.innerJoin('processing_list as l', 'l.id', 'r.list_id')
+	const request = await db
+		.selectFrom('apollo_requests')
 		.select([
-			'r.id',
-			'r.user_id',
-			'r.url',
-			'r.requested_count',
-			'r.key_kind',
-			'r.actor_id',
-			'r.run_id',
-			'r.dataset_id',
-			'r.items_read',
-			'r.credits_reserved',
-			'r.attempt',
-			'r.found_before',
-			'l.id as list_id',
-			'l.workspace_id',
-			'l.status as list_status',
-			'l.found',
+			'id',
+			'user_id',
+			'list_id',
+			'company_list_id',
+			'url',
+			'requested_count',
+			'key_kind',
+			'actor_id',
+			'run_id',
+			'dataset_id',
+			'items_read',
+			'credits_reserved',
+			'attempt',
+			'found_before',
 		])
-		.where('r.id', '=', requestId)
-		.executeTakeFirst() as Promise<Request | undefined>
+		.where('id', '=', requestId)
+		.executeTakeFirst()
+	if (!request) return undefined
+	const kind: ListKind = request.list_id ? 'leads' : 'companies'
+	const listId = (request.list_id ?? request.company_list_id)!
+	const list = await db
+		.selectFrom(LIST_TABLE[kind])
+		.select(['workspace_id', 'status', 'found'])
+		.where('id', '=', listId)
+		.executeTakeFirst()
+	if (!list) return undefined
+	const { company_list_id: _, ...rest } = request
+	return {
+		...rest,
+		kind,
+		list_id: listId,
+		workspace_id: list.workspace_id,
+		list_status: list.status,
+		found: list.found,
+	}
 }
 
-/** The actor input from APIFY_APOLLO_INPUT with {{url}} and {{count}} filled in. */
+/** The actor input from APIFY_APOLLO_INPUT with {{url}} and {{count}} filled in (both actors take it). */
 export function actorInput(url: string, count: number) {
 	const template = getConfig().APIFY_APOLLO_INPUT
 	return JSON.parse(
@@ -118,43 +140,58 @@ async function patiently<T>(call: () => Promise<T>, signal: AbortSignal, tries =
 	}
 }
 
-async function stillRunning(listId: string) {
+async function stillRunning(kind: ListKind, listId: string) {
 	const row = await db
-		.selectFrom('processing_list')
+		.selectFrom(LIST_TABLE[kind])
 		.select('status')
 		.where('id', '=', listId)
 		.executeTakeFirst()
 	return row?.status === JobStatus.processing
 }
 
-/** Writes one page of leads and the checkpoint together: a re-run resumes after it, losing and duplicating nothing. */
-async function savePage(request: Request, leads: LeadFields[], itemsRead: number) {
+async function insertRows(trx: Transaction<DB>, request: Request, items: unknown[]) {
+	const owner = {
+		list_id: request.list_id,
+		user_id: request.user_id,
+		workspace_id: request.workspace_id,
+	}
+	if (request.kind === 'leads') {
+		const leads = items.map(mapApolloPerson).filter((lead): lead is LeadFields => lead !== null)
+		if (leads.length === 0) return 0
+		const rows = await trx
+			.insertInto('leads')
+			.values(leads.map((lead) => ({ ...lead, ...owner, data: JSON.stringify(lead.data) })))
+			.onConflict((oc) => oc.doNothing())
+			.returning('id')
+			.execute()
+		return rows.length
+	}
+	const companies = items
+		.map((item) => mapApolloOrganization(item))
+		.filter((company): company is CompanyFields => company !== null)
+	if (companies.length === 0) return 0
+	const rows = await trx
+		.insertInto('companies')
+		.values(
+			companies.map((company) => ({ ...company, ...owner, data: JSON.stringify(company.data) })),
+		)
+		.onConflict((oc) => oc.doNothing())
+		.returning('id')
+		.execute()
+	return rows.length
+}
+
+/** Writes one page and the checkpoint together: a re-run resumes after it, losing and duplicating nothing. */
+async function savePage(request: Request, items: unknown[], itemsRead: number) {
 	await db.transaction().execute(async (trx) => {
-		let inserted = 0
-		if (leads.length > 0) {
-			const rows = await trx
-				.insertInto('leads')
-				.values(
-					leads.map((lead) => ({
-						...lead,
-						data: JSON.stringify(lead.data),
-						list_id: request.list_id,
-						user_id: request.user_id,
-						workspace_id: request.workspace_id,
-					})),
-				)
-				.onConflict((oc) => oc.doNothing())
-				.returning('id')
-				.execute()
-			inserted = rows.length
-		}
+		const inserted = await insertRows(trx, request, items)
 		await trx
 			.updateTable('apollo_requests')
 			.set({ items_read: itemsRead, updated_at: sql`now()` })
 			.where('id', '=', request.id)
 			.execute()
 		await trx
-			.updateTable('processing_list')
+			.updateTable(LIST_TABLE[request.kind])
 			.set({
 				found: sql`found + ${inserted}`,
 				progress: sql`least(99, greatest(progress, ${Math.floor((itemsRead / Math.max(request.requested_count, 1)) * 100)}))`,
@@ -165,29 +202,34 @@ async function savePage(request: Request, leads: LeadFields[], itemsRead: number
 	})
 }
 
+/** Ends the list and settles its credits in one transaction: whoever sees the status sees the balance. */
 async function finish(request: Request, outcome: { ok: true } | { ok: false; error: string }) {
-	const list = await db
-		.updateTable('processing_list')
-		.set({
-			status: outcome.ok ? JobStatus.success : JobStatus.fail,
-			error: outcome.ok ? null : outcome.error,
-			progress: outcome.ok ? 100 : sql`progress`,
-			finished_at: sql`now()`,
-			updated_at: sql`now()`,
-		})
-		.where('id', '=', request.list_id)
-		.where('status', 'in', [JobStatus.pending, JobStatus.processing])
-		.returning('found')
-		.executeTakeFirst()
-	await db
-		.updateTable('apollo_requests')
-		.set({
-			status: outcome.ok ? JobStatus.success : JobStatus.fail,
-			error: outcome.ok ? null : outcome.error,
-		})
-		.where('id', '=', request.id)
-		.execute()
-	await settleCredits(request, outcome.ok ? (list?.found ?? request.found) : null)
+	await db.transaction().execute(async (trx) => {
+		const list = await trx
+			.updateTable(LIST_TABLE[request.kind])
+			.set({
+				status: outcome.ok ? JobStatus.success : JobStatus.fail,
+				error: outcome.ok ? null : outcome.error,
+				progress: outcome.ok ? 100 : sql`progress`,
+				finished_at: sql`now()`,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', request.list_id)
+			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
+			.returning('found')
+			.executeTakeFirst()
+		// already ended (cancelled, or another run of this job finished first)
+		if (!list) return
+		await trx
+			.updateTable('apollo_requests')
+			.set({
+				status: outcome.ok ? JobStatus.success : JobStatus.fail,
+				error: outcome.ok ? null : outcome.error,
+			})
+			.where('id', '=', request.id)
+			.execute()
+		await settleCredits(request, outcome.ok ? list.found : null, trx)
+	})
 }
 
 /** Credits for the leads this attempt found; the unused part (all of it on failure) goes back. */
@@ -197,16 +239,17 @@ export async function settleCredits(
 		'id' | 'user_id' | 'credits_reserved' | 'attempt' | 'found_before' | 'requested_count'
 	>,
 	found: number | null,
+	trx: Kysely<DB> = db,
 ) {
 	if (request.credits_reserved <= 0) return
 	const reference = leadScrapeReference(request.id, request.attempt)
 	if (found === null) {
-		await releaseCredits(db, { accountId: request.user_id, reference })
+		await releaseCredits(trx, { accountId: request.user_id, reference })
 		return
 	}
 	const price = request.credits_reserved / request.requested_count
 	const newLeads = Math.max(0, Math.min(found - request.found_before, request.requested_count))
-	await commitCredits(db, {
+	await commitCredits(trx, {
 		accountId: request.user_id,
 		reference,
 		used: Math.round(newLeads * price),
@@ -214,9 +257,10 @@ export async function settleCredits(
 }
 
 /**
- * The lead-scrape job: runs the Apify actor for the request, pages through its
- * dataset, maps and dedupes leads, and ends the list in success with counts or
- * fail with a reason. Resumes from its checkpoint (run id, items read).
+ * The lead-scrape job (and company searches): runs the Apify actor for the
+ * request, pages through its dataset, maps and dedupes leads or companies, and
+ * ends the list in success with counts or fail with a reason. Resumes from its
+ * checkpoint (run id, items read).
  */
 export async function runLeadScrape(requestId: string, job: JobContext) {
 	let request = await loadRequest(requestId)
@@ -227,7 +271,7 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 	)
 		return
 	await db
-		.updateTable('processing_list')
+		.updateTable(LIST_TABLE[request.kind])
 		.set({
 			status: JobStatus.processing,
 			started_at: sql`coalesce(started_at, now())`,
@@ -257,7 +301,7 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 		let run = await patiently(() => apify.getRun(request!.run_id!, 60), job.signal)
 		while (!isFinished(run)) {
 			if (job.signal.aborted) throw new Error('worker stopping')
-			if (!(await stillRunning(request.list_id))) {
+			if (!(await stillRunning(request.kind, request.list_id))) {
 				await apify.abortRun(run.id).catch(() => {})
 				return
 			}
@@ -269,16 +313,13 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 		let offset = request.items_read
 		for (;;) {
 			if (job.signal.aborted) throw new Error('worker stopping')
-			if (!(await stillRunning(request.list_id))) return
+			if (!(await stillRunning(request.kind, request.list_id))) return
 			const page = await patiently(
 				() => apify.datasetItems(run.defaultDatasetId, { offset, limit: PAGE_SIZE }),
 				job.signal,
 			)
-			const leads = page.items
-				.map(mapApolloPerson)
-				.filter((lead): lead is LeadFields => lead !== null)
 			offset += page.items.length
-			await savePage(request, leads, offset)
+			await savePage(request, page.items, offset)
 			if (page.items.length < PAGE_SIZE || (page.total !== undefined && offset >= page.total)) break
 		}
 		await finish(request, { ok: true })

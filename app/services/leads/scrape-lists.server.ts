@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { createApifyClient } from '../../integrations/apify.server.ts'
@@ -101,11 +102,11 @@ async function findList(account: ActingAccount, kind: ListKind, id: string) {
 	return list
 }
 
-async function leadRequest(listId: string) {
-	return db
+function requestOf(kind: ListKind, listId: string, trx: Kysely<DB> = db) {
+	return trx
 		.selectFrom('apollo_requests')
 		.selectAll()
-		.where('list_id', '=', listId)
+		.where(kind === 'leads' ? 'list_id' : 'company_list_id', '=', listId)
 		.orderBy('created_at', 'desc')
 		.executeTakeFirst()
 }
@@ -131,7 +132,7 @@ export async function cancelScrape(context: AccountContext | null, kind: ListKin
 		.executeTakeFirst()
 	if (!cancelled) return list
 	if (kind === 'leads') {
-		const request = await leadRequest(list.id)
+		const request = await requestOf(kind, list.id)
 		if (request) {
 			await db
 				.updateTable('apollo_requests')
@@ -162,7 +163,7 @@ export async function retryScrape(context: AccountContext | null, kind: ListKind
 	if (list.status !== JobStatus.fail)
 		throw new FormError('Only a failed or cancelled list can be retried.')
 	if (kind !== 'leads') throw new FormError('This list cannot be retried.')
-	const request = await leadRequest(list.id)
+	const request = await requestOf(kind, list.id)
 	if (!request) throw new FormError('This list has no search to run again.')
 	const attempt = request.attempt + 1
 	try {
