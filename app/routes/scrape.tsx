@@ -212,7 +212,7 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 													label="Cancel"
 												/>
 											) : null}
-											{list.status === 3 && list.kind === 'leads' && list.source === 'apollo' ? (
+											{list.status === 3 ? (
 												<ActionButton
 													intent="retry"
 													kind={list.kind}

@@ -8,4 +8,8 @@ const { startFakeApify } = await import('../fakes/apify/server.ts')
 const apify = await startFakeApify({ port: Number(process.env.E2E_APIFY_PORT ?? 0) })
 process.env.APIFY_BASE_URL = apify.url
 process.env.APIFY_TOKEN = apify.token
+const { startFakeApollo } = await import('../fakes/apollo/server.ts')
+const apollo = await startFakeApollo({ port: Number(process.env.E2E_APOLLO_PORT ?? 0) })
+process.env.APOLLO_BASE_URL = apollo.url
+process.env.APOLLO_API_KEY = apollo.apiKey
 await import('../../server.ts')

@@ -11,6 +11,7 @@ import {
 } from '../../integrations/apify.server.ts'
 import type { JobContext } from '../../jobs/define.server.ts'
 import { logger } from '../../utils/logger.server.ts'
+import { patiently } from '../../utils/patience.server.ts'
 import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { mapApolloPerson, type LeadFields } from './map-apollo-person.ts'
@@ -111,33 +112,6 @@ async function apifyFor(request: Request): Promise<ApifyClient> {
 	if (!config.APIFY_TOKEN)
 		throw new ApifyError('token', 'The platform has no Apify token configured.')
 	return createApifyClient({ baseUrl: config.APIFY_BASE_URL, token: config.APIFY_TOKEN })
-}
-
-const sleep = (ms: number, signal: AbortSignal) =>
-	new Promise<void>((resolve) => {
-		const timer = setTimeout(resolve, ms)
-		signal.addEventListener('abort', () => {
-			clearTimeout(timer)
-			resolve()
-		})
-	})
-
-/** Retries a rate-limited call in place, honouring Retry-After, before giving up to the job's retries. */
-async function patiently<T>(call: () => Promise<T>, signal: AbortSignal, tries = 4): Promise<T> {
-	for (let attempt = 1; ; attempt++) {
-		try {
-			return await call()
-		} catch (error) {
-			if (
-				!(error instanceof ApifyError) ||
-				error.kind !== 'rate-limited' ||
-				attempt >= tries ||
-				signal.aborted
-			)
-				throw error
-			await sleep((error.retryAfterSeconds ?? 2 ** attempt) * 1000, signal)
-		}
-	}
 }
 
 async function stillRunning(kind: ListKind, listId: string) {

@@ -5,7 +5,9 @@ import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { createApifyClient } from '../../integrations/apify.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
+import { companyScrapeJob } from '../../jobs/definitions/company-scrape.server.ts'
 import { leadScrapeJob } from '../../jobs/definitions/lead-scrape.server.ts'
+import { companyScrapeReference } from '../companies/run-company-scrape.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
@@ -156,53 +158,78 @@ async function abortRun(accountId: string, keyKind: string, runId: string) {
 		.catch((error) => logger.warn({ err: error, runId }, 'could not abort the Apify run'))
 }
 
-/** Runs a failed scrape again from the start (leads already found stay; duplicates are skipped). */
+/**
+ * Runs a failed or cancelled scrape again: a search starts a new Apify run (leads
+ * already found stay; duplicates are skipped), domains go on from where they stopped.
+ */
 export async function retryScrape(context: AccountContext | null, kind: ListKind, id: string) {
 	const account = actingAccount(context)
 	const list = await findList(account, kind, id)
 	if (list.status !== JobStatus.fail)
 		throw new FormError('Only a failed or cancelled list can be retried.')
-	if (kind !== 'leads') throw new FormError('This list cannot be retried.')
 	const request = await requestOf(kind, list.id)
-	if (!request) throw new FormError('This list has no search to run again.')
-	const attempt = request.attempt + 1
 	try {
 		await db.transaction().execute(async (trx) => {
 			await trx
-				.updateTable('apollo_requests')
-				.set({
-					attempt,
-					status: JobStatus.pending,
-					error: null,
-					run_id: null,
-					dataset_id: null,
-					items_read: 0,
-					found_before: list.found,
-				})
-				.where('id', '=', request.id)
-				.execute()
-			await trx
-				.updateTable('processing_list')
-				.set({
-					status: JobStatus.pending,
-					error: null,
-					progress: 0,
-					finished_at: null,
-					updated_at: sql`now()`,
-				})
+				.updateTable(TABLE[kind])
+				.set({ status: JobStatus.pending, error: null, finished_at: null, updated_at: sql`now()` })
 				.where('id', '=', list.id)
 				.execute()
-			if (request.credits_reserved > 0) {
+			if (request) {
+				const attempt = request.attempt + 1
+				await trx
+					.updateTable('apollo_requests')
+					.set({
+						attempt,
+						status: JobStatus.pending,
+						error: null,
+						run_id: null,
+						dataset_id: null,
+						items_read: 0,
+						found_before: list.found,
+					})
+					.where('id', '=', request.id)
+					.execute()
+				await trx.updateTable(TABLE[kind]).set({ progress: 0 }).where('id', '=', list.id).execute()
+				if (request.credits_reserved > 0) {
+					await reserveCredits(trx, {
+						accountId: account.accountId,
+						amount: request.credits_reserved,
+						reference: leadScrapeReference(request.id, attempt),
+					})
+				}
+				await enqueue(
+					leadScrapeJob,
+					{ requestId: request.id },
+					{ db: trx, singletonKey: `${request.id}:${attempt}` },
+				)
+				return
+			}
+			if (kind !== 'companies') throw new FormError('This list has no search to run again.')
+			const domains = await trx
+				.updateTable('company_scraping_list')
+				.set({ attempt: sql`attempt + 1`, found_before: sql`found` })
+				.where('id', '=', list.id)
+				.returning(['attempt', 'credits_reserved', 'requested', 'items_read'])
+				.executeTakeFirstOrThrow()
+			const left = domains.requested - domains.items_read
+			const amount = Math.round((domains.credits_reserved / Math.max(domains.requested, 1)) * left)
+			if (amount > 0) {
+				await trx
+					.updateTable('company_scraping_list')
+					.set({ credits_reserved: amount })
+					.where('id', '=', list.id)
+					.execute()
 				await reserveCredits(trx, {
 					accountId: account.accountId,
-					amount: request.credits_reserved,
-					reference: leadScrapeReference(request.id, attempt),
+					amount,
+					reference: companyScrapeReference(list.id, domains.attempt),
 				})
 			}
 			await enqueue(
-				leadScrapeJob,
-				{ requestId: request.id },
-				{ db: trx, singletonKey: `${request.id}:${attempt}` },
+				companyScrapeJob,
+				{ listId: list.id },
+				{ db: trx, singletonKey: `${list.id}:${domains.attempt}` },
 			)
 		})
 	} catch (error) {

@@ -90,6 +90,21 @@ export function fakePerson(i: number, messy = false) {
 	}
 }
 
+export function fakeCompany(i: number) {
+	const domain = `company${i}.example.com`
+	return {
+		id: `o${i}`,
+		name: `Company ${i}`,
+		website_url: `https://www.${domain}`,
+		primary_domain: domain,
+		industry: 'computer software',
+		estimated_num_employees: 20 + i,
+		city: 'Paris',
+		country: 'France',
+		linkedin_url: `https://www.linkedin.com/company/company-${i}`,
+	}
+}
+
 export async function startFakeApify(
 	options: { token?: string; port?: number } = {},
 ): Promise<FakeApify> {
@@ -125,6 +140,9 @@ export async function startFakeApify(
 		const requested = Number(run.input.totalRecords ?? 100)
 		let count = Math.min(run.scenario.found ?? requested, requested)
 		if (run.scenario.stopAt25) count = Math.min(count, 25)
+		// company-search actors answer with Apollo organizations
+		if (run.actorId.includes('compan'))
+			return Array.from({ length: count }, (_, i) => fakeCompany(i))
 		return Array.from({ length: count }, (_, i) => fakePerson(i, run.scenario.messy))
 	}
 

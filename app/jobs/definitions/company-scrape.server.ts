@@ -1,0 +1,15 @@
+import { z } from 'zod'
+import { defineJob } from '../define.server.ts'
+import {
+	COMPANY_JOB_RETRY_LIMIT,
+	runCompanyScrape,
+} from '../../services/companies/run-company-scrape.server.ts'
+
+export const companyScrapeJob = defineJob({
+	name: 'company-scrape',
+	schema: z.object({ listId: z.uuid() }),
+	retryLimit: COMPANY_JOB_RETRY_LIMIT,
+	retryDelaySeconds: 15,
+	expireInSeconds: 6 * 3600,
+	handler: ({ listId }, context) => runCompanyScrape(listId, context),
+})

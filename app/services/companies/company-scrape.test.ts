@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { startFakeApify, type FakeApify } from '../../../tests/fakes/apify/server.ts'
+import { startFakeApollo, type FakeApollo } from '../../../tests/fakes/apollo/server.ts'
+import { insertUser } from '../../../tests/support/factories.ts'
+import { loadAccountContext } from '../../context.server.ts'
+import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
+import { FormError } from '../../utils/http-errors.server.ts'
+import { sealSecret } from '../../utils/secrets.server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
+import { API_KEY_PURPOSE, apiKeyOwner } from '../api-keys/get-provider-key.server.ts'
+import { getCreditBalance, grantCredits } from '../billing/credits.server.ts'
+import { createCompanyScrape } from './create-company-scrape.server.ts'
+
+let apollo: FakeApollo
+let apify: FakeApify
+let workers: Workers
+beforeAll(async () => {
+	apollo = await startFakeApollo()
+	apify = await startFakeApify()
+	Object.assign(process.env, {
+		APOLLO_BASE_URL: apollo.url,
+		APOLLO_API_KEY: apollo.apiKey,
+		APIFY_BASE_URL: apify.url,
+		APIFY_TOKEN: apify.token,
+	})
+	resetSingleton('config')
+	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
+})
+afterAll(async () => {
+	await workers.stop()
+	await apollo.close()
+	await apify.close()
+})
+
+async function account(credits = 0) {
+	const user = await insertUser(db)
+	if (credits)
+		await grantCredits(db, {
+			accountId: user.id,
+			amount: credits,
+			reason: 'admin',
+			reference: `seed-${user.id}`,
+		})
+	return loadAccountContext(db, user)
+}
+
+async function settled(listId: string) {
+	await expect
+		.poll(
+			async () =>
+				(
+					await db
+						.selectFrom('company_scraping_list')
+						.select('status')
+						.where('id', '=', listId)
+						.executeTakeFirstOrThrow()
+				).status,
+			{ timeout: 20_000, interval: 100 },
+		)
+		.toBeGreaterThanOrEqual(2)
+	return db
+		.selectFrom('company_scraping_list')
+		.selectAll()
+		.where('id', '=', listId)
+		.executeTakeFirstOrThrow()
+}
+
+describe('company scrape', () => {
+	test('pasted domains are enriched through Apollo; unknown ones are not charged', async () => {
+		apollo.rateLimitNext(3)
+		const me = await account(100)
+		const domains = [
+			...Array.from({ length: 28 }, (_, i) => `acme-${i}.com`),
+			'unknown-one.com',
+			'https://www.unknown-two.com/x',
+		]
+		const { listId } = await createCompanyScrape(me, {
+			name: 'Targets',
+			workspaceId: null,
+			source: 'domains',
+			domainsText: domains.join('\n'),
+			payWith: 'credits',
+		})
+		const list = await settled(listId)
+		expect(list).toMatchObject({ status: 2, requested: 30, found: 28, progress: 100 })
+		const companies = await db
+			.selectFrom('companies')
+			.selectAll()
+			.where('list_id', '=', listId)
+			.orderBy('domain')
+			.execute()
+		expect(companies).toHaveLength(28)
+		expect(companies[0]).toMatchObject({
+			domain: 'acme-0.com',
+			name: 'Acme 0',
+			location: 'Austin, Texas, United States',
+		})
+		expect(await getCreditBalance(me.accountId!)).toBe(72)
+	})
+
+	test('an invalid domain is reported with its line and nothing is written', async () => {
+		const me = await account(100)
+		const error = await createCompanyScrape(me, {
+			name: 'Bad',
+			workspaceId: null,
+			source: 'domains',
+			domainsText: 'acme.com\nnot_a domain.com',
+			payWith: 'credits',
+		}).catch((e) => e)
+		expect(error).toBeInstanceOf(FormError)
+		expect(error).toMatchObject({ field: 'domains' })
+		expect(error.message).toContain('line 2: “not_a”')
+		expect(
+			await db
+				.selectFrom('company_scraping_list')
+				.select('id')
+				.where('user_id', '=', me.accountId!)
+				.execute(),
+		).toHaveLength(0)
+		expect(await getCreditBalance(me.accountId!)).toBe(100)
+	})
+
+	test('domains from a CSV column named website', async () => {
+		const me = await account(10)
+		const { listId } = await createCompanyScrape(me, {
+			name: 'From CSV',
+			workspaceId: null,
+			source: 'domains',
+			csv: '\uFEFFCompany,Website\nAcme,https://acme.io\n"Beta, Inc",beta.dev\n',
+			payWith: 'credits',
+		})
+		expect(await settled(listId)).toMatchObject({ status: 2, found: 2 })
+	})
+
+	test("a wrong Apollo key of the account's own fails the list clearly", async () => {
+		const me = await account(0)
+		await db
+			.insertInto('api_keys')
+			.values({
+				user_id: me.accountId!,
+				provider: 'apollo',
+				encrypted_key: sealSecret('nope', API_KEY_PURPOSE, apiKeyOwner(me.accountId!, 'apollo')),
+				last4: 'nope',
+			})
+			.execute()
+		const withKey = await loadAccountContext(db, me.user)
+		const { listId } = await createCompanyScrape(withKey, {
+			name: 'Own key',
+			workspaceId: null,
+			source: 'domains',
+			domainsText: 'acme.com',
+			payWith: 'apolloKey',
+		})
+		const list = await settled(listId)
+		expect(list.status).toBe(3)
+		expect(list.error).toBe('The Apollo API key is not valid. Check it on the API keys page.')
+	})
+
+	test('an Apollo company search runs through Apify', async () => {
+		const me = await account(50)
+		const { listId } = await createCompanyScrape(me, {
+			name: 'SaaS in France',
+			workspaceId: null,
+			source: 'apollo',
+			url: 'https://app.apollo.io/#/companies?organizationLocations[]=France&qOrganizationKeywordTags[]=saas',
+			count: 40,
+			payWith: 'credits',
+		})
+		expect(await settled(listId)).toMatchObject({ status: 2, found: 40 })
+		expect(await getCreditBalance(me.accountId!)).toBe(10)
+	})
+})
+
+describe('retrying a company list', () => {
+	test('a failed domain list goes on from where it stopped, charging only what it finds', async () => {
+		const { retryScrape } = await import('../leads/scrape-lists.server.ts')
+		const me = await account(100)
+		const { listId } = await createCompanyScrape(me, {
+			name: 'Retry me',
+			workspaceId: null,
+			source: 'domains',
+			domainsText: Array.from({ length: 10 }, (_, i) => `retry-${i}.com`).join(' '),
+			payWith: 'credits',
+		})
+		await settled(listId)
+		// as if the first attempt had failed after 4 domains
+		await db
+			.updateTable('company_scraping_list')
+			.set({ status: 3, error: 'Apollo is having trouble.', items_read: 4 })
+			.where('id', '=', listId)
+			.execute()
+		await db
+			.deleteFrom('companies')
+			.where('list_id', '=', listId)
+			.where('domain', 'not in', ['retry-0.com', 'retry-1.com', 'retry-2.com', 'retry-3.com'])
+			.execute()
+		await db
+			.updateTable('company_scraping_list')
+			.set({ found: 4 })
+			.where('id', '=', listId)
+			.execute()
+		await retryScrape(me, 'companies', listId)
+		expect(await settled(listId)).toMatchObject({ status: 2, found: 10, error: null })
+		// 10 credits for the first attempt, 6 more for the retry's 6 new companies
+		expect(await getCreditBalance(me.accountId!)).toBe(84)
+	})
+})

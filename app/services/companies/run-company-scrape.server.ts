@@ -1,0 +1,198 @@
+import { sql } from 'kysely'
+import { db } from '../../../db/index.server.ts'
+import { getConfig } from '../../config.server.ts'
+import {
+	ApolloError,
+	createApolloClient,
+	type ApolloOrganization,
+} from '../../integrations/apollo.server.ts'
+import type { JobContext } from '../../jobs/define.server.ts'
+import { logger } from '../../utils/logger.server.ts'
+import { patiently } from '../../utils/patience.server.ts'
+import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
+import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
+import { JobStatus } from '../leads/run-lead-scrape.server.ts'
+import { mapApolloOrganization, type CompanyFields } from './map-apollo-organization.ts'
+
+export const companyScrapeReference = (listId: string, attempt: number) =>
+	`company-scrape:${listId}:${attempt}`
+
+export const BATCH = 25
+export const PARALLEL = 5
+export const COMPANY_JOB_RETRY_LIMIT = 4
+
+type List = {
+	id: string
+	user_id: string
+	workspace_id: string | null
+	status: number
+	found: number
+	requested: number
+	input_domains: string[]
+	items_read: number
+	key_kind: string | null
+	credits_reserved: number
+	attempt: number
+	found_before: number
+}
+
+async function apolloFor(list: List) {
+	const config = getConfig()
+	const key =
+		list.key_kind === 'apolloKey'
+			? (await getProviderKey(list.user_id, 'apollo'))?.key
+			: config.APOLLO_API_KEY
+	if (!key)
+		throw new ApolloError(
+			'key',
+			'The Apollo API key was removed. Add it again on the API keys page.',
+		)
+	return createApolloClient({ baseUrl: config.APOLLO_BASE_URL, apiKey: key })
+}
+
+/** Looks up `domains` a few at a time; unknown domains come back null. */
+async function enrichBatch(
+	apollo: ReturnType<typeof createApolloClient>,
+	domains: string[],
+	signal: AbortSignal,
+): Promise<(ApolloOrganization | null)[]> {
+	const results: (ApolloOrganization | null)[] = new Array(domains.length).fill(null)
+	let next = 0
+	await Promise.all(
+		Array.from({ length: Math.min(PARALLEL, domains.length) }, async () => {
+			while (next < domains.length) {
+				const index = next++
+				results[index] = await patiently(() => apollo.enrichOrganization(domains[index]!), signal)
+			}
+		}),
+	)
+	return results
+}
+
+async function settle(list: List, ok: boolean, found: number, trx: typeof db) {
+	if (list.credits_reserved <= 0) return
+	const reference = companyScrapeReference(list.id, list.attempt)
+	if (!ok) return releaseCredits(trx, { accountId: list.user_id, reference })
+	// what this attempt found, at the price per company, never more than it held
+	const used = Math.min(
+		Math.max(found - list.found_before, 0) * getConfig().CREDITS_PER_COMPANY,
+		list.credits_reserved,
+	)
+	return commitCredits(trx, { accountId: list.user_id, reference, used })
+}
+
+async function finish(list: List, outcome: { ok: true } | { ok: false; error: string }) {
+	await db.transaction().execute(async (trx) => {
+		const ended = await trx
+			.updateTable('company_scraping_list')
+			.set({
+				status: outcome.ok ? JobStatus.success : JobStatus.fail,
+				error: outcome.ok ? null : outcome.error,
+				progress: outcome.ok ? 100 : sql`progress`,
+				finished_at: sql`now()`,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', list.id)
+			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
+			.returning('found')
+			.executeTakeFirst()
+		if (ended) await settle(list, outcome.ok, ended.found, trx)
+	})
+}
+
+/**
+ * The company-scrape job for pasted or uploaded domains: enriches each through
+ * Apollo, a batch at a time, checkpointing after every batch.
+ */
+export async function runCompanyScrape(listId: string, job: JobContext) {
+	const list = (await db
+		.selectFrom('company_scraping_list')
+		.select([
+			'id',
+			'user_id',
+			'workspace_id',
+			'status',
+			'found',
+			'requested',
+			'input_domains',
+			'items_read',
+			'key_kind',
+			'credits_reserved',
+			'attempt',
+			'found_before',
+		])
+		.where('id', '=', listId)
+		.executeTakeFirst()) as List | undefined
+	if (!list || list.status === JobStatus.success || list.status === JobStatus.fail) return
+	await db
+		.updateTable('company_scraping_list')
+		.set({
+			status: JobStatus.processing,
+			started_at: sql`coalesce(started_at, now())`,
+			updated_at: sql`now()`,
+		})
+		.where('id', '=', list.id)
+		.where('status', '=', JobStatus.pending)
+		.execute()
+	try {
+		const apollo = await apolloFor(list)
+		for (let offset = list.items_read; offset < list.input_domains.length; offset += BATCH) {
+			if (job.signal.aborted) throw new Error('worker stopping')
+			const current = await db
+				.selectFrom('company_scraping_list')
+				.select('status')
+				.where('id', '=', list.id)
+				.executeTakeFirst()
+			if (current?.status !== JobStatus.processing) return
+			const domains = list.input_domains.slice(offset, offset + BATCH)
+			const organizations = await enrichBatch(apollo, domains, job.signal)
+			const companies = organizations
+				.map((org, i) => (org ? mapApolloOrganization(org, domains[i]) : null))
+				.filter((c): c is CompanyFields => c !== null)
+			const read = offset + domains.length
+			await db.transaction().execute(async (trx) => {
+				let inserted = 0
+				if (companies.length > 0) {
+					const rows = await trx
+						.insertInto('companies')
+						.values(
+							companies.map((c) => ({
+								...c,
+								data: JSON.stringify(c.data),
+								list_id: list.id,
+								user_id: list.user_id,
+								workspace_id: list.workspace_id,
+							})),
+						)
+						.onConflict((oc) => oc.doNothing())
+						.returning('id')
+						.execute()
+					inserted = rows.length
+				}
+				await trx
+					.updateTable('company_scraping_list')
+					.set({
+						items_read: read,
+						found: sql`found + ${inserted}`,
+						progress: Math.min(99, Math.floor((read / list.input_domains.length) * 100)),
+						updated_at: sql`now()`,
+					})
+					.where('id', '=', list.id)
+					.execute()
+			})
+		}
+		await finish(list, { ok: true })
+	} catch (error) {
+		const retryable = (error instanceof ApolloError && error.retryable) || job.signal.aborted
+		if (retryable && job.retryCount < COMPANY_JOB_RETRY_LIMIT) throw error
+		if (!(error instanceof ApolloError))
+			logger.error({ err: error, listId }, 'company scrape failed')
+		await finish(list, {
+			ok: false,
+			error:
+				error instanceof ApolloError
+					? error.message
+					: 'Something went wrong while looking up the companies. Try again.',
+		})
+	}
+}

@@ -1,0 +1,36 @@
+/** A provider's answer that says "slow down": our integrations' errors carry these. */
+type RateLimited = { kind: string; retryAfterSeconds?: number }
+
+function isRateLimited(error: unknown): error is RateLimited {
+	return Boolean(
+		error && typeof error === 'object' && (error as RateLimited).kind === 'rate-limited',
+	)
+}
+
+export const sleep = (ms: number, signal?: AbortSignal) =>
+	new Promise<void>((resolve) => {
+		const timer = setTimeout(resolve, ms)
+		signal?.addEventListener('abort', () => {
+			clearTimeout(timer)
+			resolve()
+		})
+	})
+
+/**
+ * Retries a rate-limited call in place, honouring Retry-After (else backing off
+ * 2, 4, 8 s), before giving up to the job's own retries.
+ */
+export async function patiently<T>(
+	call: () => Promise<T>,
+	signal: AbortSignal,
+	tries = 4,
+): Promise<T> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await call()
+		} catch (error) {
+			if (!isRateLimited(error) || attempt >= tries || signal.aborted) throw error
+			await sleep((error.retryAfterSeconds ?? 2 ** attempt) * 1000, signal)
+		}
+	}
+}
