@@ -8,6 +8,30 @@ const bool = z
 	.enum(['true', 'false', '1', '0', 'yes', 'no'])
 	.transform((v) => v === 'true' || v === '1' || v === 'yes')
 
+// CREDIT_PACKS: "credits:price_cents" pairs, e.g. "1000:1900,5000:7900".
+const DEFAULT_CREDIT_PACKS = '1000:1900,5000:7900,20000:24900'
+const creditPacks = z
+	.string()
+	.regex(
+		/^\s*\d{1,9}:\d{2,9}\s*(,\s*\d{1,9}:\d{2,9}\s*)*$/,
+		'must be credits:price_cents pairs, e.g. 1000:1900,5000:7900',
+	)
+	.transform((value) =>
+		value.split(',').map((pair) => {
+			const [credits, priceCents] = pair.trim().split(':').map(Number) as [number, number]
+			return { credits, priceCents }
+		}),
+	)
+	.refine((packs) => packs.every((p) => p.credits > 0 && p.credits <= 10_000_000), {
+		message: 'each pack holds 1 to 10,000,000 credits',
+	})
+	.refine((packs) => packs.every((p) => p.priceCents >= 50), {
+		message: 'each price is at least 50 cents (the smallest Stripe charge)',
+	})
+	.refine((packs) => new Set(packs.map((p) => p.credits)).size === packs.length, {
+		message: 'pack sizes must differ',
+	})
+
 const EnvSchema = z
 	.object({
 		NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -37,6 +61,16 @@ const EnvSchema = z
 			.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
 			.default('info'),
 		PAYMENTS: z.enum(['stripe', 'test']).optional(),
+		STRIPE_SECRET_KEY: z
+			.string()
+			.regex(/^(sk|rk)_[A-Za-z0-9_]+$/, 'must be a Stripe secret key (sk_... or rk_...)')
+			.optional(),
+		STRIPE_WEBHOOK_SECRET: z
+			.string()
+			.regex(/^whsec_[A-Za-z0-9_]+$/, 'must be a Stripe webhook signing secret (whsec_...)')
+			.optional(),
+		STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+		CREDIT_PACKS: creditPacks.prefault(DEFAULT_CREDIT_PACKS),
 		DEV_MAILBOX: bool.optional(),
 	})
 	.superRefine((env, ctx) => {
@@ -55,6 +89,18 @@ const EnvSchema = z
 					})
 			}
 		}
+		if (env.STRIPE_SECRET_KEY && !env.STRIPE_WEBHOOK_SECRET)
+			ctx.addIssue({
+				code: 'custom',
+				path: ['STRIPE_WEBHOOK_SECRET'],
+				message: 'is required with STRIPE_SECRET_KEY',
+			})
+		if (env.PAYMENTS === 'stripe' && !env.STRIPE_SECRET_KEY)
+			ctx.addIssue({
+				code: 'custom',
+				path: ['STRIPE_SECRET_KEY'],
+				message: 'is required with PAYMENTS=stripe',
+			})
 		if (env.ADMIN_EMAIL && !env.ADMIN_PASSWORD)
 			ctx.addIssue({
 				code: 'custom',

@@ -85,6 +85,30 @@ export const screens = [
 		title: 'Reset your password',
 	},
 	{
+		name: 'subscription',
+		path: 'subscription',
+		file: 'routes/subscription.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Subscription',
+	},
+	{
+		name: 'purchase',
+		path: 'purchase',
+		file: 'routes/purchase.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Purchase credits',
+	},
+	{
+		name: 'test-payment',
+		path: 'test-payment/:sessionId',
+		file: 'routes/test-payment.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Test payment',
+	},
+	{
 		name: 'team-members',
 		path: 'team-members',
 		file: 'routes/team-members.tsx',
@@ -125,6 +149,7 @@ export const resourceRoutes = [
 	{ name: 'dev-mailbox', path: 'dev/mailbox', file: 'routes/resources/dev-mailbox.tsx' },
 	{ name: 'healthz', path: 'healthz', file: 'routes/resources/healthz.ts' },
 	{ name: 'dev-error', path: 'dev/error', file: 'routes/resources/dev-error.tsx' },
+	{ name: 'stripe-webhook', path: 'stripe/webhook', file: 'routes/resources/stripe-webhook.ts' },
 	{
 		name: 'switch-workspace',
 		path: 'workspaces/switch',

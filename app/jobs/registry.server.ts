@@ -1,4 +1,5 @@
 import type { JobDefinition } from './define.server.ts'
+import { subscriptionExpiryJob } from './definitions/subscription-expiry.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
-export const jobDefinitions: JobDefinition<any>[] = []
+export const jobDefinitions: JobDefinition<any>[] = [subscriptionExpiryJob]

@@ -1,0 +1,211 @@
+import { getFormProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod/v4'
+import { data, Form, redirect, useNavigation } from 'react-router'
+import type { Route } from './+types/purchase'
+import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
+import { SubmitButton } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { FormErrors } from '../components/ui/field.tsx'
+import { requestContext } from '../context.server.ts'
+import { assertBillingOwner } from '../services/billing/access.server.ts'
+import { getPurchaseOverview } from '../services/billing/billing-overview.server.ts'
+import { buyCreditPack } from '../services/billing/buy-credits.server.ts'
+import { BuyCreditsSchema } from '../services/billing/schemas.ts'
+import { useIsPending } from '../utils/forms.ts'
+import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { cn } from '../utils/cn.ts'
+
+export async function loader({ context }: Route.LoaderArgs) {
+	return getPurchaseOverview(context.get(requestContext).account!)
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const account = context.get(requestContext).account!
+	assertBillingOwner(account)
+	const formData = await request.formData()
+	const submission = parseWithZod(formData, { schema: BuyCreditsSchema })
+	if (submission.status !== 'success') {
+		return data({ result: submission.reply() }, { status: 400 })
+	}
+	try {
+		const checkout = await buyCreditPack(account, submission.value.credits)
+		return redirect(checkout.url)
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+	}
+}
+
+type LoaderData = Route.ComponentProps['loaderData']
+
+function Packs({
+	packs,
+	paymentsAvailable,
+	actionData,
+}: {
+	packs: LoaderData['packs']
+	paymentsAvailable: boolean
+	actionData: Route.ComponentProps['actionData']
+}) {
+	const buying = useIsPending('buy')
+	const pendingPack = useNavigation().formData?.get('credits')
+	const [form, fields] = useForm({
+		id: 'buy-credits',
+		lastResult: actionData?.result,
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: BuyCreditsSchema }),
+	})
+	const errors = [...(form.errors ?? []), ...(fields.credits.errors ?? [])]
+	return (
+		<section aria-labelledby="packs-heading">
+			<h2 id="packs-heading" className="text-lg font-semibold text-slate-900">
+				Credit packs
+			</h2>
+			<p className="mt-1 text-sm text-slate-600">
+				Pack credits never expire and add to the credits your plan brings every month.
+			</p>
+			{!paymentsAvailable ? (
+				<p className="mt-4 rounded-md bg-slate-100 p-3 text-sm text-slate-700">
+					Payments are not set up on this server yet. Ask the administrator to configure Stripe.
+				</p>
+			) : null}
+			<Form method="post" className="mt-4" {...getFormProps(form)}>
+				<input type="hidden" name="intent" value="buy" />
+				<FormErrors id={form.errorId} errors={errors} />
+				<ul className="mt-4 grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
+					{packs.map((pack) => (
+						<li
+							key={pack.credits}
+							data-testid={`pack-${pack.credits}`}
+							className="flex flex-col rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200"
+						>
+							<h3 className="font-semibold text-slate-900">
+								{pack.credits.toLocaleString('en')} credits
+							</h3>
+							<p className="mt-2 text-3xl font-bold text-slate-900">{pack.price}</p>
+							<p className="mt-1 flex-1 text-sm text-slate-600">
+								{pack.perThousand} per 1,000 credits
+							</p>
+							{paymentsAvailable ? (
+								<SubmitButton
+									name="credits"
+									value={pack.credits}
+									className="mt-4 w-full"
+									pending={buying && pendingPack === String(pack.credits)}
+									pendingText="One moment…"
+								>
+									Buy
+									<span className="sr-only"> {pack.credits.toLocaleString('en')} credits</span>
+								</SubmitButton>
+							) : null}
+						</li>
+					))}
+				</ul>
+			</Form>
+		</section>
+	)
+}
+
+function Ledger({ ledger }: { ledger: LoaderData['ledger'] }) {
+	return (
+		<section aria-labelledby="ledger-heading" className="mt-8">
+			<h2 id="ledger-heading" className="text-lg font-semibold text-slate-900">
+				Credit history
+			</h2>
+			{ledger.length === 0 ? (
+				<Card className="mt-4">
+					<p className="text-sm text-slate-600" data-testid="ledger-empty">
+						No credit activity yet. Plan credits, packs you buy and credits jobs use show up here.
+					</p>
+				</Card>
+			) : (
+				<div className="mt-4 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+					<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="ledger">
+						<caption className="sr-only">Credit history, newest first</caption>
+						<thead className="bg-slate-50 text-left text-slate-600">
+							<tr>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Date
+								</th>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Reason
+								</th>
+								<th scope="col" className="px-4 py-3 text-right font-semibold">
+									Change
+								</th>
+								<th scope="col" className="px-4 py-3 text-right font-semibold">
+									Balance
+								</th>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Reference
+								</th>
+							</tr>
+						</thead>
+						<tbody className="divide-y divide-slate-100">
+							{ledger.map((entry) => (
+								<tr key={entry.id}>
+									<td className="px-4 py-3 whitespace-nowrap text-slate-700">
+										<time dateTime={entry.date}>{entry.dateLabel}</time>
+									</td>
+									<td className="px-4 py-3 whitespace-nowrap text-slate-900">{entry.reason}</td>
+									<td
+										className={cn(
+											'px-4 py-3 text-right font-medium whitespace-nowrap tabular-nums',
+											entry.delta > 0 ? 'text-green-700' : 'text-slate-900',
+										)}
+									>
+										{entry.delta > 0 ? '+' : '−'}
+										{Math.abs(entry.delta).toLocaleString('en')}
+									</td>
+									<td className="px-4 py-3 text-right whitespace-nowrap text-slate-700 tabular-nums">
+										{entry.balanceAfter.toLocaleString('en')}
+									</td>
+									<td className="max-w-64 truncate px-4 py-3 font-mono text-xs text-slate-600">
+										<span title={entry.reference ?? undefined}>{entry.reference ?? '—'}</span>
+									</td>
+								</tr>
+							))}
+						</tbody>
+					</table>
+				</div>
+			)}
+		</section>
+	)
+}
+
+export default function Purchase({ loaderData, actionData }: Route.ComponentProps) {
+	const { isOwner, ownerEmail, testMode, balance, packs, ledger, paymentsAvailable } = loaderData
+	return (
+		<>
+			<PageHeader
+				title="Purchase credits"
+				description={
+					<>
+						Your balance:{' '}
+						<span className="font-semibold text-slate-900" data-testid="purchase-balance">
+							{balance.toLocaleString('en')}
+						</span>{' '}
+						credits
+					</>
+				}
+			/>
+			{!isOwner ? (
+				<Card>
+					<p className="text-sm text-slate-700" data-testid="billing-owner">
+						Credits for this account are bought by{' '}
+						<span className="font-semibold text-slate-900">{ownerEmail ?? 'the owner'}</span>. Ask
+						them if you need more.
+					</p>
+				</Card>
+			) : (
+				<>
+					{testMode ? <TestModeBanner /> : null}
+					<Packs packs={packs} paymentsAvailable={paymentsAvailable} actionData={actionData} />
+					<Ledger ledger={ledger} />
+				</>
+			)}
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Purchase credits')

@@ -1,0 +1,304 @@
+import type { Kysely, Selectable, Transaction } from 'kysely'
+import { db as defaultDb } from '../../../db/index.server.ts'
+import type { CheckoutSessions, DB } from '../../../db/schema.ts'
+import type { AccountContext } from '../../context.server.ts'
+import { getConfig } from '../../config.server.ts'
+import { getStripe, type Stripe } from '../../integrations/stripe.server.ts'
+import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { recordAudit } from '../audit/audit-log.server.ts'
+import { assertBillingOwner } from './access.server.ts'
+import { FULFILMENTS, type LineItemKind, type Payment } from './fulfilments.server.ts'
+import { paymentProvider, testPaymentsAllowed } from './payments.server.ts'
+import { callStripe } from './subscriptions.server.ts'
+
+/**
+ * One checkout for everything the account pays for: plan subscriptions and
+ * credit packs now, domain subscriptions and inbox orders later. A checkout is
+ * a list of line items, each with a kind whose fulfilment (fulfilments.server.ts)
+ * runs in the transaction that records the payment. Payment happens on Stripe
+ * Checkout when Stripe is configured, else on the test-payment page.
+ */
+export type CheckoutLineItem = {
+	kind: LineItemKind
+	/** what the payer sees */
+	description: string
+	quantity: number
+	unitAmountCents: number
+	/** a recurring item (subscription mode) */
+	interval?: 'month' | 'year'
+	/** the Stripe price to charge; without it Stripe gets price_data from the amount */
+	stripePriceId?: string | null
+	/** what the fulfilment needs (plan id, credits, order id...) */
+	data: Record<string, string | number | boolean | null>
+}
+
+export type CheckoutMode = 'payment' | 'subscription'
+export type CheckoutSession = Omit<Selectable<CheckoutSessions>, 'line_items'> & {
+	line_items: CheckoutLineItem[]
+}
+
+const MAX_QUANTITY = 1_000
+const MAX_UNIT_CENTS = 10_000_000 // $100,000
+
+function validateItems(mode: CheckoutMode, items: CheckoutLineItem[]) {
+	if (items.length === 0 || items.length > 100) throw new Error('A checkout has 1 to 100 items')
+	for (const item of items) {
+		if (!(item.kind in FULFILMENTS)) throw new Error(`Unknown line item kind ${item.kind}`)
+		if (!Number.isSafeInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_QUANTITY)
+			throw new Error(`Bad quantity ${item.quantity}`)
+		if (
+			!Number.isSafeInteger(item.unitAmountCents) ||
+			item.unitAmountCents < 0 ||
+			item.unitAmountCents > MAX_UNIT_CENTS
+		)
+			throw new Error(`Bad amount ${item.unitAmountCents}`)
+	}
+	const recurring = items.filter((i) => i.interval)
+	if (mode === 'subscription' && recurring.length !== 1)
+		throw new Error('A subscription checkout has exactly one recurring item')
+	if (mode === 'payment' && recurring.length > 0)
+		throw new Error('A payment checkout has no recurring items')
+}
+
+/**
+ * Opens a checkout for the owner. Returns where to send the payer: Stripe's
+ * hosted page, or /test-payment/:id without Stripe.
+ */
+export async function createCheckout(
+	account: AccountContext,
+	request: {
+		mode: CheckoutMode
+		items: CheckoutLineItem[]
+		/** where the payer lands after paying (a path in the app) */
+		successPath: string
+		/** where the payer lands after declining or going back */
+		cancelPath: string
+	},
+): Promise<{ id: string; url: string; provider: 'stripe' | 'test' }> {
+	const accountId = assertBillingOwner(account)
+	const provider = paymentProvider()
+	if (!provider) {
+		throw new FormError(
+			'Payments are not set up on this server yet. Ask the administrator to configure Stripe.',
+		)
+	}
+	validateItems(request.mode, request.items)
+	const total = request.items.reduce((sum, i) => sum + i.quantity * i.unitAmountCents, 0)
+	const session = await defaultDb.transaction().execute(async (trx) => {
+		const row = await trx
+			.insertInto('checkout_sessions')
+			.values({
+				user_id: accountId,
+				created_by: account.user.id,
+				provider,
+				mode: request.mode,
+				line_items: JSON.stringify(request.items),
+				total_cents: total,
+				success_path: request.successPath,
+				cancel_path: request.cancelPath,
+			})
+			.returning(['id'])
+			.executeTakeFirstOrThrow()
+		await recordAudit(trx, {
+			actorUserId: account.user.id,
+			action: 'billing.checkout.create',
+			targetType: 'checkout_session',
+			targetId: row.id,
+			after: { provider, mode: request.mode, total_cents: total, items: request.items },
+		})
+		return row
+	})
+	if (provider === 'test') return { id: session.id, url: `/test-payment/${session.id}`, provider }
+
+	const stripe = getStripe()
+	const appUrl = getConfig().APP_URL
+	const customer = await ensureStripeCustomer(accountId, account.user.email)
+	const separator = (path: string) => (path.includes('?') ? '&' : '?')
+	const created = await callStripe(() =>
+		stripe.checkout.sessions.create({
+			mode: request.mode,
+			customer,
+			client_reference_id: session.id,
+			metadata: { checkout_session_id: session.id, account_id: accountId },
+			line_items: request.items.map((item) => stripeLineItem(item)),
+			success_url: `${appUrl}${request.successPath}${separator(request.successPath)}checkout=${session.id}`,
+			cancel_url: `${appUrl}${request.cancelPath}`,
+			...(request.mode === 'subscription'
+				? {
+						subscription_data: {
+							metadata: { checkout_session_id: session.id, account_id: accountId },
+						},
+					}
+				: {}),
+		}),
+	)
+	await defaultDb
+		.updateTable('checkout_sessions')
+		.set({ provider_session_id: created.id, provider_url: created.url, updated_at: new Date() })
+		.where('id', '=', session.id)
+		.execute()
+	if (!created.url) throw new Error(`Stripe checkout session ${created.id} has no url`)
+	return { id: session.id, url: created.url, provider }
+}
+
+function stripeLineItem(item: CheckoutLineItem): Stripe.Checkout.SessionCreateParams.LineItem {
+	if (item.stripePriceId) return { price: item.stripePriceId, quantity: item.quantity }
+	return {
+		quantity: item.quantity,
+		price_data: {
+			currency: 'usd',
+			unit_amount: item.unitAmountCents,
+			product_data: { name: item.description },
+			...(item.interval ? { recurring: { interval: item.interval } } : {}),
+		},
+	}
+}
+
+/** The account's Stripe customer, made on first checkout. */
+async function ensureStripeCustomer(accountId: string, email: string) {
+	const known = await defaultDb
+		.selectFrom('billing_customers')
+		.select('stripe_customer_id')
+		.where('user_id', '=', accountId)
+		.executeTakeFirst()
+	if (known) return known.stripe_customer_id
+	const customer = await callStripe(() =>
+		getStripe().customers.create(
+			{ email, metadata: { account_id: accountId } },
+			{ idempotencyKey: `customer-${accountId}` },
+		),
+	)
+	const row = await defaultDb
+		.insertInto('billing_customers')
+		.values({ user_id: accountId, stripe_customer_id: customer.id })
+		.onConflict((oc) => oc.column('user_id').doNothing())
+		.returning('stripe_customer_id')
+		.executeTakeFirst()
+	return row?.stripe_customer_id ?? customer.id
+}
+
+/** The account whose Stripe customer this is, if it is one of ours. */
+export async function findAccountByStripeCustomer(customerId: string, db: Kysely<DB> = defaultDb) {
+	const row = await db
+		.selectFrom('billing_customers')
+		.select('user_id')
+		.where('stripe_customer_id', '=', customerId)
+		.executeTakeFirst()
+	return row?.user_id ?? null
+}
+
+/** A checkout of this account (another account's id, or a malformed one, is 404). */
+export async function findCheckout(account: AccountContext, id: string) {
+	const accountId = assertBillingOwner(account)
+	if (!isUuid(id)) notFound('This checkout')
+	const row = await defaultDb
+		.selectFrom('checkout_sessions')
+		.selectAll()
+		.where('id', '=', id)
+		.where('user_id', '=', accountId)
+		.executeTakeFirst()
+	if (!row) notFound('This checkout')
+	return row as CheckoutSession
+}
+
+/** The test-payment page: only for test checkouts, only where test payments are allowed. */
+export async function findTestCheckout(account: AccountContext, id: string) {
+	if (!testPaymentsAllowed()) notFound('This page')
+	const session = await findCheckout(account, id)
+	if (session.provider !== 'test') notFound('This checkout')
+	return session
+}
+
+function inTransaction<T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>) {
+	return db.isTransaction ? work(db as Transaction<DB>) : db.transaction().execute(work)
+}
+
+/**
+ * Records the payment of a checkout and fulfils every line item, all in one
+ * transaction. A checkout completes once: completing it again changes nothing.
+ */
+export async function completeCheckout(
+	db: Kysely<DB>,
+	request: { id: string; payment: Payment; actorUserId: string | null },
+): Promise<{ session: CheckoutSession; alreadyCompleted: boolean }> {
+	return inTransaction(db, async (trx) => {
+		const session = (await trx
+			.selectFrom('checkout_sessions')
+			.selectAll()
+			.where('id', '=', request.id)
+			.forUpdate()
+			.executeTakeFirst()) as CheckoutSession | undefined
+		if (!session) throw new Error(`No checkout session ${request.id}`)
+		if (session.status === 'completed') return { session, alreadyCompleted: true }
+		if (session.status !== 'open') {
+			throw new FormError(`This checkout was ${session.status}; start a new one.`)
+		}
+		const completed = (await trx
+			.updateTable('checkout_sessions')
+			.set({ status: 'completed', completed_at: new Date(), updated_at: new Date() })
+			.where('id', '=', session.id)
+			.returningAll()
+			.executeTakeFirstOrThrow()) as CheckoutSession
+		for (const [index, item] of session.line_items.entries()) {
+			await FULFILMENTS[item.kind](trx, {
+				session: completed,
+				item,
+				index,
+				payment: request.payment,
+				actorUserId: request.actorUserId,
+			})
+		}
+		await recordAudit(trx, {
+			actorUserId: request.actorUserId,
+			action: 'billing.checkout.complete',
+			targetType: 'checkout_session',
+			targetId: session.id,
+			before: { status: session.status },
+			after: {
+				status: 'completed',
+				provider: request.payment.provider,
+				total_cents: session.total_cents,
+				provider_subscription_id: request.payment.subscriptionId ?? null,
+			},
+		})
+		return { session: completed, alreadyCompleted: false }
+	})
+}
+
+/** The payer completes a test checkout on the test-payment page. */
+export async function completeTestCheckout(account: AccountContext, id: string) {
+	const session = await findTestCheckout(account, id)
+	if (session.status !== 'open') {
+		throw new FormError(`This checkout was already ${session.status}.`)
+	}
+	const { session: completed } = await completeCheckout(defaultDb, {
+		id: session.id,
+		payment: { provider: 'test', periodStart: new Date() },
+		actorUserId: account.user.id,
+	})
+	return completed
+}
+
+/** The payer declines a test checkout: nothing is charged or granted. */
+export async function declineTestCheckout(account: AccountContext, id: string) {
+	const session = await findTestCheckout(account, id)
+	return defaultDb.transaction().execute(async (trx) => {
+		const declined = await trx
+			.updateTable('checkout_sessions')
+			.set({ status: 'declined', updated_at: new Date() })
+			.where('id', '=', session.id)
+			.where('status', '=', 'open')
+			.returningAll()
+			.executeTakeFirst()
+		if (!declined) throw new FormError(`This checkout was already ${session.status}.`)
+		await recordAudit(trx, {
+			actorUserId: account.user.id,
+			action: 'billing.checkout.decline',
+			targetType: 'checkout_session',
+			targetId: session.id,
+			before: { status: 'open' },
+			after: { status: 'declined' },
+		})
+		return declined as CheckoutSession
+	})
+}

@@ -1,0 +1,97 @@
+import { db } from '../../../db/index.server.ts'
+import type { AccountContext } from '../../context.server.ts'
+import { getStripe } from '../../integrations/stripe.server.ts'
+import { FormError } from '../../utils/http-errors.server.ts'
+import { assertBillingOwner } from './access.server.ts'
+import { createCheckout } from './checkout.server.ts'
+import { paymentProvider } from './payments.server.ts'
+import { ensureStripePrice, getPricePlan, type PricePlan } from './plans.server.ts'
+import {
+	callStripe,
+	changeSubscription,
+	findCurrentSubscription,
+	isActive,
+	type SubscriptionRow,
+} from './subscriptions.server.ts'
+
+export type PlanChoice =
+	| { kind: 'checkout'; url: string; provider: 'stripe' | 'test' }
+	| { kind: 'changed'; plan: PricePlan }
+
+/**
+ * Subscribe (no active plan) or change plan (another plan than the current
+ * one). A new subscription, and a plan change paid on the test-payment page,
+ * go through checkout; a Stripe subscription changes its price in place
+ * (Stripe prorates).
+ */
+export async function choosePlan(account: AccountContext, planId: number): Promise<PlanChoice> {
+	const accountId = assertBillingOwner(account)
+	const plan = await getPricePlan(planId)
+	if (!plan) throw new FormError('Choose one of the plans shown.', 'planId')
+	if (account.isLTD) {
+		throw new FormError('Your lifetime deal already includes every feature.', 'planId')
+	}
+	const current = await findCurrentSubscription(accountId)
+	if (current && isActive(current) && current.active_plan === plan.id) {
+		throw new FormError(`You are already on the ${plan.name} plan.`, 'planId')
+	}
+	const provider = paymentProvider()
+	if (
+		current?.provider === 'stripe' &&
+		current.provider_subscription_id &&
+		provider === 'stripe' &&
+		isActive(current)
+	) {
+		await changeStripePlan(account, current, plan)
+		return { kind: 'changed', plan }
+	}
+	const stripePriceId = provider === 'stripe' ? await ensureStripePrice(db, plan) : null
+	const checkout = await createCheckout(account, {
+		mode: 'subscription',
+		items: [
+			{
+				kind: 'plan',
+				description: `${plan.name} plan`,
+				quantity: 1,
+				unitAmountCents: plan.price_cents,
+				interval: plan.interval === 'year' ? 'year' : 'month',
+				stripePriceId,
+				data: { planId: plan.id },
+			},
+		],
+		// Without Stripe the plan is active as soon as the test payment completes;
+		// with Stripe, /subscription waits for the webhook.
+		successPath: provider === 'stripe' ? '/subscription' : '/',
+		cancelPath: '/subscription',
+	})
+	return { kind: 'checkout', url: checkout.url, provider: checkout.provider }
+}
+
+async function changeStripePlan(account: AccountContext, sub: SubscriptionRow, plan: PricePlan) {
+	const stripe = getStripe()
+	const price = await ensureStripePrice(db, plan)
+	const updated = await callStripe(async () => {
+		const remote = await stripe.subscriptions.retrieve(sub.provider_subscription_id!)
+		const item = remote.items.data[0]
+		if (!item) throw new Error(`Stripe subscription ${remote.id} has no items`)
+		return stripe.subscriptions.update(remote.id, {
+			items: [{ id: item.id, price }],
+			proration_behavior: 'create_prorations',
+			cancel_at_period_end: false,
+			metadata: { plan_id: String(plan.id) },
+		})
+	})
+	const item = updated.items.data[0]
+	await db.transaction().execute((trx) =>
+		changeSubscription(
+			trx,
+			sub,
+			{
+				active_plan: plan.id,
+				cancel_at_period_end: false,
+				...(item ? { expire_date: new Date(item.current_period_end * 1000) } : {}),
+			},
+			{ action: 'billing.subscription.change_plan', actorUserId: account.user.id },
+		),
+	)
+}

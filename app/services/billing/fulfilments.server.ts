@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely'
+import type { DB } from '../../../db/schema.ts'
+import type { CheckoutLineItem, CheckoutSession } from './checkout.server.ts'
+import { grantCredits } from './credits.server.ts'
+import { periodEnd } from './dates.ts'
+import { getPricePlan } from './plans.server.ts'
+import { activateSubscription } from './subscriptions.server.ts'
+
+/** How a checkout was paid. */
+export type Payment = {
+	provider: 'stripe' | 'test'
+	customerId?: string | null
+	/** the provider's subscription (subscription mode) */
+	subscriptionId?: string | null
+	/** the paid period; without an end, the plan's interval from the start */
+	periodStart: Date
+	periodEnd?: Date
+}
+
+export type FulfilmentContext = {
+	session: CheckoutSession
+	item: CheckoutLineItem
+	/** the item's position in the checkout (ledger references use it) */
+	index: number
+	payment: Payment
+	actorUserId: string | null
+}
+
+/** Delivers one paid line item, inside the transaction that records the payment. */
+export type Fulfilment = (db: Kysely<DB>, context: FulfilmentContext) => Promise<void>
+
+/** A plan subscription starts (or replaces the current one). */
+async function fulfilPlan(
+	db: Kysely<DB>,
+	{ session, item, payment, actorUserId }: FulfilmentContext,
+) {
+	const plan = await getPricePlan(Number(item.data.planId), db)
+	if (!plan) throw new Error(`Checkout ${session.id} names unknown plan ${item.data.planId}`)
+	await activateSubscription(db, {
+		accountId: session.user_id,
+		planId: plan.id,
+		provider: payment.provider,
+		customerId: payment.customerId,
+		subscriptionId: payment.subscriptionId,
+		periodStart: payment.periodStart,
+		periodEnd: payment.periodEnd ?? periodEnd(payment.periodStart, plan.interval),
+		actorUserId,
+		checkoutId: session.id,
+	})
+}
+
+/** A credit pack: its credits land in the ledger, once per checkout item. */
+async function fulfilCreditPack(db: Kysely<DB>, { session, item, index }: FulfilmentContext) {
+	await grantCredits(db, {
+		accountId: session.user_id,
+		amount: Number(item.data.credits) * item.quantity,
+		reason: 'purchase',
+		reference: `checkout:${session.id}:${index}`,
+	})
+}
+
+/**
+ * Every kind of thing a checkout sells, with its fulfilment. Domain
+ * subscriptions and inbox orders add their kind here.
+ */
+export const FULFILMENTS = {
+	plan: fulfilPlan,
+	credit_pack: fulfilCreditPack,
+} satisfies Record<string, Fulfilment>
+
+export type LineItemKind = keyof typeof FULFILMENTS

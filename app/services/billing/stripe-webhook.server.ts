@@ -1,0 +1,307 @@
+import type { Kysely } from 'kysely'
+import { db as defaultDb } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
+import { getConfig } from '../../config.server.ts'
+import { getStripe, type Stripe } from '../../integrations/stripe.server.ts'
+import { FormError, isUuid } from '../../utils/http-errors.server.ts'
+import { logger } from '../../utils/logger.server.ts'
+import { completeCheckout } from './checkout.server.ts'
+import { findPlanForStripePrice, getPricePlan } from './plans.server.ts'
+import { changeSubscription, startPeriod, type SubscriptionRow } from './subscriptions.server.ts'
+
+export type WebhookResult = { status: number; message: string }
+
+/**
+ * POST /stripe/webhook. The signature is checked on the raw body; each event
+ * id is handled once (stripe_events, written in the same transaction as the
+ * change, so a failure lets Stripe's retry start over). Events about
+ * subscriptions or customers that are not ours are logged and answered 200.
+ */
+export async function handleStripeWebhook(
+	rawBody: string,
+	signature: string | null,
+	db: Kysely<DB> = defaultDb,
+): Promise<WebhookResult> {
+	const config = getConfig()
+	if (!config.STRIPE_SECRET_KEY || !config.STRIPE_WEBHOOK_SECRET) {
+		return { status: 404, message: 'Stripe is not configured' }
+	}
+	let event: Stripe.Event
+	try {
+		event = getStripe().webhooks.constructEvent(
+			rawBody,
+			signature ?? '',
+			config.STRIPE_WEBHOOK_SECRET,
+		)
+	} catch (error) {
+		logger.warn({ err: error }, 'Stripe webhook with a bad signature refused')
+		return { status: 400, message: 'Invalid signature' }
+	}
+	const seen = await db
+		.selectFrom('stripe_events')
+		.select('id')
+		.where('id', '=', event.id)
+		.executeTakeFirst()
+	if (seen) return { status: 200, message: 'Already processed' }
+
+	// Calls to Stripe happen before the transaction, which holds row locks.
+	const subscription = await subscriptionOfCompletedCheckout(event)
+	await db.transaction().execute(async (trx) => {
+		const fresh = await trx
+			.insertInto('stripe_events')
+			.values({ id: event.id, type: event.type })
+			.onConflict((oc) => oc.column('id').doNothing())
+			.returning('id')
+			.executeTakeFirst()
+		if (!fresh) return
+		await applyEvent(trx, event, subscription)
+	})
+	return { status: 200, message: 'OK' }
+}
+
+async function subscriptionOfCompletedCheckout(event: Stripe.Event) {
+	if (
+		event.type !== 'checkout.session.completed' &&
+		event.type !== 'checkout.session.async_payment_succeeded'
+	)
+		return null
+	const session = event.data.object
+	if (session.mode !== 'subscription' || !session.subscription) return null
+	const id =
+		typeof session.subscription === 'string' ? session.subscription : session.subscription.id
+	return getStripe().subscriptions.retrieve(id)
+}
+
+async function applyEvent(
+	db: Kysely<DB>,
+	event: Stripe.Event,
+	subscription: Stripe.Subscription | null,
+) {
+	switch (event.type) {
+		case 'checkout.session.completed':
+		case 'checkout.session.async_payment_succeeded':
+			return checkoutCompleted(db, event.data.object, subscription)
+		case 'checkout.session.expired':
+			return checkoutExpired(db, event.data.object)
+		case 'invoice.paid':
+			return invoicePaid(db, event.data.object)
+		case 'invoice.payment_failed':
+			return invoicePaymentFailed(db, event.data.object)
+		case 'customer.subscription.updated':
+			return subscriptionUpdated(db, event.data.object)
+		case 'customer.subscription.deleted':
+			return subscriptionDeleted(db, event.data.object)
+		default:
+			logger.debug({ type: event.type }, 'Stripe event ignored')
+	}
+}
+
+const idOf = (value: string | { id: string } | null | undefined) =>
+	typeof value === 'string' ? value : (value?.id ?? null)
+
+async function findOurCheckout(db: Kysely<DB>, session: Stripe.Checkout.Session) {
+	const ours = session.metadata?.checkout_session_id ?? session.client_reference_id
+	if (!isUuid(ours)) return undefined
+	return db
+		.selectFrom('checkout_sessions')
+		.select(['id', 'status'])
+		.where('id', '=', ours)
+		.where('provider', '=', 'stripe')
+		.where('provider_session_id', '=', session.id)
+		.executeTakeFirst()
+}
+
+async function checkoutCompleted(
+	db: Kysely<DB>,
+	session: Stripe.Checkout.Session,
+	subscription: Stripe.Subscription | null,
+) {
+	const ours = await findOurCheckout(db, session)
+	if (!ours) {
+		logger.warn(
+			{ session: session.id, customer: idOf(session.customer) },
+			'Stripe checkout.session.completed for a checkout that is not ours: ignored',
+		)
+		return
+	}
+	if (session.payment_status !== 'paid' && session.payment_status !== 'no_payment_required') {
+		// a delayed payment method: async_payment_succeeded completes it later
+		logger.info({ session: session.id }, 'Stripe checkout completed without payment yet')
+		return
+	}
+	const item = subscription?.items.data[0]
+	try {
+		await completeCheckout(db, {
+			id: ours.id,
+			actorUserId: null,
+			payment: {
+				provider: 'stripe',
+				customerId: idOf(session.customer),
+				subscriptionId: subscription?.id ?? null,
+				periodStart: item ? new Date(item.current_period_start * 1000) : new Date(),
+				periodEnd: item ? new Date(item.current_period_end * 1000) : undefined,
+			},
+		})
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		logger.error({ session: session.id, err: error }, 'Stripe paid a checkout that is not open')
+	}
+}
+
+async function checkoutExpired(db: Kysely<DB>, session: Stripe.Checkout.Session) {
+	const ours = await findOurCheckout(db, session)
+	if (!ours) return
+	await db
+		.updateTable('checkout_sessions')
+		.set({ status: 'expired', updated_at: new Date() })
+		.where('id', '=', ours.id)
+		.where('status', '=', 'open')
+		.execute()
+}
+
+/** Our subscription for a Stripe subscription id, locked; unknown ones are logged. */
+async function findSubscription(
+	db: Kysely<DB>,
+	subscriptionId: string | null,
+	context: { event: string; customer: string | null },
+): Promise<SubscriptionRow | undefined> {
+	const sub = subscriptionId
+		? await db
+				.selectFrom('subscriptions')
+				.selectAll()
+				.where('provider_subscription_id', '=', subscriptionId)
+				.forUpdate()
+				.executeTakeFirst()
+		: undefined
+	if (!sub) {
+		logger.warn(
+			{ ...context, subscription: subscriptionId },
+			'Stripe event for an unknown customer or subscription: nothing changed',
+		)
+	}
+	return sub
+}
+
+/** Whether the account already has another active subscription (one at a time). */
+async function hasOtherActive(db: Kysely<DB>, sub: SubscriptionRow) {
+	const other = await db
+		.selectFrom('subscriptions')
+		.select('id')
+		.where('user_id', '=', sub.user_id)
+		.where('status', '=', 'active')
+		.where('id', '!=', sub.id)
+		.executeTakeFirst()
+	return !!other
+}
+
+/** invoice.paid: a renewal. The period moves on and its plan credits are granted (once). */
+async function invoicePaid(db: Kysely<DB>, invoice: Stripe.Invoice) {
+	const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription)
+	if (!subscriptionId) return // a one-off invoice: checkout.session.completed handles those
+	const sub = await findSubscription(db, subscriptionId, {
+		event: 'invoice.paid',
+		customer: idOf(invoice.customer),
+	})
+	if (!sub) return
+	if (sub.status === 'canceled' || (sub.status !== 'active' && (await hasOtherActive(db, sub)))) {
+		logger.info({ subscription: subscriptionId }, 'invoice paid for an ended subscription')
+		return
+	}
+	const line =
+		invoice.lines.data.find(
+			(l) => l.parent?.subscription_item_details?.subscription === subscriptionId,
+		) ?? invoice.lines.data[0]
+	if (!line) return
+	const priceId = idOf(line.pricing?.price_details?.price)
+	const plan =
+		(priceId ? await findPlanForStripePrice(db, { id: priceId }) : undefined) ??
+		(await getPricePlan(sub.active_plan, db))
+	if (!plan) return
+	await startPeriod(
+		db,
+		sub,
+		plan,
+		{
+			periodStart: new Date(line.period.start * 1000),
+			periodEnd: new Date(line.period.end * 1000),
+			actorUserId: null,
+		},
+		'billing.subscription.renew',
+	)
+}
+
+async function invoicePaymentFailed(db: Kysely<DB>, invoice: Stripe.Invoice) {
+	const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription)
+	if (!subscriptionId) return
+	const sub = await findSubscription(db, subscriptionId, {
+		event: 'invoice.payment_failed',
+		customer: idOf(invoice.customer),
+	})
+	if (!sub || sub.status !== 'active') return
+	await changeSubscription(
+		db,
+		sub,
+		{ status: 'past_due' },
+		{ action: 'billing.subscription.past_due', actorUserId: null, detail: { invoice: invoice.id } },
+	)
+}
+
+const STATUSES: Record<string, string> = {
+	active: 'active',
+	trialing: 'active',
+	past_due: 'past_due',
+	unpaid: 'past_due',
+	paused: 'past_due',
+	incomplete: 'incomplete',
+	incomplete_expired: 'expired',
+	canceled: 'canceled',
+}
+
+/** customer.subscription.updated: status, plan, period end and cancel-at-period-end follow Stripe. */
+async function subscriptionUpdated(db: Kysely<DB>, remote: Stripe.Subscription) {
+	const sub = await findSubscription(db, remote.id, {
+		event: 'customer.subscription.updated',
+		customer: idOf(remote.customer),
+	})
+	if (!sub || sub.status === 'canceled') return
+	const item = remote.items.data[0]
+	const plan = item ? await findPlanForStripePrice(db, item.price) : undefined
+	const changes: Parameters<typeof changeSubscription>[2] = {}
+	const status = STATUSES[remote.status] ?? sub.status
+	if (status !== sub.status && !(status === 'active' && (await hasOtherActive(db, sub)))) {
+		changes.status = status
+	}
+	if (remote.cancel_at_period_end !== sub.cancel_at_period_end) {
+		changes.cancel_at_period_end = remote.cancel_at_period_end
+	}
+	if (plan && plan.id !== sub.active_plan) changes.active_plan = plan.id
+	if (item) {
+		// Events can arrive out of order: the paid-through date only moves forward.
+		const end = new Date(item.current_period_end * 1000)
+		if (!sub.expire_date || end > sub.expire_date) {
+			changes.expire_date = end
+			changes.billing_date = new Date(item.current_period_start * 1000)
+		}
+	}
+	if (Object.keys(changes).length === 0) return
+	await changeSubscription(db, sub, changes, {
+		action: 'billing.subscription.sync',
+		actorUserId: null,
+		detail: { stripe_status: remote.status },
+	})
+}
+
+/** customer.subscription.deleted: the subscription ended (cancelled at period end, or unpaid). */
+async function subscriptionDeleted(db: Kysely<DB>, remote: Stripe.Subscription) {
+	const sub = await findSubscription(db, remote.id, {
+		event: 'customer.subscription.deleted',
+		customer: idOf(remote.customer),
+	})
+	if (!sub || sub.status === 'canceled') return
+	await changeSubscription(
+		db,
+		sub,
+		{ status: 'canceled', canceled_at: new Date(), cancel_at_period_end: false },
+		{ action: 'billing.subscription.canceled', actorUserId: null },
+	)
+}
