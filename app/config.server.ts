@@ -55,6 +55,8 @@ const EnvSchema = z
 		ADMIN_EMAIL: z.email().optional(),
 		ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
 		BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+		// CSV uploads on /file-list (up to 1,000,000 rows): their own, larger limit
+		UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(268_435_456),
 		TRUST_PROXY: bool.default(false),
 		WORKERS: z.coerce.number().int().min(0).max(64).default(1),
 		LOG_LEVEL: z

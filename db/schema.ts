@@ -304,6 +304,34 @@ export interface Credits {
   user_id: string;
 }
 
+export interface CsvImportErrors {
+  email: string | null;
+  kind: string;
+  line: number;
+  list_id: string;
+  message: string;
+}
+
+export interface CsvImports {
+  batches: Generated<number>;
+  bytes_done: Generated<number>;
+  bytes_total: number;
+  created_at: Generated<Timestamp>;
+  delimiter: Generated<string>;
+  duplicates: Generated<number>;
+  file_path: string;
+  has_header: boolean;
+  imported: Generated<number>;
+  invalid: Generated<number>;
+  list_id: string;
+  mapping: Json;
+  next_line: Generated<number>;
+  rows_done: Generated<number>;
+  rows_total: number;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+}
+
 export interface Domains {
   created_at: Generated<Timestamp>;
   dns: Json | null;
@@ -568,6 +596,8 @@ export interface DB {
   credit_balances: CreditBalances;
   credit_reservations: CreditReservations;
   credits: Credits;
+  csv_import_errors: CsvImportErrors;
+  csv_imports: CsvImports;
   domain_subscriptions: DomainSubscriptions;
   domains: Domains;
   emailbison_upload: EmailbisonUpload;

@@ -1,5 +1,6 @@
 import type { JobDefinition } from './define.server.ts'
+import { csvImportJob } from './definitions/csv-import.server.ts'
 import { subscriptionExpiryJob } from './definitions/subscription-expiry.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
-export const jobDefinitions: JobDefinition<any>[] = [subscriptionExpiryJob]
+export const jobDefinitions: JobDefinition<any>[] = [subscriptionExpiryJob, csvImportJob]

@@ -54,7 +54,7 @@ export async function createApp(options: {
 			strictTransportSecurity: config.APP_URL.startsWith('https:'),
 		}),
 	)
-	app.use(bodyLimit(config.BODY_LIMIT_BYTES))
+	app.use(bodyLimit(config.BODY_LIMIT_BYTES, config.UPLOAD_LIMIT_BYTES))
 	app.use(compression())
 
 	let build: () => Promise<ServerBuild>
@@ -96,15 +96,24 @@ export async function createApp(options: {
 	return app
 }
 
-/** Refuses request bodies over the limit before anything reads them. */
-function bodyLimit(limit: number): RequestHandler {
+/** Refuses request bodies over the limit before anything reads them (CSV uploads have their own). */
+function bodyLimit(limit: number, uploadLimit: number): RequestHandler {
 	return (req, res, next) => {
 		const length = Number(req.headers['content-length'] ?? 0)
-		if (length > limit) {
+		if (length > (isCsvUpload(req) ? uploadLimit : limit)) {
 			res.status(413).type('text/plain').send('Payload Too Large')
 			req.resume()
 			return
 		}
 		next()
 	}
+}
+
+/** A CSV upload to /file-list (its form posts, with JavaScript, to /file-list.data). */
+function isCsvUpload(req: express.Request) {
+	return (
+		req.method === 'POST' &&
+		(req.path === '/file-list' || req.path === '/file-list.data') &&
+		(req.headers['content-type'] ?? '').startsWith('multipart/form-data')
+	)
 }

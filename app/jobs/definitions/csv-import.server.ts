@@ -1,0 +1,17 @@
+import { z } from 'zod'
+import { defineJob } from '../define.server.ts'
+import {
+	CSV_IMPORT_RETRY_LIMIT,
+	runCsvImport,
+} from '../../services/imports/run-csv-import.server.ts'
+
+/** Imports an uploaded CSV into its list (DESIGN.md section 7): resumable from its checkpoint. */
+export const csvImportJob = defineJob({
+	name: 'csv-import',
+	schema: z.object({ listId: z.uuid() }),
+	retryLimit: CSV_IMPORT_RETRY_LIMIT,
+	retryDelaySeconds: 5,
+	expireInSeconds: 2 * 3600,
+	concurrency: 1,
+	handler: ({ listId }, context) => runCsvImport(listId, context),
+})

@@ -1,0 +1,523 @@
+import { open, type FileHandle } from 'node:fs/promises'
+import { Parser, type CsvError } from 'csv-parse'
+import { sql } from 'kysely'
+import type pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
+import { db, getPool } from '../../../db/index.server.ts'
+import { logger } from '../../utils/logger.server.ts'
+import { cleanEmail, MAX_IMPORT_ROWS, type ColumnMapping } from './mapping.ts'
+import { csvOptions, removeImportFile, resolveUploadPath } from './uploads.server.ts'
+
+export const CSV_IMPORT_RETRY_LIMIT = 5
+
+/** Batch and read sizes (tests make them small to get many batches out of a small file). */
+export const importTuning = { batchRows: 10_000, chunkBytes: 1 << 20 }
+
+/**
+ * Test hooks: a throw from `beforeCommit` is a worker dying inside a batch's transaction
+ * (it rolls back), from `afterCommit` one dying right after a checkpoint.
+ */
+export const importHooks: {
+	beforeCommit?: (listId: string, batch: number) => void | Promise<void>
+	afterCommit?: (listId: string, batch: number) => void | Promise<void>
+} = {}
+
+const STATUS = { pending: 0, processing: 1, success: 2, fail: 3 } as const
+
+// Standard fields are cut to this many characters so that they fit the list page's indexes.
+const MAX_FIELD = 500
+
+/** The import cannot succeed whatever happens next: the list fails with this reason. */
+class ImportFailure extends Error {}
+/** Another worker owns this import now, or the list was cancelled or deleted. */
+class ImportStopped extends Error {}
+
+type ImportState = {
+	list_id: string
+	user_id: string
+	workspace_id: string | null
+	status: number
+	file_path: string
+	delimiter: string
+	has_header: boolean
+	mapping: ColumnMapping & { keepExtra?: boolean }
+	bytes_done: number
+	next_line: number
+	rows_done: number
+}
+
+/**
+ * The csv-import job: reads the uploaded file from the checkpoint on, parses it as a stream
+ * (csv-parse), checks every email, and writes batches of rows with COPY into a staging table,
+ * then INSERT ... SELECT ... ON CONFLICT DO NOTHING into leads (the (list_id, lower(email))
+ * index dedupes within the file and against the list). Invalid and duplicate rows are
+ * recorded with the line they start on. Each batch commits together with the checkpoint
+ * (bytes and lines done, counts), so a worker that dies resumes where the last batch ended
+ * and no lead is lost or written twice.
+ */
+export async function runCsvImport(
+	listId: string,
+	context: { retryCount?: number; signal?: AbortSignal } = {},
+) {
+	const state = await loadState(listId)
+	if (!state || state.status === STATUS.success || state.status === STATUS.fail) return
+	const started = await db
+		.updateTable('processing_list')
+		.set({
+			status: STATUS.processing,
+			started_at: sql`coalesce(started_at, now())`,
+			updated_at: sql`now()`,
+		})
+		.where('id', '=', listId)
+		.where('status', 'in', [STATUS.pending, STATUS.processing])
+		.executeTakeFirst()
+	if (started.numUpdatedRows === 0n) return
+	try {
+		await importFile(state, context.signal)
+		await finish(state)
+	} catch (error) {
+		if (error instanceof ImportStopped) return
+		if (error instanceof ImportFailure) {
+			await fail(state, error.message)
+			return
+		}
+		if (!context.signal?.aborted && (context.retryCount ?? 0) >= CSV_IMPORT_RETRY_LIMIT) {
+			await fail(state, 'The import stopped because of an internal error. Upload the file again.')
+		}
+		throw error
+	}
+}
+
+async function loadState(listId: string): Promise<ImportState | undefined> {
+	const row = await db
+		.selectFrom('processing_list as l')
+		.innerJoin('csv_imports as i', 'i.list_id', 'l.id')
+		.select([
+			'l.id as list_id',
+			'l.user_id',
+			'l.workspace_id',
+			'l.status',
+			'i.file_path',
+			'i.delimiter',
+			'i.has_header',
+			'i.mapping',
+			'i.bytes_done',
+			'i.next_line',
+			'i.rows_done',
+		])
+		.where('l.id', '=', listId)
+		.executeTakeFirst()
+	return row as ImportState | undefined
+}
+
+type Batch = {
+	number: number
+	text: string
+	rows: number
+	/** where the batch's last record ends, and the line after it */
+	endBytes: number
+	nextLine: number
+}
+
+async function importFile(state: ImportState, signal: AbortSignal | undefined) {
+	let handle: FileHandle
+	try {
+		handle = await open(resolveUploadPath(state.file_path), 'r')
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+			throw new ImportFailure('The uploaded file is no longer available. Upload it again.')
+		}
+		throw error
+	}
+	const client = await getPool().connect()
+	let broken = false
+	try {
+		await client.query(STAGE_TABLE)
+		const writer = new BatchWriter(client, state)
+		const reader = new RecordReader(state, importTuning.batchRows)
+		let offset = state.bytes_done
+		let pending: Promise<void> = Promise.resolve()
+		const queue = async (batch: Batch) => {
+			// One batch writes while the next one is parsed.
+			await pending
+			pending = writer.write(batch)
+			pending.catch(() => {})
+		}
+		for (;;) {
+			if (signal?.aborted) throw new Error('The worker is stopping; the import resumes later.')
+			const buffer = Buffer.allocUnsafe(importTuning.chunkBytes)
+			const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset)
+			if (bytesRead === 0) break
+			offset += bytesRead
+			await reader.write(buffer.subarray(0, bytesRead))
+			for (const batch of reader.takeReady()) await queue(batch)
+		}
+		await reader.end()
+		for (const batch of reader.takeReady()) await queue(batch)
+		const last = reader.takeRest()
+		if (last) await queue(last)
+		await pending
+	} catch (error) {
+		broken = connectionBroken(error)
+		throw error
+	} finally {
+		await handle.close()
+		client.release(broken ? true : undefined)
+	}
+}
+
+// A connection that failed outside SQL (network, COPY protocol) is not given back to the pool.
+function connectionBroken(error: unknown) {
+	return !(error instanceof ImportFailure || error instanceof ImportStopped) && !isSqlError(error)
+}
+
+function isSqlError(error: unknown) {
+	return typeof error === 'object' && error !== null && 'severity' in error && 'code' in error
+}
+
+/** Parses the file's bytes into batches of COPY text, keeping lines and byte offsets. */
+class RecordReader {
+	#parser: Parser
+	#state: ImportState
+	#batchRows: number
+	#ready: Batch[] = []
+	#current: Batch
+	#line: number
+	#rowsDone: number
+	#skipHeader: boolean
+	#batches = 0
+	#failure: Error | null = null
+
+	constructor(state: ImportState, batchRows: number) {
+		this.#state = state
+		this.#batchRows = batchRows
+		this.#line = state.next_line
+		this.#rowsDone = state.rows_done
+		this.#skipHeader = state.has_header && state.bytes_done === 0
+		this.#current = this.#newBatch(state.bytes_done)
+		const base = state.bytes_done
+		this.#parser = new Parser({
+			...csvOptions(state.delimiter),
+			skip_empty_lines: false,
+			// Records are handled here and dropped, so no object goes through the stream.
+			on_record: (record: string[], info) => {
+				try {
+					this.#onRecord(record, base + info.bytes)
+				} catch (error) {
+					this.#failure ??= error as Error
+				}
+				return null
+			},
+		})
+		this.#parser.on('error', () => {})
+		this.#parser.resume()
+	}
+
+	#newBatch(endBytes: number): Batch {
+		return { number: ++this.#batches, text: '', rows: 0, endBytes, nextLine: this.#line }
+	}
+
+	write(chunk: Buffer) {
+		return new Promise<void>((resolve, reject) => {
+			this.#parser.write(chunk, (error) => {
+				if (error) reject(this.#parseFailure(error))
+				else if (this.#failure) reject(this.#failure)
+				else resolve()
+			})
+		})
+	}
+
+	end() {
+		return new Promise<void>((resolve, reject) => {
+			this.#parser.once('error', (error) => reject(this.#parseFailure(error)))
+			this.#parser.end(() => (this.#failure ? reject(this.#failure) : resolve()))
+		})
+	}
+
+	#parseFailure(error: Error) {
+		const detail = (error as CsvError).code ? error.message.replace(/\s*at line \d+.*$/s, '') : ''
+		return new ImportFailure(
+			`The file could not be read from line ${this.#line} on${detail ? ` (${detail})` : ''}.`,
+		)
+	}
+
+	takeReady() {
+		const ready = this.#ready
+		this.#ready = []
+		return ready
+	}
+
+	/** The last, partly filled batch (or one that only moves the checkpoint past blank lines). */
+	takeRest() {
+		const rest = this.#current
+		return rest.rows > 0 || rest.endBytes > this.#state.bytes_done ? rest : null
+	}
+
+	#onRecord(record: string[], endBytes: number) {
+		const line = this.#line
+		this.#line += 1 + lineBreaks(record)
+		const batch = this.#current
+		batch.endBytes = endBytes
+		batch.nextLine = this.#line
+		if (this.#skipHeader) {
+			this.#skipHeader = false
+			return
+		}
+		if (isBlank(record)) return
+		if (++this.#rowsDone > MAX_IMPORT_ROWS) {
+			throw new ImportFailure(
+				`The file has more than ${MAX_IMPORT_ROWS.toLocaleString('en')} rows; split it and upload the parts.`,
+			)
+		}
+		batch.text += copyLine(record, line, this.#state.mapping)
+		batch.rows++
+		if (batch.rows >= this.#batchRows) {
+			this.#ready.push(batch)
+			this.#current = this.#newBatch(endBytes)
+		}
+	}
+}
+
+function isBlank(record: string[]) {
+	for (const cell of record) if (cell.trim() !== '') return false
+	return true
+}
+
+function lineBreaks(record: string[]) {
+	let breaks = 0
+	for (const cell of record) {
+		if (cell.indexOf('\n') < 0 && cell.indexOf('\r') < 0) continue
+		breaks += cell.match(/\r\n|\r|\n/g)!.length
+	}
+	return breaks
+}
+
+const FIELDS = [
+	'first_name',
+	'last_name',
+	'title',
+	'company_name',
+	'company_domain',
+	'linkedin_url',
+	'location',
+	'phone',
+	'email_status',
+] as const
+
+/** One row of the staging table in COPY's text format. */
+function copyLine(
+	record: string[],
+	line: number,
+	mapping: ColumnMapping & { keepExtra?: boolean },
+): string {
+	const raw = (record[mapping.email!] ?? '').trim()
+	const email = cleanEmail(raw)
+	if (!email) {
+		const problem = raw ? 'Not a valid email address' : 'No email address'
+		return `${line}\t${copyValue(raw.slice(0, MAX_FIELD) || null)}\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t${problem}\n`
+	}
+	let out = `${line}\t${copyValue(email)}`
+	for (const field of FIELDS) {
+		const column = mapping[field]
+		out += '\t'
+		if (column === undefined) {
+			out += '\\N'
+			continue
+		}
+		const value = (record[column] ?? '').trim()
+		out += value ? copyValue(value.length > MAX_FIELD ? value.slice(0, MAX_FIELD) : value) : '\\N'
+	}
+	out += '\t'
+	if (mapping.keepExtra && mapping.extra.length > 0) {
+		let data: Record<string, string> | null = null
+		for (const [column, name] of mapping.extra) {
+			const value = (record[column] ?? '').trim()
+			if (value) (data ??= {})[name] = value
+		}
+		out += data ? copyValue(JSON.stringify(data)) : '\\N'
+	} else out += '\\N'
+	return `${out}\t\\N\n`
+}
+
+const COPY_SPECIAL = /[\\\t\n\r]/
+
+function copyValue(value: string | null) {
+	if (value === null) return '\\N'
+	if (!COPY_SPECIAL.test(value)) return value
+	return value.replace(/[\\\t\n\r]/g, (c) =>
+		c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
+	)
+}
+
+const STAGE_TABLE = `
+create temp table if not exists csv_import_stage (
+	line integer not null,
+	email text,
+	first_name text,
+	last_name text,
+	title text,
+	company_name text,
+	company_domain text,
+	linkedin_url text,
+	location text,
+	phone text,
+	email_status text,
+	data jsonb,
+	problem text
+) on commit delete rows`
+
+const COPY_STAGE = `copy csv_import_stage (line, email, first_name, last_name, title, company_name,
+	company_domain, linkedin_url, location, phone, email_status, data, problem) from stdin`
+
+// The first row of each address (within the batch, by line) goes in; the list's unique
+// (list_id, lower(email)) index turns away addresses already there (earlier batches).
+const WRITE_BATCH = `
+with ranked as (
+	select s.*, row_number() over (partition by lower(s.email) order by s.line) as rn
+	from csv_import_stage s
+	where s.problem is null
+),
+inserted as (
+	insert into leads (list_id, user_id, workspace_id, email, first_name, last_name, title,
+		company_name, company_domain, linkedin_url, location, phone, email_status, data)
+	select $1::uuid, $2::uuid, $3::uuid, email, first_name, last_name, title, company_name,
+		company_domain, linkedin_url, location, phone, email_status, coalesce(data, '{}'::jsonb)
+	from ranked
+	where rn = 1
+	order by line
+	on conflict (list_id, lower(email)) do nothing
+	returning lower(email) as address
+),
+rejected as (
+	insert into csv_import_errors (list_id, line, kind, email, message)
+	select $1::uuid, line, 'invalid', email, problem from csv_import_stage where problem is not null
+	union all
+	select $1::uuid, r.line, 'duplicate', r.email, 'Duplicate: an earlier row has this email address'
+	from ranked r
+	where r.rn > 1 or not exists (select 1 from inserted i where i.address = lower(r.email))
+	on conflict (list_id, line) do nothing
+	returning kind
+)
+select
+	(select count(*) from inserted)::int as imported,
+	(select count(*) from rejected where kind = 'invalid')::int as invalid,
+	(select count(*) from rejected where kind = 'duplicate')::int as duplicates`
+
+const CHECKPOINT = `
+with checkpoint as (
+	update csv_imports
+	set bytes_done = $2, next_line = $3, rows_done = rows_done + $4, imported = imported + $5,
+		invalid = invalid + $6, duplicates = duplicates + $7, batches = batches + 1, updated_at = now()
+	where list_id = $1
+	returning imported, rows_done, rows_total
+)
+update processing_list l
+set found = c.imported,
+	progress = least(99, c.rows_done * 100 / greatest(c.rows_total, 1)),
+	updated_at = now()
+from checkpoint c
+where l.id = $1 and l.status = 1`
+
+/** Writes batches in order, each in one transaction with its checkpoint. */
+class BatchWriter {
+	#client: pg.PoolClient
+	#state: ImportState
+	#committedBytes: number
+
+	constructor(client: pg.PoolClient, state: ImportState) {
+		this.#client = client
+		this.#state = state
+		this.#committedBytes = state.bytes_done
+	}
+
+	async write(batch: Batch) {
+		const client = this.#client
+		const { list_id: listId } = this.#state
+		await client.query('begin')
+		try {
+			// The list row is locked first: a cancel or delete waits for this batch, and a second
+			// worker on the same import waits here and then finds the checkpoint moved.
+			const list = await client.query<{ status: number }>(
+				'select status from processing_list where id = $1 for no key update',
+				[listId],
+			)
+			if (list.rows[0]?.status !== STATUS.processing) throw new ImportStopped()
+			// a statement of its own, so that it sees what a worker that held the lock committed
+			const checkpoint = await client.query<{ bytes_done: number }>(
+				'select bytes_done from csv_imports where list_id = $1',
+				[listId],
+			)
+			if (Number(checkpoint.rows[0]?.bytes_done) !== this.#committedBytes) throw new ImportStopped()
+			let counts = { imported: 0, invalid: 0, duplicates: 0 }
+			if (batch.rows > 0) {
+				await copyText(client, batch.text)
+				const result = await client.query<typeof counts>(WRITE_BATCH, [
+					listId,
+					this.#state.user_id,
+					this.#state.workspace_id,
+				])
+				counts = result.rows[0]!
+			}
+			await importHooks.beforeCommit?.(listId, batch.number)
+			const saved = await client.query(CHECKPOINT, [
+				listId,
+				batch.endBytes,
+				batch.nextLine,
+				batch.rows,
+				counts.imported,
+				counts.invalid,
+				counts.duplicates,
+			])
+			if (saved.rowCount !== 1) throw new ImportStopped()
+			await client.query('commit')
+		} catch (error) {
+			await client.query('rollback').catch(() => {})
+			throw error
+		}
+		this.#committedBytes = batch.endBytes
+		await importHooks.afterCommit?.(listId, batch.number)
+	}
+}
+
+function copyText(client: pg.PoolClient, text: string) {
+	return new Promise<void>((resolve, reject) => {
+		const stream = client.query(copyFrom(COPY_STAGE))
+		stream.on('error', reject)
+		stream.on('finish', () => resolve())
+		stream.end(text)
+	})
+}
+
+async function finish(state: ImportState) {
+	const row = await db
+		.updateTable('processing_list as l')
+		.from('csv_imports as i')
+		.whereRef('i.list_id', '=', 'l.id')
+		.where('l.id', '=', state.list_id)
+		.where('l.status', '=', STATUS.processing)
+		.set({
+			status: sql`case when i.imported > 0 then ${sql.lit(STATUS.success)} else ${sql.lit(STATUS.fail)} end`,
+			error: sql`case when i.imported > 0 then null
+				when i.rows_done = 0 then 'The file has no rows.'
+				else 'No row had a valid email address that was not already in the list.' end`,
+			found: sql`i.imported`,
+			progress: 100,
+			finished_at: sql`now()`,
+			updated_at: sql`now()`,
+		})
+		.returning(['l.status'])
+		.executeTakeFirst()
+	if (row) await removeImportFile(state.file_path)
+	logger.info({ listId: state.list_id, status: row?.status }, 'csv import finished')
+}
+
+async function fail(state: ImportState, reason: string) {
+	await db
+		.updateTable('processing_list')
+		.set({ status: STATUS.fail, error: reason, finished_at: sql`now()`, updated_at: sql`now()` })
+		.where('id', '=', state.list_id)
+		.where('status', 'in', [STATUS.pending, STATUS.processing])
+		.execute()
+	await removeImportFile(state.file_path)
+	logger.warn({ listId: state.list_id, reason }, 'csv import failed')
+}

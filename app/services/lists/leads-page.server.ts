@@ -1,0 +1,164 @@
+import { sql, type RawBuilder } from 'kysely'
+import { db } from '../../../db/index.server.ts'
+import type { AccountContext } from '../../context.server.ts'
+import { isUuid } from '../../utils/http-errors.server.ts'
+import { findLeadList } from './find-list.server.ts'
+import { LEADS_PAGE_SIZE, parseLeadsQuery, type LeadsQuery, type LeadSort } from './leads-query.ts'
+
+export type LeadRow = {
+	id: string
+	email: string
+	first_name: string | null
+	last_name: string | null
+	title: string | null
+	company_name: string | null
+	company_domain: string | null
+	linkedin_url: string | null
+	location: string | null
+	phone: string | null
+	email_status: string | null
+	data: Record<string, unknown>
+}
+
+// Each sort key matches an index (list_id, key, id) of migration 2026-11-21T0940, in the
+// "C" collation so that prefix search (like 'abc%') can use the same indexes.
+const SORT_KEY: Record<Exclude<LeadSort, 'added'>, RawBuilder<string>> = {
+	email: sql`(lower(email) collate "C")`,
+	first_name: sql`(coalesce(lower(first_name), '') collate "C")`,
+	last_name: sql`(coalesce(lower(last_name), '') collate "C")`,
+	company: sql`(coalesce(lower(company_name), '') collate "C")`,
+}
+
+type Cursor = { key: string | null; id: string }
+
+export function encodeCursor(cursor: Cursor) {
+	return Buffer.from(JSON.stringify([cursor.key, cursor.id])).toString('base64url')
+}
+
+function decodeCursor(value: string | undefined): Cursor | null {
+	if (!value) return null
+	try {
+		const [key, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[]
+		if (!isUuid(id) || (key !== null && typeof key !== 'string')) return null
+		return { key: key, id }
+	} catch {
+		return null
+	}
+}
+
+/**
+ * One page of a list's leads, sorted and filtered in PostgreSQL and paged by keyset (the
+ * `after`/`before` cursors of the previous page's links), so every page costs the same at
+ * 1,000,000 rows; a page number without a cursor falls back to an indexed offset.
+ * `q` matches the start of the email, first name, last name or company (case-insensitive);
+ * "ada love" also matches first name "Ada…" with last name "Love…".
+ */
+export async function listLeadsPage(
+	context: AccountContext | null,
+	listId: unknown,
+	search: URLSearchParams,
+) {
+	const { list } = await findLeadList(context, listId)
+	const query = parseLeadsQuery(search)
+	const after = decodeCursor(query.after)
+	const before = after ? null : decodeCursor(query.before)
+	const keyOf = query.sort === 'added' ? null : SORT_KEY[query.sort]
+	const descending = query.dir === 'desc'
+	// Reading backwards (the previous page) flips the order, then the rows are turned round.
+	const reverse = before !== null
+	const ascending = descending === reverse
+
+	let builder = db
+		.selectFrom('leads')
+		.select([
+			'id',
+			'email',
+			'first_name',
+			'last_name',
+			'title',
+			'company_name',
+			'company_domain',
+			'linkedin_url',
+			'location',
+			'phone',
+			'email_status',
+			'data',
+		])
+		.select(keyOf ? keyOf.as('sort_key') : sql<null>`null`.as('sort_key'))
+		.where('list_id', '=', list.id)
+	if (query.q) builder = builder.where(matches(query.q))
+	const cursor = after ?? before
+	if (cursor) {
+		const forward = after !== null
+		const greater = forward !== descending
+		builder = builder.where(
+			keyOf
+				? greater
+					? sql<boolean>`(${keyOf}, id) > (${cursor.key ?? ''}, ${cursor.id}::uuid)`
+					: sql<boolean>`(${keyOf}, id) < (${cursor.key ?? ''}, ${cursor.id}::uuid)`
+				: greater
+					? sql<boolean>`id > ${cursor.id}::uuid`
+					: sql<boolean>`id < ${cursor.id}::uuid`,
+		)
+	}
+	const direction = ascending ? sql`asc` : sql`desc`
+	if (keyOf) builder = builder.orderBy(sql`${keyOf} ${direction}`)
+	builder = builder.orderBy(sql`id ${direction}`)
+	const offset = cursor ? 0 : (query.page - 1) * LEADS_PAGE_SIZE
+	const fetched = await builder
+		.limit(LEADS_PAGE_SIZE + 1)
+		.offset(offset)
+		.execute()
+	const more = fetched.length > LEADS_PAGE_SIZE
+	const rows = fetched.slice(0, LEADS_PAGE_SIZE)
+	if (reverse) rows.reverse()
+	const first = rows[0]
+	const last = rows.at(-1)
+	const hasPrevious = reverse ? more : query.page > 1 || after !== null
+	const hasNext = reverse ? true : more
+	const dataKeys = [
+		...new Set(rows.flatMap((r) => Object.keys((r.data as Record<string, unknown>) ?? {}))),
+	].slice(0, 20)
+	return {
+		list,
+		query,
+		leads: rows.map(({ sort_key: _, ...lead }) => lead as LeadRow),
+		dataKeys,
+		/** the whole list's size (kept on the list row, so no count over 1,000,000 rows) */
+		total: query.q ? null : list.found,
+		firstIndex: (query.page - 1) * LEADS_PAGE_SIZE + 1,
+		previous:
+			hasPrevious && first
+				? query.page <= 2
+					? { page: 1 }
+					: { page: query.page - 1, before: encodeCursor({ key: first.sort_key, id: first.id }) }
+				: null,
+		next:
+			hasNext && last
+				? { page: query.page + 1, after: encodeCursor({ key: last.sort_key, id: last.id }) }
+				: null,
+	}
+}
+
+function likePrefix(value: string) {
+	return `${value.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`
+}
+
+function matches(q: string) {
+	const prefix = likePrefix(q)
+	const words = q.split(/\s+/).filter(Boolean)
+	const parts = [
+		sql<boolean>`${SORT_KEY.email} like ${prefix}`,
+		sql<boolean>`${SORT_KEY.first_name} like ${prefix}`,
+		sql<boolean>`${SORT_KEY.last_name} like ${prefix}`,
+		sql<boolean>`${SORT_KEY.company} like ${prefix}`,
+	]
+	if (words.length === 2) {
+		parts.push(
+			sql<boolean>`(${SORT_KEY.first_name} like ${likePrefix(words[0]!)} and ${SORT_KEY.last_name} like ${likePrefix(words[1]!)})`,
+		)
+	}
+	return sql<boolean>`(${sql.join(parts, sql` or `)})`
+}
+
+export type { LeadsQuery }
