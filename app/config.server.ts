@@ -59,6 +59,8 @@ const EnvSchema = z
 		UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(268_435_456),
 		TRUST_PROXY: bool.default(false),
 		WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+		JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
+		JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
 		LOG_LEVEL: z
 			.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
 			.default('info'),
@@ -74,6 +76,19 @@ const EnvSchema = z
 		STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
 		CREDIT_PACKS: creditPacks.prefault(DEFAULT_CREDIT_PACKS),
 		DEV_MAILBOX: bool.optional(),
+		APIFY_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.apify.com'),
+		APIFY_TOKEN: z.string().min(1).optional(),
+		APIFY_APOLLO_ACTOR: z.string().min(1).default('code_crafter~apollo-io-scraper'),
+		APIFY_APOLLO_INPUT: z
+			.string()
+			.default(
+				'{"url":"{{url}}","totalRecords":{{count}},"getPersonalEmails":true,"getWorkEmails":true}',
+			),
+		APIFY_APOLLO_COMPANY_ACTOR: z.string().min(1).default('code_crafter~apollo-company-scraper'),
+		APOLLO_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.apollo.io/api/v1'),
+		APOLLO_API_KEY: z.string().min(1).optional(),
+		CREDITS_PER_LEAD: z.coerce.number().int().min(0).default(1),
+		CREDITS_PER_COMPANY: z.coerce.number().int().min(0).default(1),
 	})
 	.superRefine((env, ctx) => {
 		const supabase = [env.SUPABASE_URL, env.SUPABASE_ANON_KEY, env.SUPABASE_SERVICE_ROLE_KEY]
