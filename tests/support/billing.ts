@@ -57,17 +57,3 @@ export async function auditActions(targetId: string) {
 		.execute()
 	return rows
 }
-
-/** What a thrown data()/Response carried: its status. */
-export async function statusOfRejection(promise: Promise<unknown>) {
-	try {
-		await promise
-	} catch (error) {
-		if (error instanceof Response) return error.status
-		if (error && typeof error === 'object' && 'init' in error) {
-			return (error as { init?: ResponseInit | null }).init?.status ?? 200
-		}
-		throw error
-	}
-	throw new Error('expected a rejection')
-}

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely'
+import type { Kysely, Selectable } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { CheckoutSessions, DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
@@ -7,6 +7,7 @@ import { getStripe, type Stripe } from '../../integrations/stripe.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { assertBillingOwner } from './access.server.ts'
+import { inTransaction } from './credits.server.ts'
 import { FULFILMENTS, type LineItemKind, type Payment } from './fulfilments.server.ts'
 import { paymentProvider, testPaymentsAllowed } from './payments.server.ts'
 import { callStripe } from './subscriptions.server.ts'
@@ -207,10 +208,6 @@ export async function findTestCheckout(account: AccountContext, id: string) {
 	const session = await findCheckout(account, id)
 	if (session.provider !== 'test') notFound('This checkout')
 	return session
-}
-
-function inTransaction<T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>) {
-	return db.isTransaction ? work(db as Transaction<DB>) : db.transaction().execute(work)
 }
 
 /**

@@ -45,7 +45,8 @@ export async function choosePlan(account: AccountContext, planId: number): Promi
 		await changeStripePlan(account, current, plan)
 		return { kind: 'changed', plan }
 	}
-	const stripePriceId = provider === 'stripe' ? await ensureStripePrice(db, plan) : null
+	const stripePriceId =
+		provider === 'stripe' ? await callStripe(() => ensureStripePrice(db, plan)) : null
 	const checkout = await createCheckout(account, {
 		mode: 'subscription',
 		items: [
@@ -69,8 +70,8 @@ export async function choosePlan(account: AccountContext, planId: number): Promi
 
 async function changeStripePlan(account: AccountContext, sub: SubscriptionRow, plan: PricePlan) {
 	const stripe = getStripe()
-	const price = await ensureStripePrice(db, plan)
 	const updated = await callStripe(async () => {
+		const price = await ensureStripePrice(db, plan)
 		const remote = await stripe.subscriptions.retrieve(sub.provider_subscription_id!)
 		const item = remote.items.data[0]
 		if (!item) throw new Error(`Stripe subscription ${remote.id} has no items`)

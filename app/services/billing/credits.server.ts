@@ -49,7 +49,8 @@ export type CreditChangeResult = {
 	balance: number
 }
 
-function inTransaction<T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>) {
+/** Runs `work` in `db` when it is already a transaction, else in a new one. */
+export function inTransaction<T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>) {
 	return db.isTransaction ? work(db as Transaction<DB>) : db.transaction().execute(work)
 }
 
