@@ -364,10 +364,13 @@ export interface DomainSubscriptions {
 }
 
 export interface EmailbisonUpload {
+  attached: Generated<number>;
   campaign_id: string | null;
+  campaign_name: Generated<string>;
   created: Generated<number>;
   created_at: Generated<Timestamp>;
   eb_workspace_id: string;
+  eb_workspace_name: Generated<string>;
   error: string | null;
   id: Generated<string>;
   last_batch: Generated<number>;
@@ -381,6 +384,23 @@ export interface EmailbisonUpload {
   updated_at: Generated<Timestamp>;
   user_id: string;
   workspace_id: string | null;
+}
+
+export interface EmailbisonUploadLeads {
+  attached: Generated<boolean>;
+  eb_lead_id: string | null;
+  email: string;
+  lead_id: string;
+  rejected_reason: string | null;
+  upload_id: string;
+}
+
+export interface EmailbisonWorkspaceKeys {
+  created_at: Generated<Timestamp>;
+  eb_workspace_id: string;
+  encrypted_key: string;
+  last4: string;
+  user_id: string;
 }
 
 export interface EnrichmentChain {
@@ -601,6 +621,8 @@ export interface DB {
   domain_subscriptions: DomainSubscriptions;
   domains: Domains;
   emailbison_upload: EmailbisonUpload;
+  emailbison_upload_leads: EmailbisonUploadLeads;
+  emailbison_workspace_keys: EmailbisonWorkspaceKeys;
   enrichment_chain: EnrichmentChain;
   inbox_orders: InboxOrders;
   inboxes: Inboxes;

@@ -1,0 +1,481 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { startFakeEmailBison, type FakeEmailBison } from '../../../tests/fakes/emailbison/server.ts'
+import { insertUser } from '../../../tests/support/factories.ts'
+import { loadAccountContext, type AccountContext } from '../../context.server.ts'
+import { createEmailBisonClient, emailBisonBase } from '../../integrations/emailbison.server.ts'
+import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
+import { FormError } from '../../utils/http-errors.server.ts'
+import { backoff, runEmailBisonUpload } from './run-upload.server.ts'
+import {
+	getEmailBisonSettings,
+	saveEmailBisonSettings,
+	testEmailBisonConnection,
+} from './settings.server.ts'
+import {
+	findUpload,
+	listEbCampaigns,
+	listEbWorkspaces,
+	listUploads,
+	rejectedCsv,
+	startEmailBisonUpload,
+	type StartUploadInput,
+} from './uploads.server.ts'
+
+// End to end: the real worker and database against the local EmailBison fake.
+let eb: FakeEmailBison
+let workers: Workers
+beforeAll(async () => {
+	eb = await startFakeEmailBison({ workspaces: 20 })
+	backoff.baseMs = 50
+	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
+})
+afterAll(async () => {
+	await workers.stop()
+	await eb.close()
+})
+beforeEach(() => {
+	eb.setMintSupported(true)
+	eb.setLatency(0)
+})
+
+async function account(options: { key?: string; url?: string } = {}) {
+	const user = await insertUser(db)
+	const me = await loadAccountContext(db, user)
+	await saveEmailBisonSettings(me, {
+		url: options.url ?? `${eb.url}/api/`,
+		apiKey: options.key ?? eb.superAdminKey,
+	})
+	return loadAccountContext(db, user)
+}
+
+async function leadList(
+	me: AccountContext,
+	count: number,
+	lead: (i: number) => Record<string, unknown> = () => ({}),
+) {
+	const list = await db
+		.insertInto('processing_list')
+		.values({ user_id: me.accountId!, name: `List ${count}`, source_type: 'upload', status: 2 })
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	for (let start = 0; start < count; start += 1000) {
+		const rows = []
+		for (let i = start; i < Math.min(count, start + 1000); i++)
+			rows.push({
+				list_id: list.id,
+				user_id: me.accountId!,
+				email: `lead${i}@company${i % 7}.com`,
+				first_name: `First${i}`,
+				last_name: `Last${i}`,
+				title: 'CEO',
+				company_name: `Company ${i % 7}`,
+				linkedin_url: `https://linkedin.com/in/lead${i}`,
+				data: JSON.stringify({ icebreaker: `Hi ${i}` }),
+				...lead(i),
+			})
+		if (rows.length) await db.insertInto('leads').values(rows).execute()
+	}
+	return list.id
+}
+
+const plainMapping = (
+	workspace: number,
+	campaign: string,
+	extra: Partial<StartUploadInput> = {},
+): StartUploadInput => ({
+	workspace,
+	campaign,
+	fields: {
+		email: 'email',
+		first_name: 'first_name',
+		last_name: 'last_name',
+		title: 'title',
+		company: 'company_name',
+	},
+	variables: [
+		{ source: 'linkedin_url', name: 'linkedin_url' },
+		{ source: 'data:icebreaker', name: 'icebreaker' },
+	],
+	...extra,
+})
+
+/** An upload row written as the confirm step does, but not queued: the test runs the job by hand. */
+async function unqueuedUpload(
+	me: AccountContext,
+	listId: string,
+	ebWorkspace: number,
+	campaign: number,
+) {
+	const upload = await db
+		.insertInto('emailbison_upload')
+		.values({
+			list_id: listId,
+			user_id: me.accountId!,
+			eb_workspace_id: String(ebWorkspace),
+			campaign_id: String(campaign),
+			mapping: JSON.stringify({
+				fields: plainMapping(ebWorkspace, '').fields,
+				variables: plainMapping(ebWorkspace, '').variables,
+			}),
+		})
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	const inserted = await db
+		.insertInto('emailbison_upload_leads')
+		.columns(['upload_id', 'lead_id', 'email'])
+		.expression((eb) =>
+			eb
+				.selectFrom('leads')
+				.select([eb.val(upload.id).as('upload_id'), 'id', 'email'])
+				.where('list_id', '=', listId),
+		)
+		.executeTakeFirst()
+	await db
+		.updateTable('emailbison_upload')
+		.set({ total: Number(inserted.numInsertedOrUpdatedRows) })
+		.where('id', '=', upload.id)
+		.execute()
+	return upload.id
+}
+
+async function settled(uploadId: string, timeout = 30_000) {
+	await expect
+		.poll(
+			async () =>
+				(
+					await db
+						.selectFrom('emailbison_upload')
+						.select('status')
+						.where('id', '=', uploadId)
+						.executeTakeFirstOrThrow()
+				).status,
+			{ timeout, interval: 100 },
+		)
+		.toBeGreaterThanOrEqual(2)
+	return db
+		.selectFrom('emailbison_upload')
+		.selectAll()
+		.where('id', '=', uploadId)
+		.executeTakeFirstOrThrow()
+}
+
+function campaignLeads(campaignId: number) {
+	const campaign = eb.campaigns.get(campaignId)!
+	const workspace = eb.workspaces.get(campaign.workspaceId)!
+	const byId = new Map([...workspace.leads.values()].map((l) => [l.id, l]))
+	return campaign.leads.map((id) => byId.get(id)!)
+}
+
+describe('EmailBison client', () => {
+	test('base URL: a trailing / or /api is stripped', () => {
+		expect(emailBisonBase('https://mail.example.com/')).toBe('https://mail.example.com/api')
+		expect(emailBisonBase('https://mail.example.com/api/')).toBe('https://mail.example.com/api')
+		expect(emailBisonBase('https://mail.example.com/api')).toBe('https://mail.example.com/api')
+	})
+
+	test('Bearer auth, and every page of workspaces (15 a page)', async () => {
+		const client = createEmailBisonClient({ baseUrl: eb.url, apiKey: eb.superAdminKey })
+		const before = eb.count('GET /api/workspaces/v1.1')
+		const workspaces = await client.listWorkspaces()
+		expect(workspaces.length).toBeGreaterThanOrEqual(20)
+		expect(eb.count('GET /api/workspaces/v1.1') - before).toBe(Math.ceil(workspaces.length / 15))
+		const wrong = createEmailBisonClient({ baseUrl: eb.url, apiKey: 'nope-nope-nope' })
+		await expect(wrong.me()).rejects.toMatchObject({ kind: 'key' })
+	})
+
+	test('more than 500 leads a call is refused by the fake (and never sent by the client)', async () => {
+		const client = createEmailBisonClient({ baseUrl: eb.url, apiKey: eb.superAdminKey })
+		const leads = Array.from({ length: 501 }, (_, i) => ({
+			email: `x${i}@a.com`,
+			first_name: 'A',
+			last_name: 'B',
+		}))
+		expect(() => client.upsertLeads(leads)).toThrow(/at most 500/)
+		const response = await fetch(`${eb.url}/api/leads/create-or-update/multiple`, {
+			method: 'POST',
+			headers: {
+				Authorization: `Bearer ${eb.superAdminKey}`,
+				Accept: 'application/json',
+				'Content-Type': 'application/json',
+			},
+			body: JSON.stringify({ leads }),
+		})
+		expect(response.status).toBe(422)
+	})
+})
+
+describe('settings', () => {
+	test('a URL that is not http(s) is refused; the key is kept encrypted and shown by its last 4', async () => {
+		const me = await account()
+		await expect(
+			saveEmailBisonSettings(me, { url: 'ftp://mail.example.com', apiKey: 'abc' }),
+		).rejects.toMatchObject({ field: 'url' })
+		await expect(
+			saveEmailBisonSettings(me, { url: 'javascript:alert(1)', apiKey: 'abc' }),
+		).rejects.toBeInstanceOf(FormError)
+		const row = await db
+			.selectFrom('settings')
+			.select('super_admin_api_key')
+			.where('user_id', '=', me.accountId!)
+			.executeTakeFirstOrThrow()
+		expect(row.super_admin_api_key).not.toContain(eb.superAdminKey)
+		expect(await getEmailBisonSettings(me)).toMatchObject({ keyLast4: '1234', configured: true })
+		expect(await testEmailBisonConnection(me)).toEqual({ name: 'Fake Admin' })
+	})
+
+	test('a wrong key: a clear message from the test button', async () => {
+		const me = await account({ key: 'wrong-key-0000' })
+		await expect(testEmailBisonConnection(me)).rejects.toThrow(
+			'EmailBison refused the key: check the super-admin API key.',
+		)
+		const unreachable = await account({ url: 'http://127.0.0.1:9' })
+		await expect(testEmailBisonConnection(unreachable)).rejects.toThrow(/could not be reached/)
+	})
+})
+
+describe('upload', () => {
+	test('leads land in the campaign once, in batches of 500, with custom variables created first', async () => {
+		const me = await account()
+		const listId = await leadList(me, 1234)
+		const workspaces = await listEbWorkspaces(me.accountId!)
+		expect(workspaces).toHaveLength(eb.workspaces.size)
+		const target = workspaces[17]!
+		const before = {
+			upserts: eb.count('POST /api/leads'),
+			attaches: eb.count('POST /api/campaigns/'),
+		}
+		const { uploadId, total } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(target.id, 'new', { newCampaign: 'Q3 outbound' }),
+		)
+		expect(total).toBe(1234)
+		const upload = await settled(uploadId)
+		expect(upload).toMatchObject({
+			status: 2,
+			total: 1234,
+			sent: 1234,
+			created: 1234,
+			updated: 0,
+			rejected: 0,
+			attached: 1234,
+			last_batch: 3,
+			error: null,
+		})
+		expect(eb.count('POST /api/leads') - before.upserts).toBe(3)
+		expect(eb.count('POST /api/campaigns/') - before.attaches).toBe(3)
+		const campaign = eb.campaigns.get(Number(upload.campaign_id))!
+		expect(campaign.workspaceId).toBe(target.id)
+		expect(campaign.name).toBe('Q3 outbound')
+		const leads = campaignLeads(campaign.id)
+		expect(new Set(leads.map((l) => l.email)).size).toBe(1234)
+		expect(leads[5]!.custom_variables).toEqual([
+			{ name: 'linkedin_url', value: 'https://linkedin.com/in/lead5' },
+			{ name: 'icebreaker', value: 'Hi 5' },
+		])
+		expect([...eb.workspaces.get(target.id)!.customVariables]).toEqual([
+			'linkedin_url',
+			'icebreaker',
+		])
+		expect(await listEbCampaigns(me.accountId!, target.id)).toContainEqual(
+			expect.objectContaining({ name: 'Q3 outbound' }),
+		)
+		// uploading again updates: nothing duplicated in EmailBison
+		const again = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(target.id, String(campaign.id)),
+		)
+		expect(await settled(again.uploadId)).toMatchObject({ status: 2, updated: 1234, created: 0 })
+		expect(eb.workspaces.get(target.id)!.leads.size).toBe(1234)
+		expect(campaign.leads).toHaveLength(1234)
+		// history per list and per workspace
+		const history = await listUploads(me, { listId })
+		expect(history.map((u) => u.id)).toEqual([again.uploadId, uploadId])
+		expect(await listUploads(me, { ebWorkspaceId: String(target.id) })).toHaveLength(2)
+	})
+
+	test('422 rows are dropped with their reasons and reported; the rest is retried', async () => {
+		const me = await account()
+		const listId = await leadList(me, 30, (i) =>
+			i === 3 || i === 17 ? { email: `=bad-email-${i}` } : {},
+		)
+		const ws = [...eb.workspaces.values()][0]!
+		const campaign = eb.addCampaign(ws.id, 'Rejections')
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id)),
+		)
+		expect(await settled(uploadId)).toMatchObject({
+			status: 2,
+			sent: 28,
+			rejected: 2,
+			attached: 28,
+		})
+		expect(campaign.leads).toHaveLength(28)
+		let csv = ''
+		for await (const chunk of rejectedCsv(uploadId)) csv += chunk
+		const lines = csv.trim().split('\r\n')
+		expect(lines[0]).toBe('email,first_name,last_name,reason')
+		expect(lines).toHaveLength(3)
+		expect(lines[1]).toMatch(
+			/^'=bad-email-3,First3,Last3,The leads\.\d+\.email field must be a valid email/,
+		)
+	})
+
+	test('429 with Retry-After and 503 are waited out', async () => {
+		const me = await account()
+		const listId = await leadList(me, 600)
+		const ws = [...eb.workspaces.values()][1]!
+		const campaign = eb.addCampaign(ws.id, 'Patient')
+		eb.rateLimitNext(2, 1)
+		const started = Date.now()
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id)),
+		)
+		expect(await settled(uploadId)).toMatchObject({ status: 2, sent: 600, attached: 600 })
+		expect(Date.now() - started).toBeGreaterThanOrEqual(2000)
+		eb.failNext(2)
+		const again = await startEmailBisonUpload(me, listId, plainMapping(ws.id, String(campaign.id)))
+		expect(await settled(again.uploadId)).toMatchObject({ status: 2, sent: 600 })
+		expect(campaign.leads).toHaveLength(600)
+	})
+
+	test.each([
+		['minted api-user keys', true],
+		['a lock around switch + work', false],
+	])(
+		'parallel uploads to two EmailBison workspaces with one super-admin key land in the right ones (%s)',
+		async (_, mint) => {
+			eb.setMintSupported(mint)
+			eb.setLatency(5)
+			const me = await account()
+			const listA = await leadList(me, 1500, (i) => ({ email: `a${i}@alpha.com` }))
+			const listB = await leadList(me, 1500, (i) => ({ email: `b${i}@beta.com` }))
+			const wsA = eb.addWorkspace(`Alpha ${mint}`)
+			const wsB = eb.addWorkspace(`Beta ${mint}`)
+			const [a, b] = await Promise.all([
+				startEmailBisonUpload(me, listA, plainMapping(wsA.id, 'new', { newCampaign: 'A' })),
+				startEmailBisonUpload(me, listB, plainMapping(wsB.id, 'new', { newCampaign: 'B' })),
+			])
+			const [doneA, doneB] = await Promise.all([settled(a.uploadId), settled(b.uploadId)])
+			expect(doneA).toMatchObject({ status: 2, attached: 1500 })
+			expect(doneB).toMatchObject({ status: 2, attached: 1500 })
+			expect([...wsA.leads.keys()].every((e) => e.endsWith('@alpha.com'))).toBe(true)
+			expect([...wsB.leads.keys()].every((e) => e.endsWith('@beta.com'))).toBe(true)
+			expect(wsA.leads.size).toBe(1500)
+			expect(wsB.leads.size).toBe(1500)
+			expect(campaignLeads(Number(doneA.campaign_id))).toHaveLength(1500)
+			expect(campaignLeads(Number(doneB.campaign_id))).toHaveLength(1500)
+			const keys = await db
+				.selectFrom('emailbison_workspace_keys')
+				.select('eb_workspace_id')
+				.where('user_id', '=', me.accountId!)
+				.execute()
+			expect(keys.length).toBe(mint ? 2 : 0)
+		},
+	)
+
+	test('a worker that dies mid-upload resumes: every lead in the campaign once', async () => {
+		eb.setLatency(40)
+		const me = await account()
+		const listId = await leadList(me, 3000, (i) => ({ email: `r${i}@resume.com` }))
+		const ws = eb.addWorkspace('Resume')
+		const campaign = eb.addCampaign(ws.id, 'Resume')
+		const uploadId = await unqueuedUpload(me, listId, ws.id, campaign.id)
+		const dying = new AbortController()
+		const first = runEmailBisonUpload(uploadId, {
+			jobId: 'manual',
+			retryCount: 0,
+			signal: dying.signal,
+		})
+		await expect
+			.poll(
+				async () =>
+					(
+						await db
+							.selectFrom('emailbison_upload')
+							.select('sent')
+							.where('id', '=', uploadId)
+							.executeTakeFirstOrThrow()
+					).sent,
+				{ timeout: 20_000, interval: 20 },
+			)
+			.toBeGreaterThanOrEqual(500)
+		dying.abort()
+		await first.catch(() => {})
+		await runEmailBisonUpload(uploadId, {
+			jobId: 'manual-2',
+			retryCount: 1,
+			signal: new AbortController().signal,
+		})
+		const upload = await settled(uploadId)
+		expect(upload).toMatchObject({ status: 2, total: 3000, rejected: 0 })
+		expect(campaign.leads).toHaveLength(3000)
+		expect(new Set(campaign.leads).size).toBe(3000)
+		expect([...campaign.attachCalls.values()].every((n) => n === 1)).toBe(true)
+		expect(ws.leads.size).toBe(3000)
+	}, 60_000)
+})
+
+describe('bad input', () => {
+	test('a list with no emails', async () => {
+		const me = await account()
+		const listId = await leadList(me, 0)
+		const ws = [...eb.workspaces.values()][0]!
+		await expect(
+			startEmailBisonUpload(me, listId, plainMapping(ws.id, 'new', { newCampaign: 'X' })),
+		).rejects.toThrow('This list has no leads with an email address')
+	})
+
+	test('a campaign of another EmailBison workspace', async () => {
+		const me = await account()
+		const listId = await leadList(me, 5)
+		const [one, two] = [...eb.workspaces.values()]
+		const theirs = eb.addCampaign(two!.id, 'Not here')
+		await expect(
+			startEmailBisonUpload(me, listId, plainMapping(one!.id, String(theirs.id))),
+		).rejects.toMatchObject({ field: 'campaign' })
+		expect(await listUploads(me, { listId })).toHaveLength(0)
+	})
+
+	test('a wrong key: a clear message from the job', async () => {
+		const me = await account()
+		const listId = await leadList(me, 5)
+		const ws = eb.addWorkspace('Key gone')
+		const campaign = eb.addCampaign(ws.id, 'Key gone')
+		const uploadId = await unqueuedUpload(me, listId, ws.id, campaign.id)
+		await saveEmailBisonSettings(me, { url: eb.url, apiKey: 'wrong-key-9999' })
+		await runEmailBisonUpload(uploadId, {
+			jobId: 'x',
+			retryCount: 9,
+			signal: new AbortController().signal,
+		})
+		expect(await settled(uploadId)).toMatchObject({
+			status: 3,
+			error: 'EmailBison refused the API key: check the super-admin key in Settings.',
+		})
+	})
+
+	test("another account's list or upload is a 404", async () => {
+		const me = await account()
+		const other = await account()
+		const listId = await leadList(me, 3)
+		const ws = [...eb.workspaces.values()][0]!
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, 'new', { newCampaign: 'Mine' }),
+		)
+		await expect(
+			startEmailBisonUpload(other, listId, plainMapping(ws.id, 'new', { newCampaign: 'Theirs' })),
+		).rejects.toMatchObject({ init: { status: 404 } })
+		await expect(findUpload(other, uploadId)).rejects.toMatchObject({ init: { status: 404 } })
+		expect(await listUploads(other)).toHaveLength(0)
+		await settled(uploadId)
+	})
+})

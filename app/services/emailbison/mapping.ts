@@ -1,0 +1,101 @@
+import type { EbField } from './schemas.ts'
+
+// What a lead can send to EmailBison: its columns, and the enrichment outputs kept in
+// leads.data (source `data:<key>`).
+
+export const LEAD_COLUMNS = [
+	['email', 'Email'],
+	['first_name', 'First name'],
+	['last_name', 'Last name'],
+	['title', 'Title'],
+	['company_name', 'Company'],
+	['company_domain', 'Company domain'],
+	['linkedin_url', 'LinkedIn URL'],
+	['location', 'Location'],
+	['phone', 'Phone'],
+	['email_status', 'Email status'],
+] as const
+
+export type LeadColumn = (typeof LEAD_COLUMNS)[number][0]
+
+export type UploadMapping = {
+	fields: Partial<Record<EbField, string>>
+	variables: { source: string; name: string }[]
+}
+
+export type SourceOption = { value: string; label: string }
+
+export function sourceOptions(dataKeys: string[]): SourceOption[] {
+	return [
+		...LEAD_COLUMNS.map(([value, label]) => ({ value, label })),
+		...dataKeys.map((key) => ({ value: `data:${key}`, label: `${key} (enrichment)` })),
+	]
+}
+
+/** The mapping EmailBison's fields start with. */
+export const DEFAULT_FIELDS: Record<EbField, string> = {
+	email: 'email',
+	first_name: 'first_name',
+	last_name: 'last_name',
+	title: 'title',
+	company: 'company_name',
+	notes: '',
+}
+
+/** Custom variable name suggested for a source: enrichment keys and a few columns. */
+export function suggestedVariable(source: string) {
+	const name = source
+		.replace(/^data:/, '')
+		.toLowerCase()
+		.replace(/[^a-z0-9_]+/g, '_')
+	const clean = name.replace(/^[^a-z]+/, '').slice(0, 63)
+	return clean
+}
+
+export type LeadRow = Record<LeadColumn, string | null> & { data: unknown }
+
+export function valueOf(lead: LeadRow, source: string | undefined): string {
+	if (!source) return ''
+	if (source.startsWith('data:')) {
+		const data = (lead.data && typeof lead.data === 'object' ? lead.data : {}) as Record<
+			string,
+			unknown
+		>
+		const value = data[source.slice(5)]
+		if (value === null || value === undefined) return ''
+		return typeof value === 'string' ? value : JSON.stringify(value)
+	}
+	const value = lead[source as LeadColumn]
+	return value === null || value === undefined ? '' : String(value)
+}
+
+/** One lead as EmailBison's create-or-update body wants it. */
+export function toEmailBisonLead(lead: LeadRow, mapping: UploadMapping) {
+	const get = (field: EbField) => valueOf(lead, mapping.fields[field]).trim()
+	const out: Record<string, unknown> = {
+		email: get('email'),
+		first_name: get('first_name'),
+		last_name: get('last_name'),
+	}
+	for (const field of ['title', 'company', 'notes'] as const) {
+		const value = get(field)
+		if (value) out[field] = value
+	}
+	const variables = mapping.variables
+		.map((v) => ({ name: v.name, value: valueOf(lead, v.source).trim() }))
+		.filter((v) => v.value !== '')
+	if (variables.length) out.custom_variables = variables
+	return out as {
+		email: string
+		first_name: string
+		last_name: string
+		custom_variables?: { name: string; value: string }[]
+	}
+}
+
+/** A CSV cell: quoted when needed, and formula-safe (cells starting with = + - @ get a '). */
+export function csvCell(value: unknown) {
+	let text = value === null || value === undefined ? '' : String(value)
+	if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`
+	return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
+}

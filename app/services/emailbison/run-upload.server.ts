@@ -1,0 +1,323 @@
+import { sql } from 'kysely'
+import { db } from '../../../db/index.server.ts'
+import {
+	EMAILBISON_BATCH_LIMIT,
+	EmailBisonError,
+	type EbLeadResult,
+	type EmailBisonClient,
+} from '../../integrations/emailbison.server.ts'
+import type { JobContext } from '../../jobs/define.server.ts'
+import { logger } from '../../utils/logger.server.ts'
+import { sleep } from '../../utils/patience.server.ts'
+import { toEmailBisonLead, type LeadRow, type UploadMapping } from './mapping.ts'
+import { loadEmailBisonAccess, NOT_CONFIGURED } from './settings.server.ts'
+import { inEbWorkspace, type ClientOptions } from './workspace-client.server.ts'
+
+export const UploadStatus = { pending: 0, processing: 1, success: 2, fail: 3 } as const
+export const UPLOAD_RETRY_LIMIT = 5
+
+/** Test and bench knobs: how long to wait when EmailBison gives no Retry-After. */
+export const backoff = { baseMs: 1000, maxMs: 30_000, tries: 6 }
+
+type Upload = {
+	id: string
+	user_id: string
+	list_id: string
+	eb_workspace_id: string
+	campaign_id: string | null
+	status: number
+	mapping: UploadMapping
+}
+
+class UploadFailure extends Error {}
+
+/**
+ * Calls EmailBison, waiting out 429 (Retry-After honoured) and 5xx with backoff; the job's
+ * own retries take over after that. Only for idempotent calls (upserts by email, attaches).
+ */
+async function withBackoff<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await call()
+		} catch (error) {
+			if (
+				!(error instanceof EmailBisonError) ||
+				!error.retryable ||
+				attempt >= backoff.tries ||
+				signal.aborted
+			)
+				throw error
+			const wait =
+				error.retryAfterSeconds !== undefined
+					? error.retryAfterSeconds * 1000
+					: Math.min(backoff.maxMs, backoff.baseMs * 2 ** (attempt - 1))
+			await sleep(wait, signal)
+		}
+	}
+}
+
+async function loadUpload(uploadId: string): Promise<Upload | undefined> {
+	const row = await db
+		.selectFrom('emailbison_upload')
+		.select(['id', 'user_id', 'list_id', 'eb_workspace_id', 'campaign_id', 'status', 'mapping'])
+		.where('id', '=', uploadId)
+		.executeTakeFirst()
+	return row ? { ...row, mapping: row.mapping as UploadMapping } : undefined
+}
+
+async function ensureCustomVariables(
+	client: EmailBisonClient,
+	upload: Upload,
+	signal: AbortSignal,
+) {
+	const wanted = [...new Set(upload.mapping.variables.map((v) => v.name))]
+	if (wanted.length === 0) return
+	const existing = new Set(await withBackoff(() => client.listCustomVariables(), signal))
+	for (const name of wanted) {
+		if (existing.has(name)) continue
+		try {
+			await withBackoff(() => client.createCustomVariable(name), signal)
+		} catch (error) {
+			// made meanwhile (another upload): fine
+			if (!(error instanceof EmailBisonError && error.kind === 'invalid')) throw error
+		}
+	}
+}
+
+type Pending = LeadRow & { lead_id: string }
+
+async function nextBatch(uploadId: string): Promise<Pending[]> {
+	const rows = await db
+		.selectFrom('emailbison_upload_leads as u')
+		.innerJoin('leads as l', 'l.id', 'u.lead_id')
+		.select([
+			'u.lead_id',
+			'l.email',
+			'l.first_name',
+			'l.last_name',
+			'l.title',
+			'l.company_name',
+			'l.company_domain',
+			'l.linkedin_url',
+			'l.location',
+			'l.phone',
+			'l.email_status',
+			'l.data',
+		])
+		.where('u.upload_id', '=', uploadId)
+		.where('u.eb_lead_id', 'is', null)
+		.where('u.rejected_reason', 'is', null)
+		.orderBy('u.lead_id')
+		.limit(EMAILBISON_BATCH_LIMIT)
+		.execute()
+	return rows as Pending[]
+}
+
+/**
+ * Upserts one batch; rows EmailBison names in a 422 are dropped with their reasons and
+ * the rest sent again.
+ */
+async function upsertBatch(
+	client: EmailBisonClient,
+	upload: Upload,
+	batch: Pending[],
+	signal: AbortSignal,
+) {
+	const rejected = new Map<string, string>()
+	let rest = batch
+	for (;;) {
+		if (rest.length === 0) return { results: [] as EbLeadResult[], sent: rest, rejected }
+		const bodies = rest.map((lead) => toEmailBisonLead(lead, upload.mapping))
+		try {
+			const results = await withBackoff(() => client.upsertLeads(bodies), signal)
+			return { results, sent: rest, rejected }
+		} catch (error) {
+			if (!(error instanceof EmailBisonError) || error.kind !== 'invalid') throw error
+			const named = [...error.rowErrors.keys()].filter((i) => i >= 0 && i < rest.length)
+			if (named.length === 0)
+				throw new UploadFailure(`EmailBison refused the leads: ${error.message}`)
+			for (const index of named)
+				rejected.set(rest[index]!.lead_id, error.rowErrors.get(index)!.join(' '))
+			rest = rest.filter((lead) => !rejected.has(lead.lead_id))
+		}
+	}
+}
+
+/** Writes a batch's outcome and the checkpoint in one transaction. */
+async function saveBatch(
+	upload: Upload,
+	batch: Pending[],
+	outcome: Awaited<ReturnType<typeof upsertBatch>>,
+) {
+	const byEmail = new Map(outcome.results.map((r) => [String(r.email).toLowerCase(), r]))
+	const accepted: { lead_id: string; eb_lead_id: string }[] = []
+	const rejected = new Map(outcome.rejected)
+	let created = 0
+	let updated = 0
+	outcome.sent.forEach((lead, index) => {
+		const result = byEmail.get(String(lead.email).toLowerCase()) ?? outcome.results[index]
+		if (!result?.id || String(result.email).toLowerCase() !== String(lead.email).toLowerCase()) {
+			rejected.set(lead.lead_id, 'EmailBison did not return this lead (it may skip this address).')
+			return
+		}
+		accepted.push({ lead_id: lead.lead_id, eb_lead_id: String(result.id) })
+		if (result.created_at && result.updated_at && result.created_at !== result.updated_at) updated++
+		else created++
+	})
+	await db.transaction().execute(async (trx) => {
+		if (accepted.length)
+			await sql`
+				update emailbison_upload_leads u set eb_lead_id = v.eb_lead_id
+				from (select unnest(${accepted.map((a) => a.lead_id)}::uuid[]) as lead_id,
+					unnest(${accepted.map((a) => a.eb_lead_id)}::text[]) as eb_lead_id) v
+				where u.upload_id = ${upload.id} and u.lead_id = v.lead_id
+			`.execute(trx)
+		if (rejected.size)
+			await sql`
+				update emailbison_upload_leads u set rejected_reason = v.reason
+				from (select unnest(${[...rejected.keys()]}::uuid[]) as lead_id,
+					unnest(${[...rejected.values()]}::text[]) as reason) v
+				where u.upload_id = ${upload.id} and u.lead_id = v.lead_id
+			`.execute(trx)
+		await trx
+			.updateTable('emailbison_upload')
+			.set({
+				sent: sql`sent + ${accepted.length}`,
+				created: sql`created + ${created}`,
+				updated: sql`updated + ${updated}`,
+				rejected: sql`rejected + ${rejected.size}`,
+				last_batch: sql`last_batch + 1`,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', upload.id)
+			.execute()
+	})
+	return batch.length
+}
+
+/** Attaches upserted leads not yet in the campaign, 500 at a time, each chunk checkpointed. */
+async function attachPending(client: EmailBisonClient, upload: Upload, signal: AbortSignal) {
+	for (;;) {
+		const rows = await db
+			.selectFrom('emailbison_upload_leads')
+			.select(['lead_id', 'eb_lead_id'])
+			.where('upload_id', '=', upload.id)
+			.where('eb_lead_id', 'is not', null)
+			.where('attached', '=', false)
+			.orderBy('lead_id')
+			.limit(EMAILBISON_BATCH_LIMIT)
+			.execute()
+		if (rows.length === 0) return
+		try {
+			await withBackoff(
+				() =>
+					client.attachLeads(
+						Number(upload.campaign_id),
+						rows.map((r) => Number(r.eb_lead_id)),
+					),
+				signal,
+			)
+		} catch (error) {
+			if (error instanceof EmailBisonError && error.kind === 'not-found')
+				throw new UploadFailure(
+					'The campaign is not in this EmailBison workspace (was it deleted?). Choose another campaign.',
+				)
+			throw error
+		}
+		await db.transaction().execute(async (trx) => {
+			await trx
+				.updateTable('emailbison_upload_leads')
+				.set({ attached: true })
+				.where('upload_id', '=', upload.id)
+				.where(
+					'lead_id',
+					'in',
+					rows.map((r) => r.lead_id),
+				)
+				.execute()
+			await trx
+				.updateTable('emailbison_upload')
+				.set({ attached: sql`attached + ${rows.length}`, updated_at: sql`now()` })
+				.where('id', '=', upload.id)
+				.execute()
+		})
+	}
+}
+
+async function finish(uploadId: string, outcome: { ok: true } | { ok: false; error: string }) {
+	await db
+		.updateTable('emailbison_upload')
+		.set({
+			status: outcome.ok ? UploadStatus.success : UploadStatus.fail,
+			error: outcome.ok ? null : outcome.error,
+			updated_at: sql`now()`,
+		})
+		.where('id', '=', uploadId)
+		.where('status', 'in', [UploadStatus.pending, UploadStatus.processing])
+		.execute()
+}
+
+function describeFailure(error: unknown) {
+	if (error instanceof UploadFailure) return error.message
+	if (error instanceof EmailBisonError) {
+		if (error.kind === 'key')
+			return 'EmailBison refused the API key: check the super-admin key in Settings.'
+		return error.message
+	}
+	return 'Something went wrong while uploading to EmailBison. Try again.'
+}
+
+/**
+ * The emailbison-upload job: creates missing custom variables, then upserts the upload's
+ * leads in batches of at most 500 and attaches the returned ids to the campaign. Every
+ * batch's outcome is checkpointed per lead (EmailBison id, attached, or the rejection), so
+ * a re-run after a crash sends only what is not yet done: each lead lands in the campaign
+ * once (upserts are by email, so a batch sent again before its checkpoint creates nothing).
+ */
+export async function runEmailBisonUpload(
+	uploadId: string,
+	job: JobContext,
+	clientOptions: ClientOptions = {},
+) {
+	const upload = await loadUpload(uploadId)
+	if (!upload || upload.status === UploadStatus.success || upload.status === UploadStatus.fail)
+		return
+	await db
+		.updateTable('emailbison_upload')
+		.set({ status: UploadStatus.processing, updated_at: sql`now()` })
+		.where('id', '=', uploadId)
+		.where('status', '=', UploadStatus.pending)
+		.execute()
+	try {
+		const access = await loadEmailBisonAccess(upload.user_id)
+		if (!access) throw new UploadFailure(NOT_CONFIGURED)
+		await inEbWorkspace(
+			access,
+			Number(upload.eb_workspace_id),
+			async (client) => {
+				await ensureCustomVariables(client, upload, job.signal)
+				// a crash between an upsert's checkpoint and its attach: attach those first
+				await attachPending(client, upload, job.signal)
+				for (;;) {
+					if (job.signal.aborted) throw new Error('worker stopping')
+					const batch = await nextBatch(upload.id)
+					if (batch.length === 0) break
+					const outcome = await upsertBatch(client, upload, batch, job.signal)
+					await saveBatch(upload, batch, outcome)
+					await attachPending(client, upload, job.signal)
+				}
+			},
+			clientOptions,
+		)
+		await finish(uploadId, { ok: true })
+	} catch (error) {
+		const retryable =
+			(error instanceof EmailBisonError && error.retryable) ||
+			job.signal.aborted ||
+			!(error instanceof EmailBisonError || error instanceof UploadFailure)
+		if (retryable && job.retryCount < UPLOAD_RETRY_LIMIT) throw error
+		if (!(error instanceof EmailBisonError || error instanceof UploadFailure))
+			logger.error({ err: error, uploadId }, 'EmailBison upload failed')
+		await finish(uploadId, { ok: false, error: describeFailure(error) })
+	}
+}

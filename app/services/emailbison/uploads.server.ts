@@ -1,0 +1,274 @@
+import { sql } from 'kysely'
+import { db } from '../../../db/index.server.ts'
+import type { AccountContext } from '../../context.server.ts'
+import {
+	EmailBisonError,
+	type EbCampaign,
+	type EbWorkspace,
+} from '../../integrations/emailbison.server.ts'
+import { enqueue } from '../../jobs/enqueue.server.ts'
+import { emailBisonUploadJob } from '../../jobs/definitions/emailbison-upload.server.ts'
+import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { findLeadList } from '../lists/find-list.server.ts'
+import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
+import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
+import { EB_FIELDS, type EbField } from './schemas.ts'
+import { loadEmailBisonAccess, NOT_CONFIGURED, type EmailBisonAccess } from './settings.server.ts'
+import { inEbWorkspace, superAdminClient } from './workspace-client.server.ts'
+
+function friendly(error: unknown): never {
+	if (error instanceof EmailBisonError) {
+		if (error.kind === 'key')
+			throw new FormError('EmailBison refused the API key: check the super-admin key in Settings.')
+		throw new FormError(error.message)
+	}
+	throw error
+}
+
+async function requireAccess(accountId: string): Promise<EmailBisonAccess> {
+	const access = await loadEmailBisonAccess(accountId)
+	if (!access) throw new FormError(NOT_CONFIGURED)
+	return access
+}
+
+/** Every EmailBison workspace (all pages), through the super-admin key. */
+export async function listEbWorkspaces(accountId: string): Promise<EbWorkspace[]> {
+	const access = await requireAccess(accountId)
+	return superAdminClient(access).listWorkspaces().catch(friendly)
+}
+
+/** The campaigns of one EmailBison workspace, read with that workspace's key. */
+export async function listEbCampaigns(accountId: string, ebWorkspaceId: number) {
+	const access = await requireAccess(accountId)
+	return inEbWorkspace(access, ebWorkspaceId, (client) => client.listCampaigns()).catch(friendly)
+}
+
+/** Enrichment output keys of a list (sampled from its first leads). */
+export async function listDataKeys(listId: string) {
+	const { rows } = await sql<{ key: string }>`
+		select distinct jsonb_object_keys(data) as key
+		from (select data from leads where list_id = ${listId} and jsonb_typeof(data) = 'object' limit 2000) l
+		order by 1 limit 100
+	`.execute(db)
+	return rows.map((r) => r.key)
+}
+
+export type StartUploadInput = {
+	workspace: number
+	campaign: string
+	newCampaign?: string
+	fields: Partial<Record<EbField, string>>
+	variables: { source: string; name: string }[]
+}
+
+/**
+ * Confirms an upload: checks the list has emails, the EmailBison workspace exists and the
+ * campaign belongs to it (or creates it), then writes the upload row, snapshots the list's
+ * leads into it and queues the job, in one transaction.
+ */
+export async function startEmailBisonUpload(
+	context: AccountContext | null,
+	listId: string,
+	input: StartUploadInput,
+) {
+	const { account, list } = await findLeadList(context, listId)
+	const access = await requireAccess(account.accountId)
+	const withEmail = await db
+		.selectFrom('leads')
+		.select((eb) => eb.fn.countAll<number>().as('n'))
+		.where('list_id', '=', list.id)
+		.where(sql<boolean>`coalesce(trim(email), '') <> ''`)
+		.executeTakeFirstOrThrow()
+	if (Number(withEmail.n) === 0)
+		throw new FormError('This list has no leads with an email address: there is nothing to upload.')
+
+	const dataKeys = await listDataKeys(list.id)
+	const allowed = new Set<string>([
+		...LEAD_COLUMNS.map(([c]) => c),
+		...dataKeys.map((k) => `data:${k}`),
+	])
+	const fields: Partial<Record<EbField, string>> = {}
+	for (const field of EB_FIELDS) {
+		const source = input.fields[field]
+		if (!source) continue
+		if (!allowed.has(source)) throw new FormError('Choose a column of this list', `map_${field}`)
+		fields[field] = source
+	}
+	if (!fields.email) throw new FormError('Choose the column with emails', 'map_email')
+	const variables = input.variables.filter((v) => v.name)
+	const names = new Set<string>()
+	for (const v of variables) {
+		if (!allowed.has(v.source)) throw new FormError(`Unknown column ${v.source}`)
+		if (names.has(v.name)) throw new FormError(`The custom variable ${v.name} is used twice`)
+		names.add(v.name)
+	}
+	const workspaces = await superAdminClient(access).listWorkspaces().catch(friendly)
+	const ebWorkspace = workspaces.find((w) => w.id === input.workspace)
+	if (!ebWorkspace) throw new FormError('That EmailBison workspace does not exist', 'workspace')
+
+	const campaign = await inEbWorkspace(access, ebWorkspace.id, async (client) => {
+		if (input.campaign === 'new') return client.createCampaign(input.newCampaign!)
+		const campaigns: EbCampaign[] = await client.listCampaigns()
+		return campaigns.find((c) => String(c.id) === input.campaign) ?? null
+	}).catch(friendly)
+	if (!campaign)
+		throw new FormError(
+			`That campaign is not in the EmailBison workspace ${ebWorkspace.name}. Choose one of its campaigns.`,
+			'campaign',
+		)
+
+	const mapping: UploadMapping = { fields, variables }
+	return db.transaction().execute(async (trx) => {
+		const upload = await trx
+			.insertInto('emailbison_upload')
+			.values({
+				list_id: list.id,
+				user_id: account.accountId,
+				workspace_id: list.workspaceId,
+				eb_workspace_id: String(ebWorkspace.id),
+				eb_workspace_name: ebWorkspace.name,
+				campaign_id: String(campaign.id),
+				campaign_name: campaign.name,
+				mapping: JSON.stringify(mapping),
+			})
+			.returning('id')
+			.executeTakeFirstOrThrow()
+		const { rows } = await sql<{ n: number }>`
+			with inserted as (
+				insert into emailbison_upload_leads (upload_id, lead_id, email)
+				select ${upload.id}::uuid, id, email from leads
+				where list_id = ${list.id} and coalesce(trim(email), '') <> ''
+				returning 1
+			)
+			select count(*)::int as n from inserted
+		`.execute(trx)
+		await trx
+			.updateTable('emailbison_upload')
+			.set({ total: rows[0]!.n })
+			.where('id', '=', upload.id)
+			.execute()
+		await enqueue(emailBisonUploadJob, { uploadId: upload.id }, { db: trx })
+		return { uploadId: upload.id, total: rows[0]!.n }
+	})
+}
+
+export type UploadSummary = {
+	id: string
+	listId: string
+	listName: string
+	workspaceId: string | null
+	ebWorkspaceId: string
+	ebWorkspaceName: string
+	campaignId: string | null
+	campaignName: string
+	status: number
+	total: number
+	sent: number
+	created: number
+	updated: number
+	rejected: number
+	attached: number
+	error: string | null
+	createdAt: Date
+}
+
+/**
+ * Upload history of the account in the workspaces this user may use: optionally of one
+ * list, one of our workspaces or one EmailBison workspace.
+ */
+export async function listUploads(
+	context: AccountContext | null,
+	filter: { listId?: string; workspaceId?: string; ebWorkspaceId?: string } = {},
+): Promise<UploadSummary[]> {
+	const account = actingAccount(context)
+	let query = db
+		.selectFrom('emailbison_upload as u')
+		.innerJoin('processing_list as l', 'l.id', 'u.list_id')
+		.select([
+			'u.id',
+			'u.list_id',
+			'l.name as list_name',
+			'u.workspace_id',
+			'u.eb_workspace_id',
+			'u.eb_workspace_name',
+			'u.campaign_id',
+			'u.campaign_name',
+			'u.status',
+			'u.total',
+			'u.sent',
+			'u.created',
+			'u.updated',
+			'u.rejected',
+			'u.attached',
+			'u.error',
+			'u.created_at',
+		])
+		.where('u.user_id', '=', account.accountId)
+		.orderBy('u.created_at', 'desc')
+		.limit(200)
+	if (filter.listId) query = query.where('u.list_id', '=', filter.listId)
+	if (filter.workspaceId) query = query.where('u.workspace_id', '=', filter.workspaceId)
+	if (filter.ebWorkspaceId) query = query.where('u.eb_workspace_id', '=', filter.ebWorkspaceId)
+	const rows = await query.execute()
+	return rows
+		.filter((r) => canUseWorkspace(account, r.workspace_id))
+		.map((r) => ({
+			id: r.id,
+			listId: r.list_id,
+			listName: r.list_name,
+			workspaceId: r.workspace_id,
+			ebWorkspaceId: r.eb_workspace_id,
+			ebWorkspaceName: r.eb_workspace_name,
+			campaignId: r.campaign_id,
+			campaignName: r.campaign_name,
+			status: r.status,
+			total: r.total,
+			sent: r.sent,
+			created: r.created,
+			updated: r.updated,
+			rejected: r.rejected,
+			attached: r.attached,
+			error: r.error,
+			createdAt: r.created_at,
+		}))
+}
+
+/** One upload of the account in a workspace this user may use; else a 404. */
+export async function findUpload(context: AccountContext | null, uploadId: unknown) {
+	const account = actingAccount(context)
+	if (!isUuid(uploadId)) notFound('This upload')
+	const row = await db
+		.selectFrom('emailbison_upload')
+		.select(['id', 'list_id', 'workspace_id', 'campaign_name'])
+		.where('id', '=', uploadId)
+		.where('user_id', '=', account.accountId)
+		.executeTakeFirst()
+	if (!row || !canUseWorkspace(account, row.workspace_id)) notFound('This upload')
+	return row
+}
+
+/** The rejected rows of an upload as CSV lines (formula-safe), streamed in pages. */
+export async function* rejectedCsv(uploadId: string) {
+	yield 'email,first_name,last_name,reason\r\n'
+	let after = '00000000-0000-0000-0000-000000000000'
+	for (;;) {
+		const rows = await db
+			.selectFrom('emailbison_upload_leads as u')
+			.leftJoin('leads as l', 'l.id', 'u.lead_id')
+			.select(['u.lead_id', 'u.email', 'l.first_name', 'l.last_name', 'u.rejected_reason'])
+			.where('u.upload_id', '=', uploadId)
+			.where('u.rejected_reason', 'is not', null)
+			.where('u.lead_id', '>', after)
+			.orderBy('u.lead_id')
+			.limit(1000)
+			.execute()
+		if (rows.length === 0) return
+		yield rows
+			.map(
+				(r) =>
+					[r.email, r.first_name, r.last_name, r.rejected_reason].map(csvCell).join(',') + '\r\n',
+			)
+			.join('')
+		after = rows[rows.length - 1]!.lead_id
+	}
+}

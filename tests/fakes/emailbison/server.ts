@@ -1,0 +1,360 @@
+// A local fake of an EmailBison instance following reference/emailbison-apify-apollo.md:
+// Bearer auth; workspaces 15 a page with meta.last_page; the super-admin key follows its
+// current workspace, which switch-workspace changes for everyone using the key (shared
+// server state: parallel switching puts leads into the wrong workspace, and tests see it);
+// api-user keys are bound to the workspace they were minted in; campaigns and custom
+// variables per workspace; create-or-update/multiple takes at most 500 leads and answers
+// 422 naming the rows with invalid emails (the whole call is refused); 429 with Retry-After;
+// every call counted.
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export type FakeLead = {
+	id: number
+	email: string
+	first_name: string
+	last_name: string
+	title: string | null
+	company: string | null
+	custom_variables: { name: string; value: string }[]
+	created_at: string
+	updated_at: string
+}
+export type FakeCampaign = {
+	id: number
+	uuid: string
+	name: string
+	status: string
+	workspaceId: number
+	/** lead ids in the campaign, in attach order (a lead is in a campaign once) */
+	leads: number[]
+	/** how many times each lead id was sent to attach-leads */
+	attachCalls: Map<number, number>
+}
+export type FakeWorkspace = {
+	id: number
+	name: string
+	leads: Map<string, FakeLead>
+	leadIds: Set<number>
+	customVariables: Set<string>
+}
+
+export type FakeEmailBison = {
+	url: string
+	superAdminKey: string
+	calls: string[]
+	count(prefix: string): number
+	workspaces: Map<number, FakeWorkspace>
+	campaigns: Map<number, FakeCampaign>
+	/** the super-admin key's current workspace */
+	currentWorkspace(): number
+	addWorkspace(name: string): FakeWorkspace
+	addCampaign(workspaceId: number, name: string): FakeCampaign
+	/** answer 429 (Retry-After: seconds) to the next n calls of lead or attach endpoints */
+	rateLimitNext(n: number, retryAfterSeconds?: number): void
+	/** answer 503 to the next n lead or attach calls */
+	failNext(n: number): void
+	/** refuse minting api-user keys (the job then serialises switch + work) */
+	setMintSupported(ok: boolean): void
+	/** wait this long before answering every call */
+	setLatency(ms: number): void
+	reset(): void
+	close(): Promise<void>
+}
+
+const PER_PAGE = 15
+
+export async function startFakeEmailBison(
+	options: { port?: number; superAdminKey?: string; workspaces?: number; latencyMs?: number } = {},
+): Promise<FakeEmailBison> {
+	const superAdminKey = options.superAdminKey ?? 'eb-super-admin-key-1234'
+	const calls: string[] = []
+	let latency = options.latencyMs ?? 0
+	let limited = 0
+	let limitedFor = 1
+	let failing = 0
+	let mintSupported = true
+	let nextId = 1
+	const workspaces = new Map<number, FakeWorkspace>()
+	const campaigns = new Map<number, FakeCampaign>()
+	/** api-user token -> workspace id */
+	const workspaceKeys = new Map<string, number>()
+	let current = 0
+
+	function addWorkspace(name: string) {
+		const ws: FakeWorkspace = {
+			id: nextId++,
+			name,
+			leads: new Map(),
+			leadIds: new Set(),
+			customVariables: new Set(),
+		}
+		workspaces.set(ws.id, ws)
+		if (!current) current = ws.id
+		return ws
+	}
+	function addCampaign(workspaceId: number, name: string) {
+		const id = nextId++
+		const campaign: FakeCampaign = {
+			id,
+			uuid: `c-${id}`,
+			name,
+			status: 'draft',
+			workspaceId,
+			leads: [],
+			attachCalls: new Map(),
+		}
+		campaigns.set(id, campaign)
+		return campaign
+	}
+	function seed() {
+		workspaces.clear()
+		campaigns.clear()
+		workspaceKeys.clear()
+		current = 0
+		for (let i = 1; i <= (options.workspaces ?? 3); i++) addWorkspace(`Workspace ${i}`)
+	}
+	seed()
+
+	const validEmail = (email: unknown) =>
+		typeof email === 'string' && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)
+
+	const server = http.createServer((req, res) => {
+		let raw = ''
+		req.on('data', (chunk) => (raw += chunk))
+		req.on('end', () => {
+			setTimeout(() => handle(req, res, raw), latency)
+		})
+	})
+
+	function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
+		const url = new URL(req.url ?? '/', 'http://fake')
+		const path = url.pathname.replace(/\/+$/, '')
+		const method = req.method ?? 'GET'
+		calls.push(`${method} ${path}`)
+		const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+			res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
+			res.end(JSON.stringify(body))
+		}
+		const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+		const isSuper = auth === superAdminKey
+		const boundWorkspace = auth ? workspaceKeys.get(auth) : undefined
+		if (!isSuper && boundWorkspace === undefined) return send(401, { message: 'Unauthenticated.' })
+		if (req.headers.accept !== 'application/json')
+			return send(406, { message: 'Accept: application/json expected' })
+		let body: Record<string, any> = {}
+		if (raw) {
+			if (!String(req.headers['content-type']).includes('application/json'))
+				return send(415, { message: 'JSON expected' })
+			try {
+				body = JSON.parse(raw)
+			} catch {
+				return send(400, { message: 'Malformed JSON' })
+			}
+		}
+		const workspaceId = isSuper ? current : boundWorkspace!
+		const workspace = workspaces.get(workspaceId)
+		const page = Math.max(1, Number(url.searchParams.get('page') ?? 1))
+		const paged = <T>(items: T[]) => {
+			const lastPage = Math.max(1, Math.ceil(items.length / PER_PAGE))
+			return {
+				data: items.slice((page - 1) * PER_PAGE, page * PER_PAGE),
+				links: { next: page < lastPage ? `${path}?page=${page + 1}` : null },
+				meta: { current_page: page, last_page: lastPage, per_page: PER_PAGE, total: items.length },
+			}
+		}
+		const heavy = path.startsWith('/api/leads') || path.includes('/attach-leads')
+		if (heavy && limited > 0) {
+			limited--
+			return send(429, { message: 'Too Many Attempts.' }, { 'Retry-After': String(limitedFor) })
+		}
+		if (heavy && failing > 0) {
+			failing--
+			return send(503, { message: 'Service Unavailable' })
+		}
+
+		if (method === 'GET' && path === '/api/users')
+			return send(200, { data: { id: 1, name: 'Fake Admin', email: 'admin@fake.test' } })
+
+		// workspaces: the super-admin key only
+		if (path.startsWith('/api/workspaces/v1.1')) {
+			if (!isSuper) return send(403, { message: 'This action is unauthorized.' })
+			if (method === 'GET' && path === '/api/workspaces/v1.1')
+				return send(200, paged([...workspaces.values()].map((w) => ({ id: w.id, name: w.name }))))
+			if (method === 'POST' && path === '/api/workspaces/v1.1') {
+				if (!body.name) return send(422, { message: 'The name field is required.', errors: {} })
+				const ws = addWorkspace(String(body.name))
+				return send(201, { data: { id: ws.id, name: ws.name } })
+			}
+			if (method === 'POST' && path === '/api/workspaces/v1.1/switch-workspace') {
+				const target = workspaces.get(Number(body.team_id))
+				if (!target) return send(404, { message: 'Workspace not found.' })
+				current = target.id
+				return send(200, { data: { success: true, message: `Switched to ${target.name}` } })
+			}
+			const mint = /^\/api\/workspaces\/v1\.1\/(\d+)\/api-tokens$/.exec(path)
+			if (method === 'POST' && mint) {
+				if (!mintSupported) return send(404, { message: 'Not found.' })
+				const target = workspaces.get(Number(mint[1]))
+				if (!target) return send(404, { message: 'Workspace not found.' })
+				const token = `${target.id}|ws-key-${Math.random().toString(36).slice(2, 14)}`
+				workspaceKeys.set(token, target.id)
+				return send(200, {
+					data: { id: nextId++, name: body.name ?? 'api', plain_text_token: token },
+				})
+			}
+			return send(404, { message: 'Not found.' })
+		}
+		if (!workspace) return send(404, { message: 'No current workspace.' })
+
+		if (path === '/api/custom-variables') {
+			if (method === 'GET')
+				return send(
+					200,
+					paged([...workspace.customVariables].map((name, i) => ({ id: i + 1, name }))),
+				)
+			if (method === 'POST') {
+				const name = String(body.name ?? '')
+				if (!/^[a-z0-9_]+$/i.test(name))
+					return send(422, { message: 'Invalid name', errors: { name: ['Invalid name.'] } })
+				if (workspace.customVariables.has(name))
+					return send(422, {
+						message: 'The name has already been taken.',
+						errors: { name: ['The name has already been taken.'] },
+					})
+				workspace.customVariables.add(name)
+				return send(201, { data: { id: workspace.customVariables.size, name } })
+			}
+		}
+		if (path === '/api/campaigns') {
+			const own = [...campaigns.values()].filter((c) => c.workspaceId === workspace.id)
+			if (method === 'GET')
+				return send(
+					200,
+					paged(own.map((c) => ({ id: c.id, uuid: c.uuid, name: c.name, status: c.status }))),
+				)
+			if (method === 'POST') {
+				if (!body.name)
+					return send(422, {
+						message: 'The name field is required.',
+						errors: { name: ['The name field is required.'] },
+					})
+				const c = addCampaign(workspace.id, String(body.name))
+				return send(201, { data: { id: c.id, uuid: c.uuid, name: c.name, status: c.status } })
+			}
+		}
+		if (method === 'POST' && path === '/api/leads/create-or-update/multiple') {
+			const leads = body.leads
+			if (!Array.isArray(leads) || leads.length === 0)
+				return send(422, {
+					message: 'The leads field is required.',
+					errors: { leads: ['The leads field is required.'] },
+				})
+			if (leads.length > 500)
+				return send(422, {
+					message: 'The leads field must not have more than 500 items.',
+					errors: { leads: ['The leads field must not have more than 500 items.'] },
+				})
+			const errors: Record<string, string[]> = {}
+			leads.forEach((lead: Record<string, any>, i: number) => {
+				if (!validEmail(lead.email))
+					errors[`leads.${i}.email`] = [`The leads.${i}.email field must be a valid email address.`]
+				for (const field of ['first_name', 'last_name'])
+					if (typeof lead[field] !== 'string' || !lead[field])
+						errors[`leads.${i}.${field}`] = [`The leads.${i}.${field} field is required.`]
+				for (const v of lead.custom_variables ?? [])
+					if (!workspace.customVariables.has(v.name))
+						errors[`leads.${i}.custom_variables`] = [`Unknown custom variable ${v.name}.`]
+			})
+			if (Object.keys(errors).length)
+				return send(422, { message: Object.values(errors)[0]![0], errors })
+			const now = new Date().toISOString()
+			const out = leads.map((lead: Record<string, any>) => {
+				const key = String(lead.email).toLowerCase()
+				const existing = workspace.leads.get(key)
+				const next: FakeLead = {
+					id: existing?.id ?? nextId++,
+					email: lead.email,
+					first_name: lead.first_name,
+					last_name: lead.last_name,
+					title: lead.title ?? existing?.title ?? null,
+					company: lead.company ?? existing?.company ?? null,
+					custom_variables: lead.custom_variables ?? existing?.custom_variables ?? [],
+					created_at: existing?.created_at ?? now,
+					updated_at: existing ? new Date(Date.parse(now) + 1).toISOString() : now,
+				}
+				workspace.leads.set(key, next)
+				workspace.leadIds.add(next.id)
+				return next
+			})
+			return send(200, { data: out })
+		}
+		const attach = /^\/api\/campaigns\/(\d+)\/leads\/attach-leads$/.exec(path)
+		if (method === 'POST' && attach) {
+			const campaign = campaigns.get(Number(attach[1]))
+			if (!campaign || campaign.workspaceId !== workspace.id)
+				return send(404, { message: 'Campaign not found.' })
+			const ids: unknown[] = Array.isArray(body.lead_ids) ? body.lead_ids : []
+			const unknown = ids.filter((id) => !workspace.leadIds.has(Number(id)))
+			if (unknown.length)
+				return send(422, {
+					message: 'The selected lead ids are invalid.',
+					errors: { lead_ids: [`Unknown leads: ${unknown.join(', ')}`] },
+				})
+			const inCampaign = new Set(campaign.leads)
+			for (const raw of ids) {
+				const id = Number(raw)
+				campaign.attachCalls.set(id, (campaign.attachCalls.get(id) ?? 0) + 1)
+				if (!inCampaign.has(id)) {
+					campaign.leads.push(id)
+					inCampaign.add(id)
+				}
+			}
+			return send(200, { data: { success: true, message: 'Leads attached.' } })
+		}
+		return send(404, { message: 'Not found.' })
+	}
+
+	await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		superAdminKey,
+		calls,
+		count: (prefix) => calls.filter((c) => c.startsWith(prefix)).length,
+		workspaces,
+		campaigns,
+		currentWorkspace: () => current,
+		addWorkspace,
+		addCampaign,
+		rateLimitNext(n, retryAfterSeconds = 1) {
+			limited = n
+			limitedFor = retryAfterSeconds
+		},
+		failNext(n) {
+			failing = n
+		},
+		setMintSupported(ok) {
+			mintSupported = ok
+		},
+		setLatency(ms) {
+			latency = ms
+		},
+		reset() {
+			calls.length = 0
+			limited = 0
+			failing = 0
+			mintSupported = true
+			seed()
+		},
+		close: () =>
+			new Promise((resolve) => {
+				server.closeAllConnections()
+				server.close(() => resolve())
+			}),
+	}
+}
+
+if (import.meta.main) {
+	const fake = await startFakeEmailBison({ port: Number(process.argv[2] ?? 0), workspaces: 20 })
+	console.log(`fake EmailBison at ${fake.url} (super-admin key ${fake.superAdminKey})`)
+}
