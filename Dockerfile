@@ -14,7 +14,7 @@ WORKDIR /app
 RUN useradd --system --uid 10001 --create-home leadsmith && mkdir -p /data && chown leadsmith /data
 COPY --from=build --chown=leadsmith /app/node_modules ./node_modules
 COPY --from=build --chown=leadsmith /app/build ./build
-COPY --chown=leadsmith package.json server.ts ./
+COPY --chown=leadsmith package.json server.ts worker.ts ./
 COPY --chown=leadsmith app ./app
 COPY --chown=leadsmith db ./db
 COPY --chown=leadsmith public ./public
