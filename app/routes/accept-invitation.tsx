@@ -188,7 +188,7 @@ function SignInForm({
 		constraint: getZodConstraint(AcceptSignInSchema),
 		defaultValue: { email },
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: AcceptSignInSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<Form method="post" className="space-y-4" {...getFormProps(form)}>
@@ -237,7 +237,7 @@ function SignUpForm({
 		constraint: getZodConstraint(AcceptSignUpSchema),
 		defaultValue: { email },
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: AcceptSignUpSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<Form method="post" className="space-y-4" {...getFormProps(form)}>

@@ -239,7 +239,7 @@ function InviteForm({
 		constraint: getZodConstraint(InviteSchema),
 		defaultValue: { role: 'editor', access: 'all', workspaceIds: [], scopes: [] },
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: InviteSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<Card>
@@ -367,7 +367,7 @@ function MemberRow({
 			scopes: entry.scopes,
 		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: UpdateMemberSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const failed = mine && Boolean(form.allErrors && Object.keys(form.allErrors).length)
 	return (

@@ -79,7 +79,7 @@ function CreateWorkspaceForm({ actionData }: { actionData: ActionData }) {
 		lastResult: actionData?.intent === 'create' ? actionData.result : undefined,
 		constraint: getZodConstraint(CreateWorkspaceSchema),
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: CreateWorkspaceSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<Card>
@@ -127,7 +127,7 @@ function WorkspaceRow({
 		constraint: getZodConstraint(RenameWorkspaceSchema),
 		defaultValue: { name: workspace.name },
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: RenameWorkspaceSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const [deleteForm] = useForm({
 		id: `delete-${workspace.id}`,

@@ -43,20 +43,28 @@ export function Choice({
 	description?: ReactNode
 	inputProps: InputHTMLAttributes<HTMLInputElement> & { id: string }
 }) {
+	const descriptionId = description ? `${inputProps.id}-description` : undefined
 	return (
 		<div className="flex items-start gap-3">
 			<input
 				{...inputProps}
+				aria-describedby={cn(inputProps['aria-describedby'], descriptionId) || undefined}
 				className={cn(
 					'mt-0.5 size-4 shrink-0 border-slate-300 text-indigo-700 accent-indigo-700 focus:ring-indigo-600',
 					inputProps.type === 'checkbox' ? 'rounded' : 'rounded-full',
 					inputProps.className,
 				)}
 			/>
-			<label htmlFor={inputProps.id} className="text-sm">
-				<span className="font-medium text-slate-800">{label}</span>
-				{description ? <span className="block text-slate-600">{description}</span> : null}
-			</label>
+			<div className="text-sm">
+				<label htmlFor={inputProps.id} className="font-medium text-slate-800">
+					{label}
+				</label>
+				{description ? (
+					<p id={descriptionId} className="text-slate-600">
+						{description}
+					</p>
+				) : null}
+			</div>
 		</div>
 	)
 }

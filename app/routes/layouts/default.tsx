@@ -108,7 +108,7 @@ function WorkspaceSwitcher({
 				name="workspaceId"
 				defaultValue={currentWorkspaceId ?? undefined}
 				onChange={hydrated ? (event) => submit(event.currentTarget.form) : undefined}
-				className="block w-full max-w-40 min-w-0 truncate rounded-md border-0 bg-white py-1.5 pr-8 pl-3 text-sm font-medium text-slate-900 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 sm:max-w-56"
+				className="block w-full max-w-36 min-w-0 truncate rounded-md border-0 bg-white py-1.5 pr-8 pl-3 text-sm font-medium text-slate-900 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 sm:max-w-56"
 			>
 				{workspaces.map((w) => (
 					<option key={w.id} value={w.id}>
@@ -189,7 +189,7 @@ export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
 				<Navigation groups={navigation} />
 			</aside>
 			<div className="flex min-w-0 flex-1 flex-col">
-				<header className="flex items-center justify-between gap-4 border-b border-slate-200 bg-white px-4 py-3 sm:px-6">
+				<header className="flex items-center justify-between gap-2 border-b border-slate-200 bg-white px-4 py-3 sm:px-6">
 					<details className="lg:hidden">
 						<summary className="cursor-pointer list-none rounded-md px-3 py-2 text-sm font-semibold text-slate-800 ring-1 ring-slate-300">
 							Menu
@@ -205,7 +205,7 @@ export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
 					/>
 					<div className="flex flex-1 items-center justify-end gap-3">
 						<p
-							className="rounded-full bg-slate-100 px-3 py-1 text-sm text-slate-700"
+							className="rounded-full bg-slate-100 px-3 py-1 text-sm whitespace-nowrap text-slate-700"
 							data-testid="credit-balance"
 						>
 							<span className="font-semibold text-slate-900">{credits.toLocaleString('en')}</span>{' '}
