@@ -5,6 +5,9 @@ import { expectNoSeriousA11yViolations, jsEnabled, signUp } from './support.ts'
 // Billing in test mode (no Stripe): the test-payment page stands in for Stripe Checkout.
 // Every test runs with JavaScript on and off (the two Playwright projects).
 
+// Each test signs up and pays through several pages: more than the default 30 s on a busy machine.
+test.describe.configure({ timeout: 90_000 })
+
 test('a new user subscribes through the test-payment page and is let through', async ({
 	page,
 }, testInfo) => {
@@ -132,7 +135,7 @@ test('team members see who owns billing, have nothing to press, and get 403', as
 	browser,
 	page,
 }) => {
-	test.setTimeout(120_000) // four accounts
+	test.setTimeout(180_000) // four accounts
 	const owner = await signUp(page)
 	await subscribeTo(page, 'Monthly Starter', '$49.00')
 	await page.goto('/purchase')
