@@ -70,6 +70,12 @@ async function buildWorld(baseURL: string): Promise<World> {
 				values ($1, 2, 'active', now(), now() + interval '30 days')`,
 				[who],
 			)
+			// owners have answered onboarding (another screen's business)
+			await db.query(
+				`insert into onboarding (user_id, completed_at) values ($1, now())
+				on conflict (user_id) do nothing`,
+				[who],
+			)
 		}
 		const workspace = (user: string, name: string) =>
 			insert('insert into workspaces (user_id, name) values ($1, $2) returning id', [user, name])

@@ -22,6 +22,14 @@ async function ownerWithPlan(page: Page) {
 			[owner.email],
 		),
 	)
+	// onboarding is another screen's business too
+	await withDatabase((db) =>
+		db.query(
+			`insert into onboarding (user_id, completed_at)
+			select id, now() from auth.users where email = $1 on conflict (user_id) do nothing`,
+			[owner.email],
+		),
+	)
 	return owner
 }
 

@@ -46,3 +46,13 @@ export const AttachWorkspaceSchema = z.object({
 	workspaceId: IdSchema,
 	redirectTo: RedirectToSchema,
 })
+
+/**
+ * Where a list, company list, domain or inbox order is moved to another workspace (the
+ * attach-workspace modal as a page); screens showing those rows link here.
+ */
+export function attachWorkspaceHref(type: AttachableType, id: string, redirectTo?: string) {
+	const params = new URLSearchParams({ type, id })
+	if (redirectTo) params.set('redirectTo', redirectTo)
+	return `/attach-workspace?${params}`
+}
