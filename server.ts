@@ -3,18 +3,9 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import { ConfigError, getConfig } from './app/config.server.ts'
+import { getConfigOrExit } from './app/config.server.ts'
 
-let config
-try {
-	config = getConfig()
-} catch (error) {
-	if (error instanceof ConfigError) {
-		console.error(error.message)
-		process.exit(1)
-	}
-	throw error
-}
+const config = getConfigOrExit()
 
 const { startDatabase } = await import('./db/start.ts')
 const database = await startDatabase(config)

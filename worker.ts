@@ -1,17 +1,8 @@
 // `npm run worker`: job workers only, no web server. Point it at the web
 // process's database with DATABASE_URL (the embedded server belongs to one process).
-import { ConfigError, getConfig } from './app/config.server.ts'
+import { getConfigOrExit } from './app/config.server.ts'
 
-let config
-try {
-	config = getConfig()
-} catch (error) {
-	if (error instanceof ConfigError) {
-		console.error(error.message)
-		process.exit(1)
-	}
-	throw error
-}
+const config = getConfigOrExit()
 
 const { startDatabase } = await import('./db/start.ts')
 const database = await startDatabase(config)

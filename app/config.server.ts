@@ -89,6 +89,30 @@ const EnvSchema = z
 		APOLLO_API_KEY: z.string().min(1).optional(),
 		CREDITS_PER_LEAD: z.coerce.number().int().min(0).default(1),
 		CREDITS_PER_COMPANY: z.coerce.number().int().min(0).default(1),
+		// Domains and inboxes (issue 7): resolvers for DNS checks ("ip" or "ip:port", comma separated;
+		// unset: the system's), what the apex of a forwarded domain points at (an IP for an A record,
+		// else a host name for an ALIAS/CNAME; default APP_URL's host) and the prices.
+		DNS_SERVERS: z
+			.string()
+			.regex(
+				/^\s*[0-9a-fA-F.:[\]]+\s*(,\s*[0-9a-fA-F.:[\]]+\s*)*$/,
+				'must be IP addresses (optionally with :port), comma separated',
+			)
+			.transform((v) => v.split(',').map((s) => s.trim()))
+			.optional(),
+		FORWARDING_TARGET: z.string().min(1).optional(),
+		DOMAIN_PRICE_CENTS: z.coerce.number().int().min(50).max(1_000_000).default(1500),
+		INBOX_PRICE_CENTS: z.coerce.number().int().min(50).max(1_000_000).default(300),
+		OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.openai.com/v1'),
+		OPENAI_API_KEY: z.string().min(1).optional(),
+		CREDITS_PER_ENRICHMENT: z.coerce.number().int().min(0).default(1),
+		ENRICH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
+		ENRICH_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(20),
+		// Analytics (docs/decisions/0009-client-rules-and-analytics.md): off without a key
+		POSTHOG_KEY: z.string().min(1).optional(),
+		POSTHOG_HOST: z.url({ protocol: /^https?$/ }).default('https://us.i.posthog.com'),
+		IP_COUNTRY_URL: z.url({ protocol: /^https?$/ }).default('https://ipapi.co/json/'),
+		BUILD_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(3_600_000),
 	})
 	.superRefine((env, ctx) => {
 		const supabase = [env.SUPABASE_URL, env.SUPABASE_ANON_KEY, env.SUPABASE_SERVICE_ROLE_KEY]
@@ -176,4 +200,15 @@ function localSecret(dataDir: string) {
 
 export function getConfig(): Config {
 	return singleton('config', () => parseEnv(process.env))
+}
+
+/** For entry points: the configuration, or a message naming what is wrong and exit code 1. */
+export function getConfigOrExit(): Config {
+	try {
+		return getConfig()
+	} catch (error) {
+		if (!(error instanceof ConfigError)) throw error
+		console.error(error.message)
+		process.exit(1)
+	}
 }

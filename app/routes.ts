@@ -140,6 +140,30 @@ export const screens = [
 		middleware: ['auth'],
 		title: 'Move to a workspace',
 	},
+	{
+		name: 'create-leads',
+		path: 'create-leads',
+		file: 'routes/create-leads.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Create leads',
+	},
+	{
+		name: 'create-companies',
+		path: 'create-companies',
+		file: 'routes/create-companies.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Create companies',
+	},
+	{
+		name: 'scrape',
+		path: 'scrape',
+		file: 'routes/scrape.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Scrape',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */

@@ -1,7 +1,15 @@
 import type { JobDefinition } from './define.server.ts'
+import { companyScrapeJob } from './definitions/company-scrape.server.ts'
 import { csvImportJob } from './definitions/csv-import.server.ts'
 import { emailBisonUploadJob } from './definitions/emailbison-upload.server.ts'
+import { leadScrapeJob } from './definitions/lead-scrape.server.ts'
 import { subscriptionExpiryJob } from './definitions/subscription-expiry.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
-export const jobDefinitions: JobDefinition<any>[] = [subscriptionExpiryJob, csvImportJob, emailBisonUploadJob]
+export const jobDefinitions: JobDefinition<any>[] = [
+	subscriptionExpiryJob,
+	leadScrapeJob,
+	companyScrapeJob,
+	csvImportJob,
+	emailBisonUploadJob,
+]

@@ -6,7 +6,7 @@ import { SubmitButton } from '../components/ui/button.tsx'
 import { Field, FormErrors } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
-import { describeAuthError } from '../services/auth/errors.server.ts'
+import { authErrorReply } from '../services/auth/errors.server.ts'
 import { ForgotPasswordSchema } from '../services/auth/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -22,13 +22,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 	const { error } = await supabase.auth.resetPasswordForEmail(submission.value.email, {
 		redirectTo: `${getConfig().APP_URL}/auth/confirm?next=/reset-password`,
 	})
-	if (error) {
-		const failure = describeAuthError(error)
-		return data(
-			{ result: submission.reply({ formErrors: [failure.message] }) },
-			{ status: failure.status },
-		)
-	}
+	if (error) return authErrorReply(submission, error, { hideFields: [] })
 	// The same answer whether or not the address has an account.
 	return redirectWithInfo(
 		'/signin',

@@ -5,7 +5,7 @@ import type { Route } from './+types/reset-password'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Field, FormErrors } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
-import { describeAuthError } from '../services/auth/errors.server.ts'
+import { authErrorReply } from '../services/auth/errors.server.ts'
 import { ResetPasswordSchema } from '../services/auth/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -41,16 +41,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 	const { error } = await supabase.auth.updateUser({ password: submission.value.password })
 	if (error) {
-		const failure = describeAuthError(error)
-		return data(
-			{
-				result: submission.reply({
-					hideFields: ['password', 'confirmPassword'],
-					fieldErrors: { password: [failure.message] },
-				}),
-			},
-			{ status: failure.status },
-		)
+		return authErrorReply(submission, error, {
+			field: 'password',
+			hideFields: ['password', 'confirmPassword'],
+		})
 	}
 	return redirectWithSuccess('/', 'Your password has been changed.')
 }

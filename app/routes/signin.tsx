@@ -5,7 +5,7 @@ import type { Route } from './+types/signin'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Field, FormErrors } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
-import { describeAuthError } from '../services/auth/errors.server.ts'
+import { authErrorReply } from '../services/auth/errors.server.ts'
 import { SignInSchema } from '../services/auth/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -25,20 +25,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 	const { email, password, redirectTo } = submission.value
 	const { supabase } = context.get(requestContext)
 	const { error } = await supabase.auth.signInWithPassword({ email, password })
-	if (error) {
-		const failure = describeAuthError(error)
-		return data(
-			{
-				result: submission.reply({
-					hideFields: ['password'],
-					...(failure.field
-						? { fieldErrors: { [failure.field]: [failure.message] } }
-						: { formErrors: [failure.message] }),
-				}),
-			},
-			{ status: failure.status },
-		)
-	}
+	if (error) return authErrorReply(submission, error)
 	return redirectWithSuccess(redirectTo ?? '/', 'Signed in')
 }
 

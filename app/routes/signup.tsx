@@ -6,7 +6,7 @@ import { SubmitButton } from '../components/ui/button.tsx'
 import { Field, FormErrors } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
-import { describeAuthError } from '../services/auth/errors.server.ts'
+import { authErrorReply } from '../services/auth/errors.server.ts'
 import { createProfile } from '../services/auth/profile.server.ts'
 import { SignUpSchema } from '../services/auth/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
@@ -34,20 +34,16 @@ export async function action({ request, context }: Route.ActionArgs) {
 			emailRedirectTo: `${getConfig().APP_URL}/auth/confirm?next=/`,
 		},
 	})
-	if (error || !signUp.user) {
-		const failure = error
-			? describeAuthError(error)
-			: { status: 400, message: 'Could not create the account.', field: undefined }
+	if (error) return authErrorReply(submission, error)
+	if (!signUp.user) {
 		return data(
 			{
 				result: submission.reply({
 					hideFields: ['password'],
-					...(failure.field
-						? { fieldErrors: { [failure.field]: [failure.message] } }
-						: { formErrors: [failure.message] }),
+					formErrors: ['Could not create the account.'],
 				}),
 			},
-			{ status: failure.status },
+			{ status: 400 },
 		)
 	}
 	await createProfile(signUp.user.id, fullName)

@@ -1,3 +1,4 @@
+import { data } from 'react-router'
 import type { AuthError } from '@supabase/supabase-js'
 
 export type AuthFailure = {
@@ -57,4 +58,29 @@ export function describeAuthError(error: AuthError): AuthFailure {
 				message: 'Something went wrong. Try again in a moment.',
 			}
 	}
+}
+
+type Replyable = {
+	reply(options?: {
+		formErrors?: string[]
+		fieldErrors?: Record<string, string[]>
+		hideFields?: string[]
+	}): unknown
+}
+
+/** The form's answer to an auth error: the message at its field (or above the form), with its status. */
+export function authErrorReply<S extends Replyable>(
+	submission: S,
+	error: AuthError,
+	options: { hideFields?: string[]; field?: 'email' | 'password' } = {},
+) {
+	const failure = describeAuthError(error)
+	const field = options.field ?? failure.field
+	const result = submission.reply({
+		hideFields: options.hideFields ?? ['password'],
+		...(field
+			? { fieldErrors: { [field]: [failure.message] } }
+			: { formErrors: [failure.message] }),
+	}) as ReturnType<S['reply']>
+	return data({ result }, { status: failure.status })
 }

@@ -39,40 +39,29 @@ export async function listScrapeLists(
 	const account = actingAccount(context)
 	const inScope = (column: 'workspace_id') =>
 		sql<boolean>`(${sql.ref(column)} is not distinct from ${workspaceId}${account.accessAllWorkspaces ? sql` or ${sql.ref(column)} is null` : sql``})`
-	const leads = db
-		.selectFrom('processing_list')
-		.select([
-			'id',
-			sql<ListKind>`'leads'`.as('kind'),
-			'name',
-			'source_type as source',
-			'status',
-			'requested',
-			'found',
-			'progress',
-			'error',
-			'created_at',
-			'workspace_id',
-		])
-		.where('user_id', '=', account.accountId)
-		.where(inScope('workspace_id'))
-	const companies = db
-		.selectFrom('company_scraping_list')
-		.select([
-			'id',
-			sql<ListKind>`'companies'`.as('kind'),
-			'name',
-			'source_type as source',
-			'status',
-			'requested',
-			'found',
-			'progress',
-			'error',
-			'created_at',
-			'workspace_id',
-		])
-		.where('user_id', '=', account.accountId)
-		.where(inScope('workspace_id'))
+	const listsOf = <T extends 'processing_list' | 'company_scraping_list'>(
+		table: T,
+		kind: ListKind,
+	) =>
+		db
+			.selectFrom(table as 'processing_list')
+			.select([
+				'id',
+				sql<ListKind>`${kind}::text`.as('kind'),
+				'name',
+				'source_type as source',
+				'status',
+				'requested',
+				'found',
+				'progress',
+				'error',
+				'created_at',
+				'workspace_id',
+			])
+			.where('user_id', '=', account.accountId)
+			.where(inScope('workspace_id'))
+	const leads = listsOf('processing_list', 'leads')
+	const companies = listsOf('company_scraping_list', 'companies')
 	const rows = await leads.unionAll(companies).orderBy('created_at', 'desc').limit(500).execute()
 	return rows.map((r) => ({
 		id: r.id,
