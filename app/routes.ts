@@ -141,28 +141,20 @@ export const screens = [
 		title: 'Move to a workspace',
 	},
 	{
-		name: 'create-leads',
-		path: 'create-leads',
-		file: 'routes/create-leads.tsx',
+		name: 'emailbison-upload',
+		path: 'lists/:listId/upload',
+		file: 'routes/emailbison-upload.tsx',
 		layout: 'default',
 		middleware: ['auth', 'subscription'],
-		title: 'Create leads',
+		title: 'Upload to EmailBison',
 	},
 	{
-		name: 'create-companies',
-		path: 'create-companies',
-		file: 'routes/create-companies.tsx',
+		name: 'uploads',
+		path: 'uploads',
+		file: 'routes/uploads.tsx',
 		layout: 'default',
 		middleware: ['auth', 'subscription'],
-		title: 'Create companies',
-	},
-	{
-		name: 'scrape',
-		path: 'scrape',
-		file: 'routes/scrape.tsx',
-		layout: 'default',
-		middleware: ['auth', 'subscription'],
-		title: 'Scrape',
+		title: 'EmailBison uploads',
 	},
 ] as const satisfies readonly Screen[]
 
@@ -178,6 +170,11 @@ export const resourceRoutes = [
 		name: 'switch-workspace',
 		path: 'workspaces/switch',
 		file: 'routes/resources/switch-workspace.ts',
+	},
+	{
+		name: 'upload-rejected',
+		path: 'uploads/:uploadId/rejected',
+		file: 'routes/resources/upload-rejected.ts',
 	},
 ] as const
 

@@ -10,6 +10,13 @@ import { requestContext } from '../context.server.ts'
 import { describeAuthError } from '../services/auth/errors.server.ts'
 import { getProfile, updateProfile } from '../services/auth/profile.server.ts'
 import { ChangePasswordSchema, ProfileSchema } from '../services/auth/schemas.ts'
+import { EmailBisonSettingsSchema, EmailBisonTestSchema } from '../services/emailbison/schemas.ts'
+import {
+	getEmailBisonSettings,
+	saveEmailBisonSettings,
+	testEmailBisonConnection,
+} from '../services/emailbison/settings.server.ts'
+import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
@@ -21,6 +28,40 @@ export async function loader({ context }: Route.LoaderArgs) {
 		email: account.user.email,
 		fullName: profile?.full_name ?? '',
 		company: profile?.company ?? '',
+		emailbison: await getEmailBisonSettings(account),
+	}
+}
+
+const EmailBisonSchema = z.discriminatedUnion('intent', [
+	EmailBisonSettingsSchema,
+	EmailBisonTestSchema,
+])
+
+/** The EmailBison section's two forms: save the URL and key, and the connection test. */
+async function emailBisonAction(
+	account: Parameters<typeof saveEmailBisonSettings>[0],
+	formData: FormData,
+) {
+	const submission = parseWithZod(formData, { schema: EmailBisonSchema })
+	const intent = 'emailbison' as const
+	if (submission.status !== 'success')
+		return data({ intent, result: submission.reply({ hideFields: ['apiKey'] }) }, { status: 400 })
+	try {
+		if (submission.value.intent === 'emailbison-test') {
+			const me = await testEmailBisonConnection(account)
+			return redirectWithSuccess('/settings', `Connected to EmailBison as ${me.name}`)
+		}
+		await saveEmailBisonSettings(account, {
+			url: submission.value.url,
+			apiKey: submission.value.apiKey || undefined,
+		})
+		return redirectWithSuccess('/settings', 'EmailBison settings saved')
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return data(
+			{ intent, result: replyWithFormError(submission, error, ['apiKey']) },
+			{ status: 400 },
+		)
 	}
 }
 
@@ -29,6 +70,8 @@ const SettingsSchema = z.discriminatedUnion('intent', [ProfileSchema, ChangePass
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, supabase } = context.get(requestContext)
 	const formData = await request.formData()
+	if (String(formData.get('intent')).startsWith('emailbison'))
+		return emailBisonAction(account, formData)
 	const submission = parseWithZod(formData, { schema: SettingsSchema })
 	const intent = formData.get('intent') === 'password' ? 'password' : 'profile'
 	if (submission.status !== 'success') {
@@ -62,6 +105,23 @@ export async function action({ request, context }: Route.ActionArgs) {
 export default function Settings({ loaderData, actionData }: Route.ComponentProps) {
 	const savingProfile = useIsPending('profile')
 	const savingPassword = useIsPending('password')
+	const savingEmailBison = useIsPending('emailbison')
+	const testingEmailBison = useIsPending('emailbison-test')
+	const eb = loaderData.emailbison
+	const [ebForm, ebFields] = useForm({
+		id: 'emailbison',
+		lastResult: actionData?.intent === 'emailbison' ? actionData.result : undefined,
+		constraint: getZodConstraint(EmailBisonSettingsSchema),
+		defaultValue: { url: eb.url },
+		onValidate: ({ formData }) =>
+			parseWithZod(formData, {
+				schema:
+					formData.get('intent') === 'emailbison-test'
+						? EmailBisonTestSchema
+						: EmailBisonSettingsSchema,
+			}),
+		shouldRevalidate: 'onBlur',
+	})
 	const [profileForm, profileFields] = useForm({
 		id: 'profile',
 		lastResult: actionData?.intent === 'profile' ? actionData.result : undefined,
@@ -133,6 +193,70 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 							Change password
 						</SubmitButton>
 					</Form>
+				</Card>
+				<Card>
+					<h2 className="text-lg font-semibold">EmailBison</h2>
+					{eb.canManage ? (
+						<Form
+							method="post"
+							className="mt-4 space-y-4"
+							{...getFormProps(ebForm)}
+							// a new form once saved: the key field empties
+							key={`${eb.url}|${eb.keyLast4}`}
+						>
+							<FormErrors id={ebForm.errorId} errors={ebForm.errors} />
+							<Field
+								label="EmailBison URL"
+								hint="Your instance's address, e.g. https://mail.example.com"
+								errors={ebFields.url.errors}
+								inputProps={{
+									...getInputProps(ebFields.url, { type: 'url' }),
+									placeholder: 'https://mail.example.com',
+								}}
+							/>
+							<Field
+								label="Super-admin API key"
+								hint={
+									eb.keyLast4
+										? `Saved: ending in ${eb.keyLast4}. Leave empty to keep it.`
+										: 'From EmailBison: Settings, API keys, a super-admin key.'
+								}
+								errors={ebFields.apiKey.errors}
+								inputProps={{
+									...getInputProps(ebFields.apiKey, { type: 'password' }),
+									autoComplete: 'off',
+								}}
+							/>
+							<div className="flex flex-wrap gap-3">
+								<SubmitButton
+									name="intent"
+									value="emailbison"
+									pending={savingEmailBison}
+									pendingText="Saving…"
+								>
+									Save EmailBison settings
+								</SubmitButton>
+								{eb.configured ? (
+									<SubmitButton
+										name="intent"
+										value="emailbison-test"
+										variant="secondary"
+										formNoValidate
+										pending={testingEmailBison}
+										pendingText="Testing…"
+									>
+										Test connection
+									</SubmitButton>
+								) : null}
+							</div>
+						</Form>
+					) : (
+						<p className="mt-2 text-slate-700">
+							{eb.configured
+								? 'EmailBison is connected. The account owner and team admins manage its settings.'
+								: 'EmailBison is not connected yet. Ask the account owner or a team admin to connect it.'}
+						</p>
+					)}
 				</Card>
 			</div>
 		</>

@@ -1,0 +1,312 @@
+import { getFormProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod/v4'
+import { data, Form, Link } from 'react-router'
+import type { Route } from './+types/emailbison-upload'
+import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { ErrorList, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { requestContext } from '../context.server.ts'
+import {
+	DEFAULT_FIELDS,
+	sourceOptions,
+	suggestedVariable,
+	type SourceOption,
+} from '../services/emailbison/mapping.ts'
+import { EB_FIELDS, StartUploadSchema } from '../services/emailbison/schemas.ts'
+import {
+	listDataKeys,
+	listEbCampaigns,
+	listEbWorkspaces,
+	listUploads,
+	startEmailBisonUpload,
+} from '../services/emailbison/uploads.server.ts'
+import { findLeadList } from '../services/lists/find-list.server.ts'
+import { useIsPending } from '../utils/forms.ts'
+import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
+
+// Upload a list to EmailBison: choose the EmailBison workspace (a GET form, so it works
+// without JavaScript), then the campaign (or a new one) and the mapping, and confirm.
+
+const FIELD_LABELS: Record<(typeof EB_FIELDS)[number], string> = {
+	email: 'Email',
+	first_name: 'First name',
+	last_name: 'Last name',
+	title: 'Title',
+	company: 'Company',
+	notes: 'Notes',
+}
+
+/** Sources offered as custom variables: what the standard fields do not take by default. */
+function variableSources(options: SourceOption[]) {
+	const taken = new Set(Object.values(DEFAULT_FIELDS))
+	return options.filter((o) => !taken.has(o.value))
+}
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+	const { account } = context.get(requestContext)
+	const { account: acting, list } = await findLeadList(account, params.listId)
+	const url = new URL(request.url)
+	const chosen = Number(url.searchParams.get('workspace')) || null
+	const history = await listUploads(acting, { listId: list.id })
+	const base = { list: { id: list.id, name: list.name, found: list.found }, history }
+	let workspaces: { id: number; name: string }[] = []
+	try {
+		workspaces = await listEbWorkspaces(acting.accountId)
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return {
+			...base,
+			problem: error.message,
+			workspaces,
+			workspace: null,
+			campaigns: [],
+			sources: [],
+		}
+	}
+	const workspace = workspaces.find((w) => w.id === chosen) ?? null
+	if (!workspace)
+		return { ...base, problem: null, workspaces, workspace, campaigns: [], sources: [] }
+	let campaigns: { id: number; name: string }[] = []
+	try {
+		campaigns = (await listEbCampaigns(acting.accountId, workspace.id)).map((c) => ({
+			id: c.id,
+			name: c.name,
+		}))
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return { ...base, problem: error.message, workspaces, workspace, campaigns, sources: [] }
+	}
+	const sources = sourceOptions(await listDataKeys(list.id))
+	return { ...base, problem: null, workspaces, workspace, campaigns, sources }
+}
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+	const { account } = context.get(requestContext)
+	const { list } = await findLeadList(account, params.listId)
+	const formData = await request.formData()
+	const submission = parseWithZod(formData, { schema: StartUploadSchema })
+	if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
+	const value = submission.value
+	try {
+		const { total } = await startEmailBisonUpload(account, list.id, {
+			workspace: value.workspace,
+			campaign: value.campaign,
+			newCampaign: value.newCampaign,
+			fields: {
+				email: value.map_email,
+				first_name: value.map_first_name,
+				last_name: value.map_last_name,
+				title: value.map_title,
+				company: value.map_company,
+				notes: value.map_notes,
+			},
+			variables: (value.variables ?? []).map((v) => ({ source: v.source, name: v.name ?? '' })),
+		})
+		return redirectWithSuccess(
+			`/uploads?list=${list.id}`,
+			`Upload started: ${total.toLocaleString('en')} leads to EmailBison`,
+		)
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+	}
+}
+
+export default function EmailBisonUpload({ loaderData, actionData }: Route.ComponentProps) {
+	const { list, problem, workspaces, workspace, campaigns, sources, history } = loaderData
+	const uploading = useIsPending()
+	const [form, fields] = useForm({
+		id: 'upload',
+		lastResult: actionData?.result,
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: StartUploadSchema }),
+		shouldValidate: 'onSubmit',
+	})
+	const extra = variableSources(sources)
+	return (
+		<>
+			<PageHeader
+				title={`Upload ${list.name} to EmailBison`}
+				description={`${list.found.toLocaleString('en')} leads in this list.`}
+				actions={
+					<Link to={`/uploads?list=${list.id}`} className={buttonClasses('secondary')}>
+						Upload history
+					</Link>
+				}
+			/>
+			<div className="grid max-w-3xl gap-6">
+				{problem ? (
+					<Card>
+						<p role="alert" className="text-red-700">
+							{problem}
+						</p>
+						<Link
+							to="/settings"
+							className="mt-2 inline-block font-medium text-indigo-700 underline"
+						>
+							Open Settings
+						</Link>
+					</Card>
+				) : null}
+				{workspaces.length ? (
+					<Card>
+						<h2 className="text-lg font-semibold">1. EmailBison workspace</h2>
+						<Form method="get" className="mt-4 flex flex-wrap items-end gap-3">
+							<div className="min-w-64 grow">
+								<label htmlFor="workspace" className="block text-sm font-medium text-slate-800">
+									Workspace
+								</label>
+								<select
+									id="workspace"
+									name="workspace"
+									defaultValue={workspace?.id ?? ''}
+									required
+									className={`mt-1 ${inputClasses}`}
+								>
+									<option value="" disabled>
+										Choose a workspace…
+									</option>
+									{workspaces.map((w) => (
+										<option key={w.id} value={w.id}>
+											{w.name}
+										</option>
+									))}
+								</select>
+							</div>
+							<button type="submit" className={buttonClasses('secondary')}>
+								Continue
+							</button>
+						</Form>
+					</Card>
+				) : null}
+				{workspace && !problem ? (
+					<Card>
+						<h2 className="text-lg font-semibold">2. Campaign and fields</h2>
+						<Form method="post" className="mt-4 space-y-6" {...getFormProps(form)}>
+							<input type="hidden" name="intent" value="upload" />
+							<input type="hidden" name="workspace" value={workspace.id} />
+							<FormErrors id={form.errorId} errors={form.errors} />
+							<fieldset className="grid gap-3 sm:grid-cols-2">
+								<legend className="mb-2 text-sm font-medium text-slate-800">
+									Campaign in {workspace.name}
+								</legend>
+								<div>
+									<label htmlFor="campaign" className="block text-sm text-slate-700">
+										Campaign
+									</label>
+									<select
+										id="campaign"
+										name="campaign"
+										defaultValue={campaigns.length ? String(campaigns[0]!.id) : 'new'}
+										className={`mt-1 ${inputClasses}`}
+										aria-invalid={fields.campaign.errors ? true : undefined}
+									>
+										{campaigns.map((c) => (
+											<option key={c.id} value={c.id}>
+												{c.name}
+											</option>
+										))}
+										<option value="new">Create a new campaign…</option>
+									</select>
+									<ErrorList errors={fields.campaign.errors} />
+								</div>
+								<div>
+									<label htmlFor="newCampaign" className="block text-sm text-slate-700">
+										New campaign name (when creating one)
+									</label>
+									<input
+										id="newCampaign"
+										name="newCampaign"
+										type="text"
+										className={`mt-1 ${inputClasses}`}
+										aria-invalid={fields.newCampaign.errors ? true : undefined}
+									/>
+									<ErrorList errors={fields.newCampaign.errors} />
+								</div>
+							</fieldset>
+							<fieldset className="grid gap-3 sm:grid-cols-2">
+								<legend className="mb-2 text-sm font-medium text-slate-800">
+									EmailBison fields
+								</legend>
+								{EB_FIELDS.map((field) => {
+									const name = `map_${field}` as const
+									return (
+										<div key={field}>
+											<label htmlFor={name} className="block text-sm text-slate-700">
+												{FIELD_LABELS[field]}
+											</label>
+											<select
+												id={name}
+												name={name}
+												defaultValue={DEFAULT_FIELDS[field]}
+												className={`mt-1 ${inputClasses}`}
+												aria-invalid={fields[name].errors ? true : undefined}
+											>
+												<option value="">(not sent)</option>
+												{sources.map((o) => (
+													<option key={o.value} value={o.value}>
+														{o.label}
+													</option>
+												))}
+											</select>
+											<ErrorList errors={fields[name].errors} />
+										</div>
+									)
+								})}
+							</fieldset>
+							<fieldset className="space-y-2">
+								<legend className="mb-2 text-sm font-medium text-slate-800">
+									Custom variables (missing ones are created in EmailBison first; leave a name empty
+									to skip)
+								</legend>
+								{extra.map((o, i) => (
+									<div key={o.value} className="grid items-center gap-3 sm:grid-cols-2">
+										<input type="hidden" name={`variables[${i}].source`} value={o.value} />
+										<label htmlFor={`variable-${i}`} className="text-sm text-slate-700">
+											{o.label}
+										</label>
+										<input
+											id={`variable-${i}`}
+											name={`variables[${i}].name`}
+											type="text"
+											defaultValue={
+												o.value.startsWith('data:') || o.value === 'linkedin_url'
+													? suggestedVariable(o.value)
+													: ''
+											}
+											placeholder="not sent"
+											className={inputClasses}
+										/>
+									</div>
+								))}
+							</fieldset>
+							<SubmitButton pending={uploading} pendingText="Starting…">
+								Upload to EmailBison
+							</SubmitButton>
+						</Form>
+					</Card>
+				) : null}
+				{history.length ? (
+					<Card>
+						<h2 className="text-lg font-semibold">Earlier uploads of this list</h2>
+						<ul className="mt-2 space-y-1 text-sm text-slate-700">
+							{history.map((u) => (
+								<li key={u.id}>
+									{new Date(u.createdAt).toLocaleString('en', {
+										dateStyle: 'medium',
+										timeStyle: 'short',
+									})}
+									: {u.campaignName} in {u.ebWorkspaceName}, {u.sent.toLocaleString('en')} sent,{' '}
+									{u.rejected.toLocaleString('en')} rejected
+								</li>
+							))}
+						</ul>
+					</Card>
+				) : null}
+			</div>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Upload to EmailBison')

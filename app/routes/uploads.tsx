@@ -1,0 +1,218 @@
+import { useEffect } from 'react'
+import { Form, Link, useRevalidator } from 'react-router'
+import type { Route } from './+types/uploads'
+import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
+import { buttonClasses } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { inputClasses } from '../components/ui/field.tsx'
+import { requestContext } from '../context.server.ts'
+import { listUploads } from '../services/emailbison/uploads.server.ts'
+import { actingAccount } from '../services/workspaces/access.server.ts'
+import { isUuid } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+
+// EmailBison uploads: history per list (?list=), per workspace (?workspace=) and per
+// EmailBison workspace (?eb=), with live progress while one runs.
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const account = actingAccount(context.get(requestContext).account)
+	const params = new URL(request.url).searchParams
+	const listId = params.get('list')
+	const workspaceId = params.get('workspace')
+	const eb = params.get('eb')
+	const uploads = await listUploads(account, {
+		listId: isUuid(listId) ? listId : undefined,
+		workspaceId: isUuid(workspaceId) ? workspaceId : undefined,
+		ebWorkspaceId: eb && /^\d+$/.test(eb) ? eb : undefined,
+	})
+	return {
+		uploads,
+		workspaces: account.workspaces,
+		filter: {
+			list: isUuid(listId) ? (uploads[0]?.listName ?? 'this list') : null,
+			workspace: isUuid(workspaceId) ? workspaceId : '',
+			eb: eb && /^\d+$/.test(eb) ? (uploads[0]?.ebWorkspaceName ?? eb) : null,
+		},
+	}
+}
+
+export default function Uploads({ loaderData }: Route.ComponentProps) {
+	const { uploads, workspaces, filter } = loaderData
+	const revalidator = useRevalidator()
+	const running = uploads.some((u) => isRunning(u.status))
+	// Live progress with JavaScript; without it, a reload shows the same.
+	useEffect(() => {
+		if (!running) return
+		const timer = setInterval(() => {
+			if (revalidator.state === 'idle') void revalidator.revalidate()
+		}, 1500)
+		return () => clearInterval(timer)
+	}, [running, revalidator])
+	const scope = [
+		filter.list ? `of ${filter.list}` : null,
+		filter.eb ? `to the EmailBison workspace ${filter.eb}` : null,
+	]
+		.filter(Boolean)
+		.join(' ')
+	return (
+		<>
+			<PageHeader
+				title="EmailBison uploads"
+				description={`Every upload${scope ? ` ${scope}` : ''}, with its progress.`}
+				actions={
+					<div className="flex flex-wrap items-end gap-2">
+						{workspaces.length ? (
+							<Form method="get" className="flex items-end gap-2">
+								<label htmlFor="workspace" className="sr-only">
+									Workspace
+								</label>
+								<select
+									id="workspace"
+									name="workspace"
+									defaultValue={filter.workspace}
+									className={inputClasses}
+								>
+									<option value="">All workspaces</option>
+									{workspaces.map((w) => (
+										<option key={w.id} value={w.id}>
+											{w.name}
+										</option>
+									))}
+								</select>
+								<button type="submit" className={buttonClasses('secondary')}>
+									Show
+								</button>
+							</Form>
+						) : null}
+						{filter.list || filter.eb ? (
+							<Link to="/uploads" className={buttonClasses('secondary')}>
+								All uploads
+							</Link>
+						) : null}
+						{running ? (
+							<Link to="" reloadDocument className={buttonClasses('secondary')}>
+								Refresh
+							</Link>
+						) : null}
+					</div>
+				}
+			/>
+			{uploads.length === 0 ? (
+				<Card>
+					<p className="text-slate-700">No uploads yet.</p>
+					<p className="mt-1 text-sm text-slate-600">
+						Open a list and choose Upload to EmailBison.
+					</p>
+				</Card>
+			) : (
+				<Card className="overflow-x-auto p-0">
+					<table className="min-w-full divide-y divide-slate-200 text-sm">
+						<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
+							<tr>
+								<th scope="col" className="px-4 py-3">
+									List
+								</th>
+								<th scope="col" className="px-4 py-3">
+									EmailBison
+								</th>
+								<th scope="col" className="px-4 py-3">
+									Status
+								</th>
+								<th scope="col" className="px-4 py-3">
+									Progress
+								</th>
+								<th scope="col" className="px-4 py-3 text-right">
+									Sent
+								</th>
+								<th scope="col" className="px-4 py-3 text-right">
+									Created
+								</th>
+								<th scope="col" className="px-4 py-3 text-right">
+									Updated
+								</th>
+								<th scope="col" className="px-4 py-3 text-right">
+									Rejected
+								</th>
+							</tr>
+						</thead>
+						<tbody className="divide-y divide-slate-100 bg-white">
+							{uploads.map((u) => {
+								const done = u.sent + u.rejected
+								const progress = u.total ? Math.floor((done / u.total) * 100) : 100
+								return (
+									<tr key={u.id} data-testid="upload-row">
+										<td className="px-4 py-3">
+											<Link
+												to={`/uploads?list=${u.listId}`}
+												className="font-medium text-indigo-700 hover:underline"
+											>
+												{u.listName}
+											</Link>
+											<span className="block text-xs text-slate-500">
+												{new Date(u.createdAt).toLocaleString('en', {
+													dateStyle: 'medium',
+													timeStyle: 'short',
+												})}
+											</span>
+											{u.error ? (
+												<span
+													className="mt-1 block text-xs text-red-700"
+													data-testid="upload-error"
+												>
+													{u.error}
+												</span>
+											) : null}
+										</td>
+										<td className="px-4 py-3">
+											<span className="block">{u.campaignName}</span>
+											<Link
+												to={`/uploads?eb=${u.ebWorkspaceId}`}
+												className="text-xs text-indigo-700 hover:underline"
+											>
+												{u.ebWorkspaceName || `Workspace ${u.ebWorkspaceId}`}
+											</Link>
+										</td>
+										<td className="px-4 py-3">
+											<JobStatusBadge status={u.status} />
+										</td>
+										<td className="px-4 py-3">
+											<ProgressBar
+												value={u.status === 2 ? 100 : progress}
+												label={`Progress of the upload of ${u.listName}`}
+											/>
+											<span className="text-xs text-slate-500">
+												{done.toLocaleString('en')} of {u.total.toLocaleString('en')}
+											</span>
+										</td>
+										<td className="px-4 py-3 text-right tabular-nums" data-testid="sent">
+											{u.sent.toLocaleString('en')}
+										</td>
+										<td className="px-4 py-3 text-right tabular-nums">
+											{u.created.toLocaleString('en')}
+										</td>
+										<td className="px-4 py-3 text-right tabular-nums">
+											{u.updated.toLocaleString('en')}
+										</td>
+										<td className="px-4 py-3 text-right tabular-nums" data-testid="rejected">
+											{u.rejected.toLocaleString('en')}
+											{u.rejected > 0 ? (
+												<a
+													href={`/uploads/${u.id}/rejected`}
+													download
+													className="block text-xs font-medium text-indigo-700 hover:underline"
+												>
+													Download rejected rows
+												</a>
+											) : null}
+										</td>
+									</tr>
+								)
+							})}
+						</tbody>
+					</table>
+				</Card>
+			)}
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'EmailBison uploads')
