@@ -351,6 +351,7 @@ export interface Domains {
 export interface DomainSubscriptions {
   billing_date: Timestamp | null;
   cancel_at_period_end: Generated<boolean>;
+  checkout_session_id: string | null;
   created_at: Generated<Timestamp>;
   domain_id: string;
   expire_date: Timestamp | null;
@@ -471,14 +472,19 @@ export interface Mailbox {
   id: Generated<number>;
   subject: string;
   text_body: string;
+  checkout_session_id: string | null;
   to_address: string;
 }
 
+  fulfilled_at: Timestamp | null;
 export interface Onboarding {
   answers: Generated<Json>;
+  line_index: number | null;
   completed_at: Timestamp | null;
   created_at: Generated<Timestamp>;
   phone: string | null;
+  refund_cents: Generated<number>;
+  refunded_at: Timestamp | null;
   updated_at: Generated<Timestamp>;
   user_id: string;
 }

@@ -1,5 +1,6 @@
 import type { JobDefinition } from './define.server.ts'
 import { companyScrapeJob } from './definitions/company-scrape.server.ts'
+import { dnsCheckJob } from './definitions/dns-check.server.ts'
 import { csvImportJob } from './definitions/csv-import.server.ts'
 import { emailBisonUploadJob } from './definitions/emailbison-upload.server.ts'
 import { leadScrapeJob } from './definitions/lead-scrape.server.ts'
@@ -12,4 +13,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	companyScrapeJob,
 	csvImportJob,
 	emailBisonUploadJob,
+	dnsCheckJob,
 ]

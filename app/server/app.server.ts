@@ -11,6 +11,10 @@ import { createLoadContext } from '../utils/load-context.server.ts'
 import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
 import { logger } from '../utils/logger.server.ts'
+import {
+	forwardByHost,
+	listenForForwardingChanges,
+} from '../services/domains/forwarding-cache.server.ts'
 
 /**
  * The Express app, in DESIGN.md's order: security headers, (URL forwarding by
@@ -54,6 +58,9 @@ export async function createApp(options: {
 			strictTransportSecurity: config.APP_URL.startsWith('https:'),
 		}),
 	)
+	// A forwarded domain's Host gets its redirect before anything else (DESIGN.md section 8).
+	void listenForForwardingChanges()
+	app.use(forwardByHost())
 	app.use(bodyLimit(config.BODY_LIMIT_BYTES, config.UPLOAD_LIMIT_BYTES))
 	app.use(compression())
 

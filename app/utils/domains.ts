@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url'
+import { parse as parseHostname } from 'tldts'
 
 export type DomainProblem = { line: number; value: string; reason: string }
 
@@ -8,7 +9,10 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
  * A bare, lower-case, punycode hostname from what people paste: "https://www.Acme.com/about",
  * "acme.com", "bücher.de". Null with a reason when it cannot be one.
  */
-export function normalizeDomain(input: string): { domain: string } | { reason: string } {
+export function normalizeDomain(
+	input: string,
+	options: { publicSuffix?: boolean } = {},
+): { domain: string } | { reason: string } {
 	let value = input.trim().toLowerCase()
 	if (!value) return { reason: 'empty' }
 	value = value
@@ -24,6 +28,10 @@ export function normalizeDomain(input: string): { domain: string } | { reason: s
 	if (ascii.length > 253 || !labels.every((l) => LABEL.test(l)))
 		return { reason: 'not a valid domain name' }
 	if (/^\d+$/.test(labels.at(-1)!)) return { reason: 'an IP address is not a domain' }
+	if (options.publicSuffix) {
+		const reason = publicSuffixProblem(ascii)
+		if (reason) return { reason }
+	}
 	return { domain: ascii }
 }
 
@@ -46,4 +54,59 @@ export function parseDomainList(text: string) {
 		}
 	})
 	return { domains, invalid, duplicates }
+}
+
+/**
+ * Why a hostname cannot be registered under a public suffix (the Public Suffix List, through
+ * tldts): an unknown ending ("acme.notatld"), or a public suffix itself ("co.uk").
+ */
+export function publicSuffixProblem(hostname: string): string | null {
+	const parsed = parseHostname(hostname, { allowPrivateDomains: true })
+	if (!parsed.isIcann && !parsed.isPrivate) {
+		return `.${parsed.publicSuffix ?? hostname.split('.').at(-1)} is not a public domain ending`
+	}
+	if (!parsed.domain) return `${hostname} is a public suffix, not a domain`
+	return null
+}
+
+export type DomainEntry = {
+	/** 1-based line of the input */
+	line: number
+	/** what was typed */
+	value: string
+	/** the lower-case punycode name (valid and duplicate entries) */
+	domain: string | null
+	status: 'valid' | 'duplicate' | 'invalid'
+	reason: string | null
+}
+
+/**
+ * Every entry of a pasted list (newline, comma, semicolon or space separated), in order, each
+ * checked: hostname syntax, a public suffix, IDN to punycode, lower case; repeats of an earlier
+ * entry are duplicates.
+ */
+export function checkDomainEntries(text: string): DomainEntry[] {
+	const entries: DomainEntry[] = []
+	const seen = new Map<string, number>()
+	text.split(/\r?\n/).forEach((row, index) => {
+		for (const value of row.split(/[\s,;]+/).filter(Boolean)) {
+			const line = index + 1
+			const result = normalizeDomain(value, { publicSuffix: true })
+			if ('reason' in result) {
+				entries.push({ line, value, domain: null, status: 'invalid', reason: result.reason })
+			} else if (seen.has(result.domain)) {
+				entries.push({
+					line,
+					value,
+					domain: result.domain,
+					status: 'duplicate',
+					reason: `repeats line ${seen.get(result.domain)}`,
+				})
+			} else {
+				seen.set(result.domain, line)
+				entries.push({ line, value, domain: result.domain, status: 'valid', reason: null })
+			}
+		}
+	})
+	return entries
 }

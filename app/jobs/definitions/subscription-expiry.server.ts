@@ -3,6 +3,7 @@ import {
 	expireSubscriptions,
 	grantDuePlanCredits,
 } from '../../services/billing/expire-subscriptions.server.ts'
+import { expireDomainSubscriptions } from '../../services/domains/subscriptions.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { defineJob } from '../define.server.ts'
 
@@ -22,8 +23,13 @@ export const subscriptionExpiryJob = defineJob({
 		const now = new Date()
 		const expired = await expireSubscriptions(now)
 		const granted = await grantDuePlanCredits(now)
-		if (expired.length || granted) {
-			logger.info({ expired: expired.length, granted }, 'subscriptions renewed and expired')
+		// Domain subscriptions past their period end: the domain loses forwarding and inbox orders.
+		const domains = await expireDomainSubscriptions(now)
+		if (expired.length || granted || domains.length) {
+			logger.info(
+				{ expired: expired.length, granted, domains: domains.length },
+				'subscriptions renewed and expired',
+			)
 		}
 	},
 })

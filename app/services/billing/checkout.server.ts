@@ -4,11 +4,17 @@ import type { CheckoutSessions, DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { getConfig } from '../../config.server.ts'
 import { getStripe, type Stripe } from '../../integrations/stripe.server.ts'
-import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { FormError, forbidden, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { actingAccount, canChangeDomains } from '../workspaces/access.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { assertBillingOwner } from './access.server.ts'
 import { inTransaction } from './credits.server.ts'
-import { FULFILMENTS, type LineItemKind, type Payment } from './fulfilments.server.ts'
+import {
+	DOMAIN_LINE_ITEM_KINDS,
+	FULFILMENTS,
+	type LineItemKind,
+	type Payment,
+} from './fulfilments.server.ts'
 import { paymentProvider, testPaymentsAllowed } from './payments.server.ts'
 import { callStripe } from './subscriptions.server.ts'
 
@@ -61,8 +67,27 @@ function validateItems(mode: CheckoutMode, items: CheckoutLineItem[]) {
 		throw new Error('A payment checkout has no recurring items')
 }
 
+/** Only domain subscriptions and inbox orders: DESIGN.md section 4's domain checkout. */
+function isDomainCheckout(items: readonly { kind: string }[]) {
+	return (
+		items.length > 0 &&
+		items.every((i) => (DOMAIN_LINE_ITEM_KINDS as readonly string[]).includes(i.kind))
+	)
+}
+
 /**
- * Opens a checkout for the owner. Returns where to send the payer: Stripe's
+ * Who may pay: the owner for everything; for a domain checkout also team members with scope
+ * all or domain-management:write. Returns the account id.
+ */
+function assertPayer(account: AccountContext | null, items: readonly { kind: string }[]) {
+	if (!isDomainCheckout(items)) return assertBillingOwner(account)
+	const acting = actingAccount(account)
+	if (!canChangeDomains(acting)) forbidden('Your access to domain management is read only.')
+	return acting.accountId
+}
+
+/**
+ * Opens a checkout for the owner (or, for a domain checkout, a member who may change domains). Returns where to send the payer: Stripe's
  * hosted page, or /test-payment/:id without Stripe.
  */
 export async function createCheckout(
@@ -76,7 +101,7 @@ export async function createCheckout(
 		cancelPath: string
 	},
 ): Promise<{ id: string; url: string; provider: 'stripe' | 'test' }> {
-	const accountId = assertBillingOwner(account)
+	const accountId = assertPayer(account, request.items)
 	const provider = paymentProvider()
 	if (!provider) {
 		throw new FormError(
@@ -190,16 +215,22 @@ export async function findAccountByStripeCustomer(customerId: string, db: Kysely
 
 /** A checkout of this account (another account's id, or a malformed one, is 404). */
 export async function findCheckout(account: AccountContext, id: string) {
-	const accountId = assertBillingOwner(account)
+	if (!account?.accountId) forbidden('Sign in first.')
 	if (!isUuid(id)) notFound('This checkout')
-	const row = await defaultDb
+	const row = (await defaultDb
 		.selectFrom('checkout_sessions')
 		.selectAll()
 		.where('id', '=', id)
-		.where('user_id', '=', accountId)
-		.executeTakeFirst()
+		.where('user_id', '=', account.accountId)
+		.executeTakeFirst()) as CheckoutSession | undefined
+	// A member sees only a domain checkout it opened itself; everything else is the owner's.
+	if (row && isDomainCheckout(row.line_items) && row.created_by === account.user.id) {
+		assertPayer(account, row.line_items)
+		return row
+	}
+	assertBillingOwner(account)
 	if (!row) notFound('This checkout')
-	return row as CheckoutSession
+	return row
 }
 
 /** The test-payment page: only for test checkouts, only where test payments are allowed. */

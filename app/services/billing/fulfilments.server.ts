@@ -5,6 +5,8 @@ import { grantCredits } from './credits.server.ts'
 import { periodEnd } from './dates.ts'
 import { getPricePlan } from './plans.server.ts'
 import { activateSubscription } from './subscriptions.server.ts'
+import { fulfilDomainSubscription } from '../domains/subscriptions.server.ts'
+import { fulfilInboxOrderPayment } from '../inboxes/orders.server.ts'
 
 /** How a checkout was paid. */
 export type Payment = {
@@ -66,6 +68,11 @@ async function fulfilCreditPack(db: Kysely<DB>, { session, item, index }: Fulfil
 export const FULFILMENTS = {
 	plan: fulfilPlan,
 	credit_pack: fulfilCreditPack,
+	domain_subscription: fulfilDomainSubscription,
+	inbox_order: fulfilInboxOrderPayment,
 } satisfies Record<string, Fulfilment>
+
+/** The kinds of a domain checkout (members with domain-management:write may pay for them). */
+export const DOMAIN_LINE_ITEM_KINDS = ['domain_subscription', 'inbox_order'] as const
 
 export type LineItemKind = keyof typeof FULFILMENTS

@@ -1,0 +1,113 @@
+import { Resolver } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import { sql, type Kysely } from 'kysely'
+import { db as defaultDb } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
+import { getConfig } from '../../config.server.ts'
+import { enqueue } from '../../jobs/enqueue.server.ts'
+import { dnsCheckJob } from '../../jobs/definitions/dns-check.server.ts'
+import type { DnsResult } from './domains.server.ts'
+
+/** Where a forwarded domain's apex must point: FORWARDING_TARGET, else APP_URL's host. */
+export function forwardingTarget() {
+	const config = getConfig()
+	return config.FORWARDING_TARGET ?? new URL(config.APP_URL).hostname
+}
+
+/** The DNS record that points a domain at the app (shown on /url-forward). */
+export function forwardingRecord(domain: string) {
+	const target = forwardingTarget()
+	const type = isIP(target) === 6 ? 'AAAA' : isIP(target) ? 'A' : 'CNAME (or ALIAS at the apex)'
+	return { host: domain, type, value: target }
+}
+
+function resolver() {
+	const r = new Resolver({ timeout: 2000, tries: 2 })
+	const servers = getConfig().DNS_SERVERS
+	if (servers?.length) r.setServers(servers)
+	return r
+}
+
+const EMPTY = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN', 'ENONAME'])
+
+/** A lookup whose "no such record" answers are an empty list; other failures are reported. */
+async function look<T>(errors: string[], what: string, run: () => Promise<T[]>): Promise<T[]> {
+	try {
+		return await run()
+	} catch (error) {
+		const code = (error as { code?: string }).code ?? 'ERROR'
+		if (!EMPTY.has(code)) errors.push(`${what}: ${code}`)
+		return []
+	}
+}
+
+/** MX, SPF, DMARC and the forwarding record of one domain, through DNS_SERVERS (or the system's). */
+export async function checkDomainDns(name: string): Promise<DnsResult> {
+	const r = resolver()
+	const errors: string[] = []
+	const target = forwardingTarget()
+	const [mx, txt, dmarcTxt] = await Promise.all([
+		look(errors, 'MX', () => r.resolveMx(name)),
+		look(errors, 'TXT', () => r.resolveTxt(name)),
+		look(errors, 'DMARC', () => r.resolveTxt(`_dmarc.${name}`)),
+	])
+	const joined = (records: string[][]) => records.map((chunks) => chunks.join(''))
+	const spf = joined(txt).find((t) => /^v=spf1(\s|$)/i.test(t)) ?? null
+	const dmarc = joined(dmarcTxt).find((t) => /^v=DMARC1(;|\s|$)/i.test(t)) ?? null
+	let found: string[]
+	let ok: boolean
+	if (isIP(target)) {
+		found = await look(errors, 'A', () =>
+			isIP(target) === 6 ? r.resolve6(name) : r.resolve4(name),
+		)
+		ok = found.includes(target)
+	} else {
+		const cname = await look(errors, 'CNAME', () => r.resolveCname(name))
+		const a = cname.length ? [] : await look(errors, 'A', () => r.resolve4(name))
+		const targetA =
+			cname.length || !a.length ? [] : await look(errors, 'A', () => r.resolve4(target))
+		found = [...cname, ...a]
+		ok =
+			cname.some((c) => c.toLowerCase().replace(/\.$/, '') === target) ||
+			a.some((ip) => targetA.includes(ip))
+	}
+	return {
+		mx: mx.sort((x, y) => x.priority - y.priority).map((m) => `${m.priority} ${m.exchange}`),
+		spf,
+		dmarc,
+		forwarding: { ok, found },
+		errors,
+	}
+}
+
+const BATCH = 100
+
+/** Marks domains pending and queues their check, in the caller's transaction. */
+export async function queueDnsChecks(trx: Kysely<DB>, domainIds: string[]) {
+	await trx
+		.updateTable('domains')
+		.set({ dns: sql`coalesce(dns, '{}'::jsonb) || '{"pending": true}'::jsonb` })
+		.where('id', 'in', domainIds)
+		.execute()
+	for (let i = 0; i < domainIds.length; i += BATCH) {
+		await enqueue(dnsCheckJob, { domainIds: domainIds.slice(i, i + BATCH) }, { db: trx })
+	}
+}
+
+/** The dns-check job: checks each domain and stores the result and its time (idempotent). */
+export async function runDnsChecks(domainIds: string[], db: Kysely<DB> = defaultDb) {
+	const rows = await db
+		.selectFrom('domains')
+		.select(['id', 'name'])
+		.where('id', 'in', domainIds)
+		.execute()
+	for (const row of rows) {
+		const result = await checkDomainDns(row.name)
+		await db
+			.updateTable('domains')
+			.set({ dns: JSON.stringify(result), dns_checked_at: new Date() })
+			.where('id', '=', row.id)
+			.execute()
+	}
+	return rows.length
+}

@@ -1,0 +1,221 @@
+import type { ExpressionBuilder, Kysely } from 'kysely'
+import { db as defaultDb } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
+import { getConfig } from '../../config.server.ts'
+import type { AccountContext } from '../../context.server.ts'
+import { checkDomainEntries } from '../../utils/domains.ts'
+import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import type { ActingAccount } from '../workspaces/access.server.ts'
+import { assertWorkspace, domainAccount } from './access.server.ts'
+import { queueDnsChecks } from './dns-check.server.ts'
+
+export const MAX_IMPORT = 1000
+
+/** Domains of the account in the workspaces the user may use (no workspace: full access only). */
+export function visibleDomains(account: ActingAccount) {
+	const ids = account.workspaces.map((w) => w.id)
+	return (eb: ExpressionBuilder<DB, 'domains'>) =>
+		eb.and([
+			eb('domains.user_id', '=', account.accountId),
+			eb.or([
+				...(ids.length ? [eb('domains.workspace_id', 'in', ids)] : []),
+				...(account.accessAllWorkspaces ? [eb('domains.workspace_id', 'is', null)] : []),
+				eb.val(false),
+			]),
+		])
+}
+
+export type DnsResult = {
+	mx: string[]
+	spf: string | null
+	dmarc: string | null
+	forwarding: { ok: boolean; found: string[] }
+	errors: string[]
+	pending?: boolean
+}
+
+/** The account's domains with their live subscription, newest first. */
+export async function listDomains(account: AccountContext | null, db: Kysely<DB> = defaultDb) {
+	const acting = domainAccount(account, 'view')
+	const rows = await db
+		.selectFrom('domains')
+		.leftJoin('workspaces', 'workspaces.id', 'domains.workspace_id')
+		.select((eb) => [
+			'domains.id',
+			'domains.name',
+			'domains.status',
+			'domains.source',
+			'domains.workspace_id',
+			'workspaces.name as workspace_name',
+			'domains.forward_to',
+			'domains.redirect_code',
+			'domains.forward_keep_path',
+			'domains.dns',
+			'domains.dns_checked_at',
+			'domains.created_at',
+			eb
+				.selectFrom('domain_subscriptions as s')
+				.select('s.expire_date')
+				.whereRef('s.domain_id', '=', 'domains.id')
+				.where('s.status', 'in', ['active', 'past_due'])
+				.where('s.expire_date', '>', new Date())
+				.limit(1)
+				.as('subscribed_until'),
+		])
+		.where(visibleDomains(acting))
+		.orderBy('domains.created_at', 'desc')
+		.orderBy('domains.name')
+		.execute()
+	return rows.map((row) => ({ ...row, dns: row.dns as DnsResult | null }))
+}
+
+/** One domain of the account the user may see; another account's (or a bad id) is 404. */
+export async function findDomain(
+	account: ActingAccount,
+	id: string,
+	db: Kysely<DB> = defaultDb,
+	options: { forUpdate?: boolean } = {},
+) {
+	if (!isUuid(id)) notFound('This domain')
+	let query = db
+		.selectFrom('domains')
+		.selectAll()
+		.where('id', '=', id)
+		.where(visibleDomains(account))
+	if (options.forUpdate) query = query.forUpdate()
+	const row = await query.executeTakeFirst()
+	if (!row) notFound('This domain')
+	return row
+}
+
+/** Whether the domain has a paid, unexpired subscription (forwarding and inbox orders need one). */
+export async function hasLiveSubscription(db: Kysely<DB>, domainId: string, now = new Date()) {
+	const row = await db
+		.selectFrom('domain_subscriptions')
+		.select('id')
+		.where('domain_id', '=', domainId)
+		.where('status', 'in', ['active', 'past_due'])
+		.where('expire_date', '>', now)
+		.executeTakeFirst()
+	return Boolean(row)
+}
+
+export type ImportLine = {
+	line: number
+	value: string
+	domain: string | null
+	result: 'added' | 'duplicate' | 'invalid'
+	reason: string | null
+}
+
+/**
+ * Imports pasted (or uploaded) domains into a workspace: every entry gets a result: added,
+ * duplicate (in the input, in this account, or held by another account) or invalid with its
+ * reason. Added domains get a DNS check queued in the same transaction.
+ */
+export async function importDomains(
+	account: AccountContext | null,
+	input: { text: string; workspaceId: string | null },
+	db: Kysely<DB> = defaultDb,
+): Promise<{ lines: ImportLine[]; added: number }> {
+	const acting = domainAccount(account, 'change')
+	assertWorkspace(acting, input.workspaceId)
+	const entries = checkDomainEntries(input.text)
+	if (entries.length === 0) throw new FormError('Paste at least one domain.', 'domains')
+	if (entries.length > MAX_IMPORT) {
+		throw new FormError(`Import at most ${MAX_IMPORT} domains at a time.`, 'domains')
+	}
+	const appHost = new URL(getConfig().APP_URL).hostname
+	const wanted = entries.filter((e) => e.status === 'valid').map((e) => e.domain!)
+	return db.transaction().execute(async (trx) => {
+		const taken = wanted.length
+			? await trx
+					.selectFrom('domains')
+					.select(['name', 'user_id'])
+					.where('name', 'in', wanted)
+					.execute()
+			: []
+		const mine = new Set(taken.filter((t) => t.user_id === acting.accountId).map((t) => t.name))
+		const theirs = new Set(taken.filter((t) => t.user_id !== acting.accountId).map((t) => t.name))
+		const toInsert = wanted.filter((d) => !mine.has(d) && !theirs.has(d) && d !== appHost)
+		const inserted = toInsert.length
+			? await trx
+					.insertInto('domains')
+					.values(
+						toInsert.map((name) => ({
+							user_id: acting.accountId,
+							workspace_id: input.workspaceId,
+							name,
+							source: 'imported',
+							dns: JSON.stringify({ pending: true }),
+						})),
+					)
+					.onConflict((oc) => oc.columns(['user_id', 'name']).doNothing())
+					.returning(['id', 'name'])
+					.execute()
+			: []
+		const added = new Set(inserted.map((r) => r.name))
+		if (inserted.length)
+			await queueDnsChecks(
+				trx,
+				inserted.map((r) => r.id),
+			)
+		const lines = entries.map((entry): ImportLine => {
+			const base = { line: entry.line, value: entry.value, domain: entry.domain }
+			if (entry.status === 'invalid') return { ...base, result: 'invalid', reason: entry.reason }
+			if (entry.status === 'duplicate')
+				return { ...base, result: 'duplicate', reason: entry.reason }
+			const name = entry.domain!
+			if (name === appHost)
+				return { ...base, result: 'invalid', reason: 'this is the app’s own address' }
+			if (added.has(name)) return { ...base, result: 'added', reason: null }
+			if (theirs.has(name))
+				return { ...base, result: 'duplicate', reason: 'already registered to another account' }
+			return { ...base, result: 'duplicate', reason: 'already in your account' }
+		})
+		return { lines, added: inserted.length }
+	})
+}
+
+/** The first column (or the one headed "domain") of an uploaded CSV, one domain a line. */
+export function domainsFromCsv(text: string) {
+	const rows = text
+		.replace(/^\uFEFF/, '')
+		.split(/\r?\n/)
+		.map((row) => row.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1')))
+	const header = rows[0]?.map((cell) => cell.toLowerCase()) ?? []
+	let column =
+		['domain', 'domains', 'domain name', 'website', 'name']
+			.map((name) => header.indexOf(name))
+			.find((index) => index >= 0) ?? -1
+	const skipHeader = column >= 0
+	if (column < 0) column = 0
+	return rows
+		.slice(skipHeader ? 1 : 0)
+		.map((row) => row[column] ?? '')
+		.join('\n')
+}
+
+/** Queues a fresh DNS check of domains the user may change. */
+export async function requestDnsCheck(
+	account: AccountContext | null,
+	domainIds: string[] | 'all',
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'change')
+	return db.transaction().execute(async (trx) => {
+		let query = trx.selectFrom('domains').select('id').where(visibleDomains(acting))
+		if (domainIds !== 'all') {
+			if (!domainIds.every(isUuid) || domainIds.length === 0) notFound('This domain')
+			query = query.where('id', 'in', domainIds)
+		}
+		const rows = await query.limit(MAX_IMPORT).execute()
+		if (domainIds !== 'all' && rows.length !== domainIds.length) notFound('This domain')
+		if (rows.length)
+			await queueDnsChecks(
+				trx,
+				rows.map((r) => r.id),
+			)
+		return rows.length
+	})
+}

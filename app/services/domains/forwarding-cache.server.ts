@@ -1,0 +1,147 @@
+import type { RequestHandler } from 'express'
+import pg from 'pg'
+import { db as defaultDb } from '../../../db/index.server.ts'
+import { logger } from '../../utils/logger.server.ts'
+
+export type Forward = { to: string; code: 301 | 302; keepPath: boolean }
+
+/**
+ * The Host -> redirect table every request is checked against, held in memory. A change to
+ * domains (any process) sends NOTIFY domain_forwarding_changed (a trigger, see the migration);
+ * each process LISTENs and reloads on the next request. Without a listener (it failed, or
+ * it is reconnecting) the table is reloaded at most every FALLBACK_MS.
+ */
+const FALLBACK_MS = 30_000
+const LISTEN_CHANNEL = 'domain_forwarding_changed'
+
+type State = {
+	table: Map<string, Forward> | null
+	loadedAt: number
+	loading: Promise<Map<string, Forward>> | null
+	generation: number
+	listener: pg.Client | null
+	listening: boolean
+}
+
+const state: State = {
+	table: null,
+	loadedAt: 0,
+	loading: null,
+	generation: 0,
+	listener: null,
+	listening: false,
+}
+
+/** Forget the table: the next request reloads it. */
+export function invalidateForwarding() {
+	state.generation++
+	state.table = null
+}
+
+async function load(): Promise<Map<string, Forward>> {
+	const generation = state.generation
+	const rows = await defaultDb
+		.selectFrom('domains')
+		.select(['name', 'forward_to', 'redirect_code', 'forward_keep_path'])
+		.where('forward_to', 'is not', null)
+		.where('status', '=', 'active')
+		.execute()
+	const table = new Map<string, Forward>()
+	for (const row of rows) {
+		table.set(row.name, {
+			to: row.forward_to!,
+			code: row.redirect_code === 301 ? 301 : 302,
+			keepPath: row.forward_keep_path,
+		})
+	}
+	// A change that arrived while loading wins: keep the table only if nothing changed since.
+	if (generation === state.generation) {
+		state.table = table
+		state.loadedAt = Date.now()
+	}
+	return table
+}
+
+async function table() {
+	const fresh = state.listening ? true : Date.now() - state.loadedAt < FALLBACK_MS
+	if (state.table && fresh) return state.table
+	state.loading ??= load().finally(() => {
+		state.loading = null
+	})
+	return state.loading
+}
+
+/** LISTENs for forwarding changes from every process (best effort; the fallback TTL covers gaps). */
+export async function listenForForwardingChanges(connectionString = process.env.DATABASE_URL) {
+	if (!connectionString || state.listener) return
+	const client = new pg.Client({ connectionString })
+	state.listener = client
+	const retry = () => {
+		state.listening = false
+		state.listener = null
+		invalidateForwarding()
+		setTimeout(() => void listenForForwardingChanges(connectionString), 5000).unref()
+	}
+	client.on('notification', () => invalidateForwarding())
+	client.on('error', (error) => {
+		logger.warn({ err: error }, 'forwarding listener lost its connection')
+		client.end().catch(() => {})
+		retry()
+	})
+	try {
+		await client.connect()
+		await client.query(`LISTEN ${LISTEN_CHANNEL}`)
+		state.listening = true
+		invalidateForwarding()
+	} catch (error) {
+		logger.warn({ err: error }, 'forwarding listener could not start')
+		client.end().catch(() => {})
+		retry()
+	}
+}
+
+export async function stopListeningForForwardingChanges() {
+	const client = state.listener
+	state.listener = null
+	state.listening = false
+	await client?.end().catch(() => {})
+}
+
+/** Where a request for `host` and `pathAndQuery` goes, or null when the host is not forwarded. */
+export function redirectTarget(forward: Forward, pathAndQuery: string) {
+	if (!forward.keepPath) return forward.to
+	const target = new URL(forward.to)
+	const incoming = new URL(pathAndQuery, 'http://x')
+	const base = target.pathname.replace(/\/$/, '')
+	target.pathname = base + incoming.pathname
+	for (const [key, value] of incoming.searchParams) target.searchParams.append(key, value)
+	return target.toString()
+}
+
+export async function findForward(host: string) {
+	const name = host.toLowerCase().replace(/\.$/, '')
+	const forwards = await table()
+	return forwards.get(name) ?? (name.startsWith('www.') ? forwards.get(name.slice(4)) : undefined)
+}
+
+/**
+ * Express: a request whose Host is a forwarded domain gets its redirect before anything else
+ * (no session, no static files, no React Router).
+ */
+export function forwardByHost(): RequestHandler {
+	return (req, res, next) => {
+		const host = req.hostname
+		if (!host || !host.includes('.')) return next()
+		findForward(host).then(
+			(forward) => {
+				if (!forward) return next()
+				res.set('Cache-Control', forward.code === 301 ? 'public, max-age=3600' : 'no-store')
+				res.redirect(forward.code, redirectTarget(forward, req.originalUrl))
+			},
+			(error: unknown) => {
+				logger.error({ err: error }, 'forwarding lookup failed')
+				next()
+			},
+		)
+	}
+}

@@ -1,0 +1,111 @@
+import type { Kysely } from 'kysely'
+import { db as defaultDb } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
+import type { AccountContext } from '../../context.server.ts'
+import { normalizeDomain } from '../../utils/domains.ts'
+import { FormError } from '../../utils/http-errors.server.ts'
+import { recordAudit } from '../audit/audit-log.server.ts'
+import { domainAccount } from './access.server.ts'
+import { findDomain, hasLiveSubscription } from './domains.server.ts'
+import { invalidateForwarding } from './forwarding-cache.server.ts'
+
+export type ForwardingInput = {
+	domainId: string
+	url: string
+	code: 301 | 302
+	keepPath: boolean
+}
+
+/**
+ * A forward-to URL people can type: http(s) only, with a host, no credentials, and not back at
+ * the forwarded domain itself (or one of its subdomains): that would loop.
+ */
+export function checkForwardUrl(domain: string, raw: string): string {
+	let value = raw.trim()
+	if (!/^[a-z][a-z0-9+.-]*:/i.test(value)) value = `https://${value}`
+	let url: URL
+	try {
+		url = new URL(value)
+	} catch {
+		throw new FormError('Enter a web address like https://example.com/page.', 'url')
+	}
+	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+		throw new FormError('Forward to an http:// or https:// address.', 'url')
+	}
+	if (url.username || url.password) {
+		throw new FormError('The address cannot carry a user name or password.', 'url')
+	}
+	const host = normalizeDomain(url.hostname)
+	const name = 'domain' in host ? host.domain : url.hostname
+	if (name === domain || name.endsWith(`.${domain}`) || url.hostname === domain) {
+		throw new FormError(`Forwarding ${domain} to itself would loop. Pick another site.`, 'url')
+	}
+	return url.toString()
+}
+
+/** Forwards a domain (with a live subscription) to a URL with 301 or 302. */
+export async function setForwarding(
+	account: AccountContext | null,
+	input: ForwardingInput,
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'change')
+	const updated = await db.transaction().execute(async (trx) => {
+		const domain = await findDomain(acting, input.domainId, trx, { forUpdate: true })
+		if (domain.status !== 'active' || !(await hasLiveSubscription(trx, domain.id))) {
+			throw new FormError(
+				`${domain.name} has no active domain subscription: subscribe to forward it.`,
+				'domainId',
+			)
+		}
+		const url = checkForwardUrl(domain.name, input.url)
+		const row = await trx
+			.updateTable('domains')
+			.set({
+				forward_to: url,
+				redirect_code: input.code,
+				forward_keep_path: input.keepPath,
+				updated_at: new Date(),
+			})
+			.where('id', '=', domain.id)
+			.returningAll()
+			.executeTakeFirstOrThrow()
+		await recordAudit(trx, {
+			actorUserId: acting.user.id,
+			action: 'domains.forwarding.set',
+			targetType: 'domain',
+			targetId: domain.id,
+			before: { forward_to: domain.forward_to, redirect_code: domain.redirect_code },
+			after: { forward_to: url, redirect_code: input.code, keep_path: input.keepPath },
+		})
+		return row
+	})
+	invalidateForwarding()
+	return updated
+}
+
+export async function removeForwarding(
+	account: AccountContext | null,
+	domainId: string,
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'change')
+	const domain = await db.transaction().execute(async (trx) => {
+		const domain = await findDomain(acting, domainId, trx, { forUpdate: true })
+		await trx
+			.updateTable('domains')
+			.set({ forward_to: null, redirect_code: null, updated_at: new Date() })
+			.where('id', '=', domain.id)
+			.execute()
+		await recordAudit(trx, {
+			actorUserId: acting.user.id,
+			action: 'domains.forwarding.remove',
+			targetType: 'domain',
+			targetId: domain.id,
+			before: { forward_to: domain.forward_to, redirect_code: domain.redirect_code },
+		})
+		return domain
+	})
+	invalidateForwarding()
+	return domain
+}

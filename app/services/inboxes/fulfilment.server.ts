@@ -1,0 +1,294 @@
+import type { Kysely } from 'kysely'
+import { db as defaultDb } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
+import type { AccountContext } from '../../context.server.ts'
+import { getStripe } from '../../integrations/stripe.server.ts'
+import { FormError, forbidden, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { sealSecret } from '../../utils/secrets.server.ts'
+import { recordAudit } from '../audit/audit-log.server.ts'
+import { callStripe } from '../billing/subscriptions.server.ts'
+import { parseCsv } from './csv.ts'
+
+/**
+ * Fulfilling inbox orders: platform admins (the admin screens come with the admin area) move
+ * an order from pending (0) to processing (1), then success (2) with the inboxes' credentials,
+ * or fail (3) with a refund.
+ */
+function assertPlatformAdmin(account: AccountContext | null) {
+	if (account?.platformRole !== 'admin') forbidden('Only platform admins fulfil inbox orders.')
+	return account
+}
+
+async function lockOrder(trx: Kysely<DB>, id: string) {
+	if (!isUuid(id)) notFound('This order')
+	const order = await trx
+		.selectFrom('inbox_orders')
+		.selectAll()
+		.where('id', '=', id)
+		.forUpdate()
+		.executeTakeFirst()
+	if (!order) notFound('This order')
+	return order
+}
+
+export const CREDENTIAL_COLUMNS = [
+	'email',
+	'first_name',
+	'last_name',
+	'password',
+	'smtp_host',
+	'smtp_port',
+	'imap_host',
+	'imap_port',
+] as const
+
+export type Credentials = {
+	password: string
+	smtp_host: string
+	smtp_port: number
+	imap_host: string
+	imap_port: number
+}
+
+export const CREDENTIALS_PURPOSE = 'inbox-credentials'
+
+export async function startOrder(
+	account: AccountContext | null,
+	id: string,
+	db: Kysely<DB> = defaultDb,
+) {
+	const admin = assertPlatformAdmin(account)
+	return db.transaction().execute(async (trx) => {
+		const order = await lockOrder(trx, id)
+		if (order.status !== 0) throw new FormError('Only a pending order can start.')
+		await trx
+			.updateTable('inbox_orders')
+			.set({ status: 1, updated_at: new Date() })
+			.where('id', '=', id)
+			.execute()
+		await recordAudit(trx, {
+			actorUserId: admin.user.id,
+			action: 'inboxes.order.start',
+			targetType: 'inbox_order',
+			targetId: id,
+			before: { status: 0 },
+			after: { status: 1 },
+		})
+	})
+}
+
+const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i
+const EMAIL = /^[a-z0-9](?:[a-z0-9._+-]{0,62})@([a-z0-9.-]+)$/i
+
+/**
+ * Completes an order with a CSV of credentials (CREDENTIAL_COLUMNS), checked row by row: every
+ * error names its line; nothing is written unless every row is right. Each inbox's credentials
+ * are sealed (AES-256-GCM) bound to its row.
+ */
+export async function fulfilOrder(
+	account: AccountContext | null,
+	id: string,
+	csv: string,
+	db: Kysely<DB> = defaultDb,
+) {
+	const admin = assertPlatformAdmin(account)
+	return db.transaction().execute(async (trx) => {
+		const order = await lockOrder(trx, id)
+		if (order.status !== 0 && order.status !== 1) {
+			throw new FormError('This order is already finished.')
+		}
+		const domains = await trx
+			.selectFrom('domains')
+			.select(['id', 'name', 'workspace_id'])
+			.where(
+				'id',
+				'in',
+				order.domain_ids.length ? order.domain_ids : ['00000000-0000-0000-0000-000000000000'],
+			)
+			.execute()
+		const byName = new Map(domains.map((d) => [d.name, d]))
+		const rows = parseCsv(csv)
+		const header = (rows.shift() ?? []).map((h) => h.trim().toLowerCase().replace(/\s+/g, '_'))
+		const missing = CREDENTIAL_COLUMNS.filter((c) => !header.includes(c))
+		if (missing.length)
+			throw new FormError(`The CSV lacks the columns ${missing.join(', ')}.`, 'csv')
+		const at = (row: string[], column: (typeof CREDENTIAL_COLUMNS)[number]) =>
+			(row[header.indexOf(column)] ?? '').trim()
+		const errors: string[] = []
+		const seen = new Set<string>()
+		const perDomain = new Map<string, number>()
+		const inboxes: {
+			address: string
+			first: string
+			last: string
+			domain: (typeof domains)[number]
+			credentials: Credentials
+		}[] = []
+		rows.forEach((row, index) => {
+			const line = index + 2
+			const problems: string[] = []
+			const address = at(row, 'email').toLowerCase()
+			const match = EMAIL.exec(address)
+			const domain = match ? byName.get(match[1]!) : undefined
+			if (!match) problems.push('email is not an email address')
+			else if (!domain) problems.push(`${match[1]} is not one of this order's domains`)
+			if (seen.has(address)) problems.push('email repeats an earlier row')
+			const password = at(row, 'password')
+			if (password.length < 8) problems.push('password needs at least 8 characters')
+			if (/^[=+\-@]/.test(password)) problems.push('password cannot start with = + - or @')
+			const ports = (['smtp_port', 'imap_port'] as const).map((c) => {
+				const value = Number(at(row, c))
+				if (!Number.isInteger(value) || value < 1 || value > 65535)
+					problems.push(`${c} is not a port`)
+				return value
+			})
+			for (const c of ['smtp_host', 'imap_host'] as const) {
+				if (!HOST.test(at(row, c))) problems.push(`${c} is not a host name`)
+			}
+			if (domain) {
+				const n = (perDomain.get(domain.id) ?? 0) + 1
+				perDomain.set(domain.id, n)
+				if (n > order.inboxes_per_domain) {
+					problems.push(`more than ${order.inboxes_per_domain} inboxes at ${domain.name}`)
+				}
+			}
+			if (problems.length) {
+				errors.push(`Line ${line}: ${problems.join('; ')}.`)
+				return
+			}
+			seen.add(address)
+			inboxes.push({
+				address,
+				first: at(row, 'first_name'),
+				last: at(row, 'last_name'),
+				domain: domain!,
+				credentials: {
+					password,
+					smtp_host: at(row, 'smtp_host'),
+					smtp_port: ports[0]!,
+					imap_host: at(row, 'imap_host'),
+					imap_port: ports[1]!,
+				},
+			})
+		})
+		if (rows.length === 0) errors.push('The CSV has no rows.')
+		if (inboxes.length) {
+			const taken = await trx
+				.selectFrom('inboxes')
+				.select('address')
+				.where(
+					'address',
+					'in',
+					inboxes.map((i) => i.address),
+				)
+				.execute()
+			for (const t of taken) errors.push(`${t.address} already exists.`)
+		}
+		if (errors.length) throw new FormError(errors.join(' '), 'csv')
+		for (const inbox of inboxes) {
+			const row = await trx
+				.insertInto('inboxes')
+				.values({
+					user_id: order.user_id,
+					workspace_id: inbox.domain.workspace_id ?? order.workspace_id,
+					order_id: order.id,
+					domain_id: inbox.domain.id,
+					provider: order.provider,
+					address: inbox.address,
+					first_name: inbox.first || null,
+					last_name: inbox.last || null,
+					status: 'active',
+				})
+				.returning('id')
+				.executeTakeFirstOrThrow()
+			await trx
+				.updateTable('inboxes')
+				.set({
+					encrypted_credentials: sealSecret(
+						JSON.stringify(inbox.credentials),
+						CREDENTIALS_PURPOSE,
+						row.id,
+					),
+				})
+				.where('id', '=', row.id)
+				.execute()
+		}
+		await trx
+			.updateTable('inbox_orders')
+			.set({ status: 2, fulfilled_at: new Date(), error: null, updated_at: new Date() })
+			.where('id', '=', order.id)
+			.execute()
+		await recordAudit(trx, {
+			actorUserId: admin.user.id,
+			action: 'inboxes.order.fulfil',
+			targetType: 'inbox_order',
+			targetId: order.id,
+			before: { status: order.status },
+			after: { status: 2, inboxes: inboxes.length },
+		})
+		return { inboxes: inboxes.length }
+	})
+}
+
+/**
+ * Fails an order with its reason and refunds what was paid: through Stripe (the checkout's
+ * payment) when it was paid there; a test-mode payment is marked refunded.
+ */
+export async function failOrder(
+	account: AccountContext | null,
+	id: string,
+	reason: string,
+	db: Kysely<DB> = defaultDb,
+) {
+	const admin = assertPlatformAdmin(account)
+	if (!reason.trim()) throw new FormError('Say why the order failed.', 'reason')
+	if (!isUuid(id)) notFound('This order')
+	const order = await db
+		.selectFrom('inbox_orders')
+		.selectAll()
+		.where('id', '=', id)
+		.executeTakeFirst()
+	if (!order) notFound('This order')
+	if (order.status === 2 || order.status === 3)
+		throw new FormError('This order is already finished.')
+	if (order.payment_reference?.startsWith('stripe:') && order.total_cents > 0) {
+		const sessionId = order.payment_reference.slice('stripe:'.length)
+		const session = await callStripe(() => getStripe().checkout.sessions.retrieve(sessionId))
+		const intent =
+			typeof session.payment_intent === 'string'
+				? session.payment_intent
+				: session.payment_intent?.id
+		if (intent) {
+			await callStripe(() =>
+				getStripe().refunds.create(
+					{ payment_intent: intent },
+					{ idempotencyKey: `refund-order-${order.id}` },
+				),
+			)
+		}
+	}
+	return db.transaction().execute(async (trx) => {
+		const locked = await lockOrder(trx, id)
+		if (locked.status === 2 || locked.status === 3)
+			throw new FormError('This order is already finished.')
+		await trx
+			.updateTable('inbox_orders')
+			.set({
+				status: 3,
+				error: reason.trim(),
+				refunded_at: new Date(),
+				refund_cents: locked.total_cents,
+				updated_at: new Date(),
+			})
+			.where('id', '=', locked.id)
+			.execute()
+		await recordAudit(trx, {
+			actorUserId: admin.user.id,
+			action: 'inboxes.order.fail',
+			targetType: 'inbox_order',
+			targetId: locked.id,
+			before: { status: locked.status },
+			after: { status: 3, error: reason.trim(), refund_cents: locked.total_cents },
+		})
+	})
+}
