@@ -180,6 +180,30 @@ export const screens = [
 		middleware: ['auth', 'subscription'],
 		title: 'EmailBison uploads',
 	},
+	{
+		name: 'file-list',
+		path: 'file-list',
+		file: 'routes/file-list.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'File list',
+	},
+	{
+		name: 'list',
+		path: 'lists/:listId',
+		file: 'routes/list.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'List',
+	},
+	{
+		name: 'list-import-report',
+		path: 'lists/:listId/import-report',
+		file: 'routes/list-import-report.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Import report',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */
@@ -199,6 +223,16 @@ export const resourceRoutes = [
 		name: 'upload-rejected',
 		path: 'uploads/:uploadId/rejected',
 		file: 'routes/resources/upload-rejected.ts',
+	},
+	{
+		name: 'list-download',
+		path: 'lists/:listId/download',
+		file: 'routes/resources/list-download.ts',
+	},
+	{
+		name: 'list-import-errors-download',
+		path: 'lists/:listId/import-report/download',
+		file: 'routes/resources/list-import-errors-download.ts',
 	},
 ] as const
 

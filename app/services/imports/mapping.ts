@@ -284,3 +284,38 @@ export function formatBytes(bytes: number) {
 	}
 	return `${value >= 100 ? Math.round(value) : value.toFixed(1).replace(/\.0$/, '')} ${units[unit]}`
 }
+
+export type MappingStep = {
+	hasHeader: boolean
+	columns: { index: number; letter: string; header: string; sample: string }[]
+	/** the first data rows */
+	preview: string[][]
+	guess: ColumnMapping
+}
+
+/** What the column-mapping step shows for a file's first records. */
+export function mappingStep(head: string[][]): MappingStep {
+	const hasHeader = detectHeader(head)
+	const headers = hasHeader ? (head[0] ?? []) : null
+	const rows = head.slice(hasHeader ? 1 : 0)
+	const width = Math.max(0, ...head.map((r) => r.length))
+	const columns = Array.from({ length: width }, (_, index) => ({
+		index,
+		letter: columnLetter(index),
+		header: headers?.[index]?.trim() ?? '',
+		sample: rows.map((r) => r[index]?.trim() ?? '').find(Boolean) ?? '',
+	}))
+	return {
+		hasHeader,
+		columns,
+		preview: rows.slice(0, PREVIEW_ROWS),
+		guess: guessMapping(headers, rows),
+	}
+}
+
+/** How a column is offered in the mapping step: 'B · First Name (e.g. Ada)'. */
+export function columnOptionLabel(column: MappingStep['columns'][number]) {
+	const name = column.header || 'no header'
+	const sample = column.sample.length > 30 ? `${column.sample.slice(0, 29)}…` : column.sample
+	return `${column.letter} · ${name}${sample ? ` (e.g. ${sample})` : ''}`
+}

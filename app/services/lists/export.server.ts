@@ -221,3 +221,15 @@ export function attachmentHeader(fileName: string, displayName?: string) {
 	)
 	return `attachment; filename="${fileName}"; filename*=UTF-8''${utf8}`
 }
+
+/** The HTTP response for a CSV download (streamed, never cached). */
+export function csvResponse(download: CsvDownload) {
+	return new Response(download.stream, {
+		headers: {
+			'Content-Type': 'text/csv; charset=utf-8',
+			'Content-Disposition': attachmentHeader(download.fileName),
+			'Cache-Control': 'private, no-store',
+			'X-Content-Type-Options': 'nosniff',
+		},
+	})
+}

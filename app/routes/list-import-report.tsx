@@ -1,0 +1,153 @@
+import { Link } from 'react-router'
+import type { Route } from './+types/list-import-report'
+import { JobStatusBadge } from '../components/lists/job-status.tsx'
+import { buttonClasses } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { requestContext } from '../context.server.ts'
+import { importReport } from '../services/imports/import-report.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+	const { account } = context.get(requestContext)
+	const after = Number(new URL(request.url).searchParams.get('after') ?? 0)
+	const report = await importReport(
+		account,
+		params.listId,
+		Number.isInteger(after) && after > 0 ? after : 0,
+	)
+	return {
+		list: {
+			id: report.list.id,
+			name: report.list.name,
+			status: report.list.status,
+			fileName: report.list.fileName,
+			error: report.list.error,
+		},
+		summary: report.summary,
+		errors: report.errors,
+		nextAfterLine: report.nextAfterLine,
+		paged: after > 0,
+	}
+}
+
+export default function ImportReport({ loaderData }: Route.ComponentProps) {
+	const { list, summary, errors, nextAfterLine, paged } = loaderData
+	const skipped = summary.invalid + summary.duplicates
+	return (
+		<>
+			<PageHeader
+				title={`Import report: ${list.name}`}
+				description={
+					<span className="flex flex-wrap items-center gap-3">
+						<JobStatusBadge status={list.status} />
+						{list.fileName ? <span>{list.fileName}</span> : null}
+					</span>
+				}
+				actions={
+					<div className="flex flex-wrap gap-2">
+						<Link to={`/lists/${list.id}`} className={buttonClasses('secondary')}>
+							Open the list
+						</Link>
+						{skipped > 0 ? (
+							<a
+								href={`/lists/${list.id}/import-report/download`}
+								className={buttonClasses('primary')}
+								download
+							>
+								Download the report (CSV)
+							</a>
+						) : null}
+					</div>
+				}
+			/>
+			<Card className="mb-6">
+				<dl className="grid gap-4 text-sm sm:grid-cols-4" data-testid="import-summary">
+					<div>
+						<dt className="text-slate-600">Rows read</dt>
+						<dd className="text-lg font-semibold tabular-nums">
+							{summary.rowsDone.toLocaleString('en')} of {summary.rowsTotal.toLocaleString('en')}
+						</dd>
+					</div>
+					<div>
+						<dt className="text-slate-600">Imported</dt>
+						<dd className="text-lg font-semibold tabular-nums">
+							{summary.imported.toLocaleString('en')}
+						</dd>
+					</div>
+					<div>
+						<dt className="text-slate-600">Invalid</dt>
+						<dd className="text-lg font-semibold tabular-nums">
+							{summary.invalid.toLocaleString('en')}
+						</dd>
+					</div>
+					<div>
+						<dt className="text-slate-600">Duplicates</dt>
+						<dd className="text-lg font-semibold tabular-nums">
+							{summary.duplicates.toLocaleString('en')}
+						</dd>
+					</div>
+				</dl>
+				{list.error ? <p className="mt-4 text-sm text-red-700">{list.error}</p> : null}
+			</Card>
+			{errors.length === 0 ? (
+				<Card>
+					<p className="text-slate-700">
+						{paged ? 'No more skipped rows.' : 'No row was skipped.'}
+					</p>
+				</Card>
+			) : (
+				<Card className="overflow-x-auto p-0">
+					<table className="min-w-full divide-y divide-slate-200 text-sm">
+						<caption className="sr-only">Skipped rows by line</caption>
+						<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
+							<tr>
+								<th scope="col" className="px-4 py-3 text-right">
+									Line
+								</th>
+								<th scope="col" className="px-4 py-3">
+									Problem
+								</th>
+								<th scope="col" className="px-4 py-3">
+									Email
+								</th>
+								<th scope="col" className="px-4 py-3">
+									Reason
+								</th>
+							</tr>
+						</thead>
+						<tbody className="divide-y divide-slate-100 bg-white">
+							{errors.map((error) => (
+								<tr key={error.line} data-testid="import-error">
+									<td className="px-4 py-2 text-right tabular-nums">{error.line}</td>
+									<td className="px-4 py-2">
+										{error.kind === 'invalid' ? 'Invalid' : 'Duplicate'}
+									</td>
+									<td className="max-w-72 truncate px-4 py-2">{error.email ?? ''}</td>
+									<td className="px-4 py-2 text-slate-700">{error.message}</td>
+								</tr>
+							))}
+						</tbody>
+					</table>
+				</Card>
+			)}
+			<nav aria-label="Pages" className="mt-4 flex gap-2">
+				{paged ? (
+					<Link to={`/lists/${list.id}/import-report`} className={buttonClasses('secondary')}>
+						First page
+					</Link>
+				) : null}
+				{nextAfterLine !== null ? (
+					<Link
+						to={`/lists/${list.id}/import-report?after=${nextAfterLine}`}
+						className={buttonClasses('secondary')}
+						rel="next"
+					>
+						Next
+					</Link>
+				) : null}
+			</nav>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Import report')
