@@ -204,6 +204,30 @@ export const screens = [
 		middleware: ['auth', 'subscription'],
 		title: 'Import report',
 	},
+	{
+		name: 'api-keys',
+		path: 'api-keys',
+		file: 'routes/api-keys.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'API keys',
+	},
+	{
+		name: 'enrichments',
+		path: 'enrichments',
+		file: 'routes/enrichments.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Enrichments',
+	},
+	{
+		name: 'enrich-list',
+		path: 'lists/:listId/enrich',
+		file: 'routes/enrich-list.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Enrich list',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */

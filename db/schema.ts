@@ -404,6 +404,13 @@ export interface EmailbisonWorkspaceKeys {
   user_id: string;
 }
 
+export interface EnrichmentCache {
+  created_at: Generated<Timestamp>;
+  hash: string;
+  output: Json;
+  user_id: string;
+}
+
 export interface EnrichmentChain {
   created_at: Generated<Timestamp>;
   id: Generated<string>;
@@ -411,6 +418,39 @@ export interface EnrichmentChain {
   steps: Generated<Json>;
   updated_at: Generated<Timestamp>;
   user_id: string;
+}
+
+export interface EnrichmentRunRows {
+  attempt: Generated<number>;
+  cached: Generated<number>;
+  calls: Generated<number>;
+  error: string | null;
+  lead_id: string;
+  run_id: string;
+  status: Generated<number>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface EnrichmentRuns {
+  attempt: Generated<number>;
+  chain_id: string | null;
+  created_at: Generated<Timestamp>;
+  credits_per_call: Generated<number>;
+  credits_reserved: Generated<number>;
+  enrichment_id: string | null;
+  error: string | null;
+  finished_at: Timestamp | null;
+  id: Generated<string>;
+  key_kind: string;
+  list_id: string;
+  name: string;
+  started_at: Timestamp | null;
+  status: Generated<number>;
+  steps: Json;
+  total: Generated<number>;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+  workspace_id: string | null;
 }
 
 export interface Inboxes {
@@ -629,7 +669,10 @@ export interface DB {
   emailbison_upload: EmailbisonUpload;
   emailbison_upload_leads: EmailbisonUploadLeads;
   emailbison_workspace_keys: EmailbisonWorkspaceKeys;
+  enrichment_cache: EnrichmentCache;
   enrichment_chain: EnrichmentChain;
+  enrichment_run_rows: EnrichmentRunRows;
+  enrichment_runs: EnrichmentRuns;
   inbox_orders: InboxOrders;
   inboxes: Inboxes;
   leads: Leads;

@@ -119,6 +119,18 @@ export function grantCredits(
 	return inTransaction(db, (trx) => applyChange(trx, { ...grant, delta: grant.amount }))
 }
 
+/**
+ * Takes credits away (an admin's correction). Throws InsufficientCreditsError,
+ * writing nothing, when the balance would go below zero.
+ */
+export function deductCredits(
+	db: Kysely<DB>,
+	deduction: { accountId: string; amount: number; reason: CreditReason; reference?: string | null },
+) {
+	assertAmount(deduction.amount)
+	return inTransaction(db, (trx) => applyChange(trx, { ...deduction, delta: -deduction.amount }))
+}
+
 export type CreditReservation = {
 	id: string
 	reference: string

@@ -1,0 +1,197 @@
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
+import { createHttpClient, HttpError, NetworkError } from './http.server.ts'
+
+// An OpenAI-compatible provider (OpenAI, Azure OpenAI's v1 API, OpenRouter, Ollama...):
+// chat completions through the official `openai` package with a configurable base URL,
+// and the key test (GET /models) through our outgoing HTTP module. The package's own
+// retries are off: the enrich job retries with backoff and honours Retry-After itself.
+
+export type OutputField = { name: string; type: 'string' | 'number' | 'boolean' }
+export type OutputFormat = { kind: 'text' } | { kind: 'json'; fields: OutputField[] }
+
+export class ModelError extends Error {
+	readonly kind: 'key' | 'model' | 'rate-limited' | 'unavailable' | 'bad-output' | 'other'
+	readonly retryAfterSeconds: number | undefined
+	constructor(kind: ModelError['kind'], message: string, retryAfterSeconds?: number) {
+		super(message)
+		this.name = 'ModelError'
+		this.kind = kind
+		this.retryAfterSeconds = retryAfterSeconds
+	}
+	/** worth trying the same call again later */
+	get retryable() {
+		return this.kind === 'rate-limited' || this.kind === 'unavailable'
+	}
+	/** no later row can succeed either: the whole run stops with this message */
+	get fatal() {
+		return this.kind === 'key' || this.kind === 'model'
+	}
+}
+
+function retryAfter(headers: Headers | undefined) {
+	const value = headers?.get('retry-after-ms')
+	if (value && Number.isFinite(Number(value))) return Number(value) / 1000
+	const seconds = headers?.get('retry-after')
+	if (!seconds) return undefined
+	const n = Number(seconds)
+	if (Number.isFinite(n)) return Math.max(0, n)
+	const date = Date.parse(seconds)
+	return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000)
+}
+
+function describe(error: unknown, model: string): ModelError {
+	if (error instanceof ModelError) return error
+	if (error instanceof APIUserAbortError) return new ModelError('other', 'Stopped.')
+	if (error instanceof APIConnectionError) {
+		return new ModelError('unavailable', 'The AI provider could not be reached.')
+	}
+	if (error instanceof APIError) {
+		const status = error.status ?? 0
+		const detail = error.message.replace(/^\d+\s*/, '')
+		if (status === 401 || status === 403)
+			return new ModelError('key', `The AI provider refused the API key: ${detail}`)
+		if (status === 404 || error.code === 'model_not_found')
+			return new ModelError(
+				'model',
+				`The AI provider does not offer the model “${model}”: ${detail}`,
+			)
+		if (status === 429)
+			return new ModelError(
+				'rate-limited',
+				'The AI provider is rate limiting us.',
+				retryAfter(error.headers),
+			)
+		if (status >= 500 || status === 408 || status === 409)
+			return new ModelError('unavailable', `The AI provider is having trouble (${status}).`)
+		if (status === 400 && /model/i.test(detail))
+			return new ModelError('model', `The AI provider rejected the model “${model}”: ${detail}`)
+		return new ModelError('other', `The AI provider answered ${status}: ${detail}`)
+	}
+	return new ModelError('other', error instanceof Error ? error.message : String(error))
+}
+
+/** The JSON schema a structured answer must follow (all fields required, nothing else). */
+export function jsonSchemaFor(fields: OutputField[]) {
+	return {
+		type: 'object',
+		properties: Object.fromEntries(fields.map((f) => [f.name, { type: f.type }])),
+		required: fields.map((f) => f.name),
+		additionalProperties: false,
+	}
+}
+
+/** Checks a model's JSON answer against the fields; throws bad-output with the reason. */
+export function parseJsonAnswer(content: string, fields: OutputField[]) {
+	let value: unknown
+	try {
+		value = JSON.parse(content)
+	} catch {
+		throw new ModelError('bad-output', 'The model did not answer valid JSON.')
+	}
+	if (!value || typeof value !== 'object' || Array.isArray(value))
+		throw new ModelError('bad-output', 'The model did not answer a JSON object.')
+	const out: Record<string, string | number | boolean | null> = {}
+	for (const field of fields) {
+		const v = (value as Record<string, unknown>)[field.name]
+		if (v === undefined || v === null) {
+			out[field.name] = null
+			continue
+		}
+		if (typeof v !== field.type)
+			throw new ModelError(
+				'bad-output',
+				`The model's “${field.name}” is a ${typeof v}, not a ${field.type}.`,
+			)
+		out[field.name] = v as string | number | boolean
+	}
+	return out
+}
+
+export type ModelClient = ReturnType<typeof createModelClient>
+
+export function createModelClient(options: {
+	baseUrl: string
+	apiKey: string
+	timeoutMs?: number
+}) {
+	const openai = new OpenAI({
+		apiKey: options.apiKey,
+		baseURL: options.baseUrl.replace(/\/$/, ''),
+		maxRetries: 0,
+		timeout: options.timeoutMs ?? 60_000,
+	})
+	return {
+		/** One chat completion: a string for text, an object of the fields for JSON. */
+		async complete(request: {
+			model: string
+			prompt: string
+			temperature: number
+			format: OutputFormat
+			signal?: AbortSignal
+		}): Promise<string | Record<string, string | number | boolean | null>> {
+			let content: string | null | undefined
+			try {
+				const completion = await openai.chat.completions.create(
+					{
+						model: request.model,
+						temperature: request.temperature,
+						messages: [
+							{
+								role: 'system',
+								content:
+									request.format.kind === 'json'
+										? 'Answer with one JSON object holding exactly the requested fields.'
+										: 'Answer with the requested value only, without quotes or explanations.',
+							},
+							{ role: 'user', content: request.prompt },
+						],
+						...(request.format.kind === 'json'
+							? {
+									response_format: {
+										type: 'json_schema' as const,
+										json_schema: {
+											name: 'enrichment',
+											strict: true,
+											schema: jsonSchemaFor(request.format.fields),
+										},
+									},
+								}
+							: {}),
+					},
+					{ signal: request.signal },
+				)
+				content = completion.choices[0]?.message?.content
+			} catch (error) {
+				throw describe(error, request.model)
+			}
+			if (request.format.kind === 'json')
+				return parseJsonAnswer(content ?? '', request.format.fields)
+			return (content ?? '').trim()
+		},
+	}
+}
+
+/** Tests a key with a cheap authenticated call: GET {baseUrl}/models. */
+export async function listModels(options: { baseUrl: string; apiKey: string }) {
+	const http = createHttpClient({
+		baseURL: options.baseUrl.replace(/\/$/, ''),
+		headers: { Authorization: `Bearer ${options.apiKey}` },
+		timeoutMs: 15_000,
+		retryDelayMs: 300,
+	})
+	try {
+		const body = await http.json<{ data?: { id: string }[] }>('/models')
+		return (body.data ?? []).map((m) => m.id)
+	} catch (error) {
+		if (error instanceof NetworkError)
+			throw new ModelError('unavailable', 'The provider could not be reached at this base URL.')
+		if (error instanceof HttpError) {
+			if (error.status === 401 || error.status === 403)
+				throw new ModelError('key', 'The provider refused this API key.')
+			if (error.status === 404)
+				throw new ModelError('other', 'No models endpoint at this base URL. Check the base URL.')
+			throw new ModelError('unavailable', `The provider answered ${error.status}.`)
+		}
+		throw error
+	}
+}

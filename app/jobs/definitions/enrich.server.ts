@@ -1,0 +1,16 @@
+import { z } from 'zod'
+import { defineJob } from '../define.server.ts'
+import {
+	ENRICH_JOB_RETRY_LIMIT,
+	runEnrichment,
+} from '../../services/enrichments/run-enrichment.server.ts'
+
+export const enrichJob = defineJob({
+	name: 'enrich',
+	schema: z.object({ runId: z.uuid() }),
+	retryLimit: ENRICH_JOB_RETRY_LIMIT,
+	retryDelaySeconds: 10,
+	expireInSeconds: 6 * 3600,
+	concurrency: 2,
+	handler: ({ runId }, context) => runEnrichment(runId, context),
+})

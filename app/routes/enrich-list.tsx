@@ -1,0 +1,356 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { useEffect } from 'react'
+import { data, Form, Link, useRevalidator } from 'react-router'
+import type { z } from 'zod'
+import type { Route } from './+types/enrich-list'
+import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { Badge, Choice, ChoiceGroup } from '../components/ui/choice.tsx'
+import { ErrorList, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { getConfig } from '../config.server.ts'
+import { requestContext } from '../context.server.ts'
+import { listChains, listEnrichments } from '../services/enrichments/enrichments.server.ts'
+import { RunActionSchema, RunSchema } from '../services/enrichments/schemas.ts'
+import {
+	cancelRun,
+	estimateRun,
+	listRuns,
+	retryFailedRows,
+	runResults,
+	startRun,
+	type Estimate,
+} from '../services/enrichments/start-enrichment.server.ts'
+import { findLeadList } from '../services/lists/find-list.server.ts'
+import { actingAccount } from '../services/workspaces/access.server.ts'
+import { useIsPending } from '../utils/forms.ts'
+import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+	const account = actingAccount(context.get(requestContext).account)
+	const { list } = await findLeadList(account, params.listId)
+	const runs = await listRuns(account, list.id)
+	const runParam = new URL(request.url).searchParams.get('run')
+	const shown = runs.find((r) => r.id === runParam) ?? runs[0] ?? null
+	const config = getConfig()
+	return {
+		list: { id: list.id, name: list.name, found: list.found },
+		enrichments: (await listEnrichments(account)).map((e) => ({ id: e.id, name: e.name })),
+		chains: (await listChains(account)).map((c) => ({ id: c.id, name: c.name })),
+		runs,
+		shown,
+		results: shown ? await runResults(account, list.id, shown.id) : [],
+		hasOwnKey: account.apiKeyProviders.includes('openai'),
+		creditsAvailable: Boolean(config.OPENAI_API_KEY),
+		creditsPerCall: config.CREDITS_PER_ENRICHMENT,
+		creditBalance: account.creditBalance,
+	}
+}
+
+type ActionResult = {
+	intent: string
+	result: SubmissionResult<string[]>
+	estimate: (Estimate & { target: string }) | null
+}
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+	const { account } = context.get(requestContext)
+	const formData = await request.formData()
+	const intent = String(formData.get('intent') ?? '')
+	const here = `/lists/${params.listId}/enrich`
+	if (intent === 'cancel' || intent === 'retry-failed') {
+		const submission = parseWithZod(formData, { schema: RunActionSchema })
+		if (submission.status !== 'success')
+			return data<ActionResult>(
+				{ intent, result: submission.reply(), estimate: null },
+				{ status: 400 },
+			)
+		try {
+			if (submission.value.intent === 'cancel') {
+				await cancelRun(account, submission.value.runId)
+				return redirectWithSuccess(`${here}?run=${submission.value.runId}`, 'Run cancelled')
+			}
+			const { rows } = await retryFailedRows(account, submission.value.runId)
+			return redirectWithSuccess(
+				`${here}?run=${submission.value.runId}`,
+				`Retrying ${rows} row${rows === 1 ? '' : 's'}`,
+			)
+		} catch (error) {
+			if (!(error instanceof FormError)) throw error
+			return data<ActionResult>(
+				{ intent, result: replyWithFormError(submission, error), estimate: null },
+				{ status: 400 },
+			)
+		}
+	}
+	const submission = parseWithZod(formData, { schema: RunSchema })
+	if (submission.status !== 'success')
+		return data<ActionResult>(
+			{ intent, result: submission.reply(), estimate: null },
+			{ status: 400 },
+		)
+	const value = submission.value
+	const input = { listId: params.listId, target: value.target, payWith: value.payWith }
+	try {
+		if (value.intent === 'estimate') {
+			const estimate = await estimateRun(account, input)
+			return data<ActionResult>({
+				intent,
+				result: submission.reply(),
+				estimate: { ...estimate, target: value.target },
+			})
+		}
+		const { runId, estimate } = await startRun(account, input)
+		return redirectWithSuccess(
+			`${here}?run=${runId}`,
+			`“${estimate.name}” is running on ${estimate.rows.toLocaleString('en')} leads`,
+		)
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return data<ActionResult>(
+			{ intent, result: replyWithFormError(submission, error), estimate: null },
+			{ status: 400 },
+		)
+	}
+}
+
+const STATUS: Record<number, { label: string; tone: 'slate' | 'indigo' | 'green' | 'amber' }> = {
+	0: { label: 'Pending', tone: 'slate' },
+	1: { label: 'Running', tone: 'indigo' },
+	2: { label: 'Done', tone: 'green' },
+	3: { label: 'Failed', tone: 'amber' },
+}
+
+function show(value: unknown) {
+	if (value === undefined || value === null) return ''
+	return typeof value === 'object' ? JSON.stringify(value) : String(value)
+}
+
+export default function EnrichList({ loaderData, actionData }: Route.ComponentProps) {
+	const { list, runs, shown, results } = loaderData
+	const result = actionData as ActionResult | undefined
+	const estimating = useIsPending('estimate')
+	const running = useIsPending('run')
+	const revalidator = useRevalidator()
+	const live = runs.some((r) => r.status === 0 || r.status === 1)
+	useEffect(() => {
+		if (!live) return
+		const timer = setInterval(() => {
+			if (revalidator.state === 'idle') void revalidator.revalidate()
+		}, 1500)
+		return () => clearInterval(timer)
+	}, [live, revalidator])
+	const [form, fields] = useForm<z.input<typeof RunSchema>>({
+		id: 'run',
+		lastResult:
+			result?.intent === 'estimate' || result?.intent === 'run' ? result.result : undefined,
+		constraint: getZodConstraint(RunSchema),
+		defaultValue: {
+			payWith: loaderData.hasOwnKey || !loaderData.creditsAvailable ? 'ownKey' : 'credits',
+		},
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: RunSchema }),
+		shouldRevalidate: 'onBlur',
+	})
+	const estimate = result?.estimate
+	const nothing = loaderData.enrichments.length === 0 && loaderData.chains.length === 0
+	return (
+		<>
+			<PageHeader
+				title={`Enrich “${list.name}”`}
+				description={`${list.found.toLocaleString('en')} leads. Results are written to each lead as new columns.`}
+				actions={
+					<Link to={`/lists/${list.id}`} className={buttonClasses('secondary')}>
+						Back to the list
+					</Link>
+				}
+			/>
+			<div className="grid gap-6 xl:grid-cols-3">
+				<Card>
+					<h2 className="text-lg font-semibold">Run an enrichment</h2>
+					{nothing ? (
+						<p className="mt-2 text-sm text-slate-600">
+							<Link to={`/enrichments?list=${list.id}`} className="text-indigo-700 underline">
+								Create an AI enrichment
+							</Link>{' '}
+							first.
+						</p>
+					) : (
+						<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+							<FormErrors id={form.errorId} errors={form.errors} />
+							<div>
+								<label
+									htmlFor={fields.target.id}
+									className="block text-sm font-medium text-slate-800"
+								>
+									Enrichment or chain
+								</label>
+								<select
+									id={fields.target.id}
+									name={fields.target.name}
+									defaultValue={estimate?.target ?? ''}
+									className={`mt-1 ${inputClasses}`}
+								>
+									<option value="">Choose…</option>
+									<optgroup label="AI enrichments">
+										{loaderData.enrichments.map((e) => (
+											<option key={e.id} value={`enrichment:${e.id}`}>
+												{e.name}
+											</option>
+										))}
+									</optgroup>
+									<optgroup label="Chains">
+										{loaderData.chains.map((c) => (
+											<option key={c.id} value={`chain:${c.id}`}>
+												{c.name}
+											</option>
+										))}
+									</optgroup>
+								</select>
+								<ErrorList id={fields.target.errorId} errors={fields.target.errors} />
+							</div>
+							<ChoiceGroup
+								legend="Pay with"
+								errors={fields.payWith.errors}
+								errorId={fields.payWith.errorId}
+							>
+								<Choice
+									label="My own OpenAI-compatible key (free)"
+									description={
+										loaderData.hasOwnKey ? undefined : 'Add one on the API keys page first.'
+									}
+									inputProps={{
+										...getInputProps(fields.payWith, { type: 'radio', value: 'ownKey' }),
+										id: `${fields.payWith.id}-own`,
+									}}
+								/>
+								<Choice
+									label={`Credits (${loaderData.creditsPerCall} per model call; you have ${loaderData.creditBalance.toLocaleString('en')})`}
+									description={
+										loaderData.creditsAvailable ? 'Cached answers cost nothing.' : 'Not available.'
+									}
+									inputProps={{
+										...getInputProps(fields.payWith, { type: 'radio', value: 'credits' }),
+										id: `${fields.payWith.id}-credits`,
+									}}
+								/>
+							</ChoiceGroup>
+							<SubmitButton
+								name="intent"
+								value="estimate"
+								variant="secondary"
+								pending={estimating}
+								pendingText="Estimating…"
+							>
+								Estimate the cost
+							</SubmitButton>
+							{estimate ? (
+								<div
+									className="space-y-3 rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200"
+									data-testid="estimate"
+								>
+									<p>
+										“{estimate.name}” on {estimate.rows.toLocaleString('en')} leads:{' '}
+										{estimate.calls.toLocaleString('en')} model calls at most,{' '}
+										<strong>
+											{estimate.payWith === 'ownKey'
+												? 'free with your own key'
+												: `${estimate.credits.toLocaleString('en')} credits`}
+										</strong>
+										. Rows answered before (cached) cost nothing and are refunded.
+									</p>
+									<SubmitButton name="intent" value="run" pending={running} pendingText="Starting…">
+										Run now
+									</SubmitButton>
+								</div>
+							) : null}
+						</Form>
+					)}
+				</Card>
+				<Card className="xl:col-span-2">
+					<div className="flex items-center justify-between">
+						<h2 className="text-lg font-semibold">Runs</h2>
+						<Link to="." className="text-sm text-indigo-700 underline">
+							Refresh
+						</Link>
+					</div>
+					{runs.length === 0 ? (
+						<p className="mt-2 text-sm text-slate-600">No runs on this list yet.</p>
+					) : (
+						<ul className="mt-2 divide-y divide-slate-100" data-testid="runs">
+							{runs.map((run) => (
+								<li key={run.id} className="flex flex-wrap items-center justify-between gap-3 py-3">
+									<div className="text-sm">
+										<Link to={`?run=${run.id}`} className="font-medium text-indigo-700 underline">
+											{run.name}
+										</Link>{' '}
+										<Badge tone={STATUS[run.status]!.tone}>{STATUS[run.status]!.label}</Badge>
+										<p className="text-slate-600" data-testid={`run-${run.id}-counts`}>
+											{run.done} of {run.total} done · {run.failed} failed · {run.calls} model calls
+											· {run.cached} from cache · {run.keyKind === 'ownKey' ? 'own key' : 'credits'}
+										</p>
+										{run.error ? <p className="text-red-700">{run.error}</p> : null}
+									</div>
+									<div className="flex gap-2">
+										{run.status === 0 || run.status === 1 ? (
+											<Form method="post">
+												<input type="hidden" name="intent" value="cancel" />
+												<input type="hidden" name="runId" value={run.id} />
+												<SubmitButton variant="danger">Cancel</SubmitButton>
+											</Form>
+										) : run.done < run.total ? (
+											<Form method="post">
+												<input type="hidden" name="intent" value="retry-failed" />
+												<input type="hidden" name="runId" value={run.id} />
+												<SubmitButton variant="secondary">Retry failed rows</SubmitButton>
+											</Form>
+										) : null}
+									</div>
+								</li>
+							))}
+						</ul>
+					)}
+					{shown ? (
+						<div className="mt-6 overflow-x-auto">
+							<h3 className="font-semibold">Results of “{shown.name}” (first 50 leads)</h3>
+							<table className="mt-2 w-full text-left text-sm" data-testid="results">
+								<thead>
+									<tr className="text-slate-600">
+										<th className="py-1 pr-4">Email</th>
+										<th className="py-1 pr-4">Name</th>
+										{shown.outputColumns.map((c) => (
+											<th key={c} className="py-1 pr-4">
+												{c}
+											</th>
+										))}
+										<th className="py-1">Status</th>
+									</tr>
+								</thead>
+								<tbody>
+									{results.map((row) => (
+										<tr key={row.id} className="border-t border-slate-100 align-top">
+											<td className="py-1 pr-4">{row.email}</td>
+											<td className="py-1 pr-4">{row.name}</td>
+											{shown.outputColumns.map((c) => (
+												<td key={c} className="py-1 pr-4">
+													{show(row.data[c])}
+												</td>
+											))}
+											<td className="py-1">
+												<Badge tone={STATUS[row.status]!.tone}>{STATUS[row.status]!.label}</Badge>
+												{row.error ? <p className="text-red-700">{row.error}</p> : null}
+											</td>
+										</tr>
+									))}
+								</tbody>
+							</table>
+						</div>
+					) : null}
+				</Card>
+			</div>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Enrich list')

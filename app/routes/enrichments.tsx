@@ -1,0 +1,490 @@
+import {
+	getFormProps,
+	getInputProps,
+	getTextareaProps,
+	useForm,
+	type SubmissionResult,
+} from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { data, Form } from 'react-router'
+import type { z } from 'zod'
+import type { Route } from './+types/enrichments'
+import { SubmitButton } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
+import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { requestContext } from '../context.server.ts'
+import {
+	createChain,
+	createEnrichment,
+	deleteChain,
+	deleteEnrichment,
+	knownColumns,
+	listChains,
+	listEnrichments,
+	listsForPreview,
+	previewEnrichment,
+	type PreviewRow,
+} from '../services/enrichments/enrichments.server.ts'
+import {
+	CHAIN_STEP_SLOTS,
+	CreateChainSchema,
+	DeleteSchema,
+	EnrichmentFormSchema,
+	STEP_LABELS,
+	STEP_KINDS,
+} from '../services/enrichments/schemas.ts'
+import { CONDITION_LABELS } from '../services/enrichments/template.ts'
+import { actingAccount } from '../services/workspaces/access.server.ts'
+import { useIsPending } from '../utils/forms.ts'
+import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const account = actingAccount(context.get(requestContext).account)
+	const lists = await listsForPreview(account)
+	const listParam = new URL(request.url).searchParams.get('list')
+	return {
+		enrichments: await listEnrichments(account),
+		chains: await listChains(account),
+		columns: await knownColumns(account),
+		lists,
+		defaultListId: lists.find((l) => l.id === listParam)?.id ?? lists[0]?.id ?? '',
+	}
+}
+
+type ActionResult = {
+	intent: string
+	result: SubmissionResult<string[]>
+	preview: PreviewRow[] | null
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const { account } = context.get(requestContext)
+	const formData = await request.formData()
+	const intent = String(formData.get('intent') ?? '')
+	const fail = (result: ActionResult['result']) =>
+		data<ActionResult>({ intent, result, preview: null }, { status: 400 })
+
+	if (intent === 'delete-enrichment' || intent === 'delete-chain') {
+		const submission = parseWithZod(formData, { schema: DeleteSchema })
+		if (submission.status !== 'success') return fail(submission.reply())
+		try {
+			if (submission.value.intent === 'delete-chain') {
+				const chain = await deleteChain(account, submission.value.id)
+				return redirectWithSuccess('/enrichments', `Chain “${chain.name}” deleted`)
+			}
+			const enrichment = await deleteEnrichment(account, submission.value.id)
+			return redirectWithSuccess('/enrichments', `Enrichment “${enrichment.name}” deleted`)
+		} catch (error) {
+			if (!(error instanceof FormError)) throw error
+			return fail(replyWithFormError(submission, error))
+		}
+	}
+
+	if (intent === 'create-chain') {
+		const submission = parseWithZod(formData, { schema: CreateChainSchema })
+		if (submission.status !== 'success') return fail(submission.reply())
+		try {
+			const chain = await createChain(account, submission.value)
+			return redirectWithSuccess('/enrichments', `Chain “${chain.name}” saved`)
+		} catch (error) {
+			if (!(error instanceof FormError)) throw error
+			return fail(replyWithFormError(submission, error))
+		}
+	}
+
+	const submission = parseWithZod(formData, { schema: EnrichmentFormSchema })
+	if (submission.status !== 'success') return fail(submission.reply())
+	const value = submission.value
+	try {
+		if (value.intent === 'preview') {
+			if (!value.listId) throw new FormError('Choose a list to preview on.', 'listId')
+			const preview = await previewEnrichment(account, { ...value, listId: value.listId })
+			return data<ActionResult>({ intent, result: submission.reply(), preview })
+		}
+		const saved = await createEnrichment(account, value)
+		return redirectWithSuccess('/enrichments', `Enrichment “${saved.name}” saved`)
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return fail(replyWithFormError(submission, error))
+	}
+}
+
+function formatOutput(output: PreviewRow['output']) {
+	if (output === null) return ''
+	return typeof output === 'string' ? output : JSON.stringify(output)
+}
+
+function EnrichmentForm({
+	loaderData,
+	actionData,
+}: {
+	loaderData: Route.ComponentProps['loaderData']
+	actionData: ActionResult | undefined
+}) {
+	const saving = useIsPending('create-enrichment')
+	const previewing = useIsPending('preview')
+	const [form, fields] = useForm<z.input<typeof EnrichmentFormSchema>>({
+		id: 'enrichment',
+		lastResult:
+			actionData?.intent === 'create-enrichment' || actionData?.intent === 'preview'
+				? actionData.result
+				: undefined,
+		constraint: getZodConstraint(EnrichmentFormSchema),
+		defaultValue: {
+			outputFormat: 'text',
+			model: 'gpt-4o-mini',
+			temperature: '0',
+			listId: loaderData.defaultListId,
+		},
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: EnrichmentFormSchema }),
+		shouldRevalidate: 'onBlur',
+	})
+	return (
+		<Card>
+			<h2 className="text-lg font-semibold">New AI enrichment</h2>
+			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+				<FormErrors id={form.errorId} errors={form.errors} />
+				<Field
+					label="Name"
+					errors={fields.name.errors}
+					inputProps={getInputProps(fields.name, { type: 'text' })}
+				/>
+				<div>
+					<label htmlFor={fields.prompt.id} className="block text-sm font-medium text-slate-800">
+						Prompt
+					</label>
+					<textarea
+						{...getTextareaProps(fields.prompt)}
+						rows={5}
+						className={`mt-1 ${inputClasses}`}
+						placeholder="What does {{company_name}} sell? Answer in five words."
+					/>
+					<p className="mt-1 text-sm text-slate-600">
+						Columns: {loaderData.columns.map((c) => `{{${c}}}`).join(' ')}
+					</p>
+					<ErrorList id={fields.prompt.errorId} errors={fields.prompt.errors} />
+				</div>
+				<Field
+					label="Output column"
+					hint="Where the answer goes on each lead, e.g. company_summary."
+					errors={fields.outputColumn.errors}
+					inputProps={getInputProps(fields.outputColumn, { type: 'text' })}
+				/>
+				<ChoiceGroup
+					legend="Output format"
+					errors={fields.outputFormat.errors}
+					errorId={fields.outputFormat.errorId}
+				>
+					<Choice
+						label="Text"
+						inputProps={{
+							...getInputProps(fields.outputFormat, { type: 'radio', value: 'text' }),
+							id: `${fields.outputFormat.id}-text`,
+						}}
+					/>
+					<Choice
+						label="JSON fields"
+						description="The answer is checked against these fields."
+						inputProps={{
+							...getInputProps(fields.outputFormat, { type: 'radio', value: 'json' }),
+							id: `${fields.outputFormat.id}-json`,
+						}}
+					/>
+				</ChoiceGroup>
+				<Field
+					label="JSON fields (for JSON output)"
+					hint="name:type pairs, e.g. industry:string, employees:number, b2b:boolean"
+					errors={fields.outputFields.errors}
+					inputProps={getInputProps(fields.outputFields, { type: 'text' })}
+				/>
+				<div className="grid gap-4 sm:grid-cols-2">
+					<Field
+						label="Model"
+						errors={fields.model.errors}
+						inputProps={getInputProps(fields.model, { type: 'text' })}
+					/>
+					<Field
+						label="Temperature"
+						errors={fields.temperature.errors}
+						inputProps={{ ...getInputProps(fields.temperature, { type: 'number' }), step: '0.1' }}
+					/>
+				</div>
+				<div>
+					<label htmlFor={fields.listId.id} className="block text-sm font-medium text-slate-800">
+						Preview on 5 leads of
+					</label>
+					<select
+						id={fields.listId.id}
+						name={fields.listId.name}
+						defaultValue={loaderData.defaultListId}
+						className={`mt-1 ${inputClasses}`}
+					>
+						<option value="">Choose a list</option>
+						{loaderData.lists.map((l) => (
+							<option key={l.id} value={l.id}>
+								{l.name} ({l.found} leads)
+							</option>
+						))}
+					</select>
+					<ErrorList id={fields.listId.errorId} errors={fields.listId.errors} />
+				</div>
+				<div className="flex flex-wrap gap-3">
+					<SubmitButton
+						name="intent"
+						value="preview"
+						variant="secondary"
+						pending={previewing}
+						pendingText="Previewing…"
+					>
+						Preview on 5 rows
+					</SubmitButton>
+					<SubmitButton
+						name="intent"
+						value="create-enrichment"
+						pending={saving}
+						pendingText="Saving…"
+					>
+						Save enrichment
+					</SubmitButton>
+				</div>
+			</Form>
+			{actionData?.preview ? (
+				<div className="mt-6 overflow-x-auto" data-testid="preview">
+					<h3 className="font-semibold">Preview (free, nothing is written)</h3>
+					<table className="mt-2 w-full text-left text-sm">
+						<thead>
+							<tr className="text-slate-600">
+								<th className="py-1 pr-4">Lead</th>
+								<th className="py-1 pr-4">Prompt</th>
+								<th className="py-1">Answer</th>
+							</tr>
+						</thead>
+						<tbody>
+							{actionData.preview.map((row) => (
+								<tr key={row.leadId} className="border-t border-slate-100 align-top">
+									<td className="py-1 pr-4">{row.email}</td>
+									<td className="py-1 pr-4 text-slate-600">{row.prompt}</td>
+									<td className="py-1">
+										{row.error ? (
+											<span className="text-red-700">{row.error}</span>
+										) : (
+											formatOutput(row.output)
+										)}
+									</td>
+								</tr>
+							))}
+						</tbody>
+					</table>
+				</div>
+			) : null}
+		</Card>
+	)
+}
+
+function ChainForm({
+	loaderData,
+	actionData,
+}: {
+	loaderData: Route.ComponentProps['loaderData']
+	actionData: ActionResult | undefined
+}) {
+	const saving = useIsPending('create-chain')
+	const [form, fields] = useForm<z.input<typeof CreateChainSchema>>({
+		id: 'chain',
+		lastResult: actionData?.intent === 'create-chain' ? actionData.result : undefined,
+		constraint: getZodConstraint(CreateChainSchema),
+		defaultValue: { steps: Array.from({ length: CHAIN_STEP_SLOTS }, () => ({ kind: '' })) },
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: CreateChainSchema }),
+		shouldRevalidate: 'onBlur',
+	})
+	const steps = fields.steps.getFieldList()
+	return (
+		<Card>
+			<h2 className="text-lg font-semibold">New enrichment chain</h2>
+			<p className="mt-1 text-sm text-slate-600">
+				Steps run in order for each lead. A step is skipped when its “run only if” condition does
+				not hold, or when an earlier step already filled its output column (a waterfall).
+			</p>
+			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+				<input type="hidden" name="intent" value="create-chain" />
+				<FormErrors id={form.errorId} errors={form.errors} />
+				<Field
+					label="Name"
+					errors={fields.name.errors}
+					inputProps={getInputProps(fields.name, { type: 'text' })}
+				/>
+				<ErrorList id={fields.steps.errorId} errors={fields.steps.errors} />
+				{steps.map((step, index) => {
+					const s = step.getFieldset()
+					return (
+						<fieldset key={step.key} className="rounded-md p-3 ring-1 ring-slate-200">
+							<legend className="px-1 text-sm font-medium">Step {index + 1}</legend>
+							<div className="grid gap-3 sm:grid-cols-3">
+								<label className="text-sm">
+									Kind
+									<select name={s.kind.name} defaultValue="" className={`mt-1 ${inputClasses}`}>
+										<option value="">(no step)</option>
+										{STEP_KINDS.map((k) => (
+											<option key={k} value={k}>
+												{STEP_LABELS[k]}
+											</option>
+										))}
+									</select>
+								</label>
+								<label className="text-sm">
+									AI enrichment
+									<select
+										name={s.enrichmentId.name}
+										defaultValue=""
+										className={`mt-1 ${inputClasses}`}
+									>
+										<option value="">(for AI steps)</option>
+										{loaderData.enrichments.map((e) => (
+											<option key={e.id} value={e.id}>
+												{e.name} → {e.outputColumn}
+											</option>
+										))}
+									</select>
+									<ErrorList errors={s.enrichmentId.errors} />
+								</label>
+								<label className="text-sm">
+									Output column (built-in steps)
+									<input
+										name={s.outputColumn.name}
+										placeholder="email_guess"
+										className={`mt-1 ${inputClasses}`}
+									/>
+									<ErrorList errors={s.outputColumn.errors} />
+								</label>
+								<label className="text-sm">
+									Run only if column
+									<input
+										name={s.conditionColumn.name}
+										list="columns"
+										placeholder="(always)"
+										className={`mt-1 ${inputClasses}`}
+									/>
+									<ErrorList errors={s.conditionColumn.errors} />
+								</label>
+								<label className="text-sm">
+									…
+									<select
+										name={s.conditionOp.name}
+										defaultValue=""
+										className={`mt-1 ${inputClasses}`}
+									>
+										<option value="">(choose)</option>
+										{Object.entries(CONDITION_LABELS).map(([op, label]) => (
+											<option key={op} value={op}>
+												{label}
+											</option>
+										))}
+									</select>
+									<ErrorList errors={s.conditionOp.errors} />
+								</label>
+								<label className="text-sm">
+									Value
+									<input name={s.conditionValue.name} className={`mt-1 ${inputClasses}`} />
+								</label>
+							</div>
+						</fieldset>
+					)
+				})}
+				<datalist id="columns">
+					{loaderData.columns.map((c) => (
+						<option key={c} value={c} />
+					))}
+				</datalist>
+				<SubmitButton pending={saving} pendingText="Saving…">
+					Save chain
+				</SubmitButton>
+			</Form>
+		</Card>
+	)
+}
+
+export default function Enrichments({ loaderData, actionData }: Route.ComponentProps) {
+	const result = actionData as ActionResult | undefined
+	return (
+		<>
+			<PageHeader
+				title="Enrichments"
+				description="AI enrichments fill a column on every lead of a list from a prompt. Run them, or a chain of them, from a list's Enrich page."
+			/>
+			<div className="grid gap-6 xl:grid-cols-2">
+				<div className="space-y-6">
+					<Card>
+						<h2 className="text-lg font-semibold">Your AI enrichments</h2>
+						{loaderData.enrichments.length === 0 ? (
+							<p className="mt-2 text-sm text-slate-600">None yet.</p>
+						) : (
+							<ul className="mt-2 divide-y divide-slate-100" data-testid="enrichment-list">
+								{loaderData.enrichments.map((e) => (
+									<li key={e.id} className="flex items-start justify-between gap-4 py-3">
+										<div className="text-sm">
+											<p className="font-medium">{e.name}</p>
+											<p className="text-slate-600">
+												→ {e.outputColumn} ·{' '}
+												{e.format.kind === 'json'
+													? `JSON: ${e.format.fields.map((f) => f.name).join(', ')}`
+													: 'text'}{' '}
+												· {e.model} · temperature {e.temperature}
+											</p>
+											<p className="mt-1 text-slate-500">{e.prompt}</p>
+										</div>
+										<Form method="post">
+											<input type="hidden" name="intent" value="delete-enrichment" />
+											<input type="hidden" name="id" value={e.id} />
+											<SubmitButton variant="ghost">Delete</SubmitButton>
+										</Form>
+									</li>
+								))}
+							</ul>
+						)}
+					</Card>
+					<Card>
+						<h2 className="text-lg font-semibold">Your chains</h2>
+						{loaderData.chains.length === 0 ? (
+							<p className="mt-2 text-sm text-slate-600">None yet.</p>
+						) : (
+							<ul className="mt-2 divide-y divide-slate-100">
+								{loaderData.chains.map((c) => (
+									<li key={c.id} className="flex items-start justify-between gap-4 py-3">
+										<div className="text-sm">
+											<p className="font-medium">{c.name}</p>
+											<ol className="mt-1 list-decimal pl-5 text-slate-600">
+												{c.steps.map((s, i) => (
+													<li key={i}>
+														{s.kind === 'ai'
+															? (loaderData.enrichments.find((e) => e.id === s.enrichmentId)
+																	?.name ?? 'AI enrichment')
+															: `${STEP_LABELS[s.kind]} → ${s.outputColumn}`}
+														{s.condition
+															? ` (only if ${s.condition.column} ${CONDITION_LABELS[s.condition.op]}${s.condition.value ? ` “${s.condition.value}”` : ''})`
+															: ''}
+													</li>
+												))}
+											</ol>
+										</div>
+										<Form method="post">
+											<input type="hidden" name="intent" value="delete-chain" />
+											<input type="hidden" name="id" value={c.id} />
+											<SubmitButton variant="ghost">Delete</SubmitButton>
+										</Form>
+									</li>
+								))}
+							</ul>
+						)}
+					</Card>
+					<ChainForm loaderData={loaderData} actionData={result} />
+				</div>
+				<EnrichmentForm loaderData={loaderData} actionData={result} />
+			</div>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Enrichments')

@@ -1,0 +1,142 @@
+import { sql } from 'kysely'
+import { db } from '../../../db/index.server.ts'
+import { getConfig } from '../../config.server.ts'
+import { isOwner, type AccountContext } from '../../context.server.ts'
+import { ApifyError, createApifyClient } from '../../integrations/apify.server.ts'
+import { ApolloError, createApolloClient } from '../../integrations/apollo.server.ts'
+import { listModels, ModelError } from '../../integrations/openai.server.ts'
+import { forbidden, FormError } from '../../utils/http-errors.server.ts'
+import { lastFour, sealSecret } from '../../utils/secrets.server.ts'
+import { actingAccount } from '../workspaces/access.server.ts'
+import { API_KEY_PURPOSE, apiKeyOwner, getProviderKey } from './get-provider-key.server.ts'
+import { PROVIDER_LABELS, type Provider } from './schemas.ts'
+
+/** What the browser may see of a key: never the key, only its last 4 characters. */
+export type ApiKeySummary = {
+	provider: Provider
+	label: string | null
+	last4: string
+	baseUrl: string | null
+	verifiedAt: Date | null
+	updatedAt: Date
+}
+
+/** DESIGN.md section 4: the owner and team admins change keys; editors only see which exist. */
+export function canManageApiKeys(account: AccountContext) {
+	return isOwner(account) || (account.isActiveTeamMember && account.teamRole === 'admin')
+}
+
+function assertCanManage(account: AccountContext) {
+	if (!canManageApiKeys(account))
+		forbidden('Only the account owner and team admins can add, test or delete API keys.')
+}
+
+export async function listApiKeys(context: AccountContext | null): Promise<ApiKeySummary[]> {
+	const account = actingAccount(context)
+	const rows = await db
+		.selectFrom('api_keys')
+		.select(['provider', 'label', 'last4', 'base_url', 'verified_at', 'updated_at'])
+		.where('user_id', '=', account.accountId)
+		.orderBy('provider')
+		.execute()
+	return rows.map((r) => ({
+		provider: r.provider as Provider,
+		label: r.label,
+		last4: r.last4,
+		baseUrl: r.base_url,
+		verifiedAt: r.verified_at,
+		updatedAt: r.updated_at,
+	}))
+}
+
+/** Adds or replaces the account's key for a provider (encrypted at rest, bound to its row). */
+export async function saveApiKey(
+	context: AccountContext | null,
+	input: { provider: Provider; key: string; baseUrl?: string; label?: string },
+) {
+	const account = actingAccount(context)
+	assertCanManage(account)
+	const values = {
+		encrypted_key: sealSecret(
+			input.key,
+			API_KEY_PURPOSE,
+			apiKeyOwner(account.accountId, input.provider),
+		),
+		last4: lastFour(input.key),
+		label: input.label || null,
+		base_url: input.provider === 'openai' ? (input.baseUrl ?? null) : null,
+	}
+	await db
+		.insertInto('api_keys')
+		.values({ user_id: account.accountId, provider: input.provider, ...values })
+		.onConflict((oc) =>
+			oc
+				.columns(['user_id', 'provider'])
+				.doUpdateSet({ ...values, verified_at: null, updated_at: sql`now()` }),
+		)
+		.execute()
+}
+
+export async function deleteApiKey(context: AccountContext | null, provider: Provider) {
+	const account = actingAccount(context)
+	assertCanManage(account)
+	const row = await db
+		.deleteFrom('api_keys')
+		.where('user_id', '=', account.accountId)
+		.where('provider', '=', provider)
+		.returning('id')
+		.executeTakeFirst()
+	if (!row) throw new FormError(`There is no ${PROVIDER_LABELS[provider]} key to delete.`)
+}
+
+/**
+ * A cheap authenticated call with the stored key: OpenAI-compatible lists its models,
+ * Apify reads /v2/users/me, Apollo its health call. Returns a sentence for the person;
+ * throws FormError with a clear reason when the key fails.
+ */
+export async function testApiKey(context: AccountContext | null, provider: Provider) {
+	const account = actingAccount(context)
+	assertCanManage(account)
+	const stored = await getProviderKey(account.accountId, provider)
+	if (!stored) throw new FormError(`Add a ${PROVIDER_LABELS[provider]} key first.`)
+	const config = getConfig()
+	let message: string
+	try {
+		if (provider === 'openai') {
+			const models = await listModels({
+				baseUrl: stored.baseUrl ?? config.OPENAI_BASE_URL,
+				apiKey: stored.key,
+			})
+			message = `The key works: the provider offers ${models.length} model${models.length === 1 ? '' : 's'}${models.length ? ` (${models.slice(0, 5).join(', ')}${models.length > 5 ? '…' : ''})` : ''}.`
+		} else if (provider === 'apify') {
+			const me = await createApifyClient({
+				baseUrl: config.APIFY_BASE_URL,
+				token: stored.key,
+				retryDelayMs: 300,
+			}).checkToken()
+			message = `The key works: Apify user ${me.username ?? me.id}.`
+		} else if (provider === 'apollo') {
+			await createApolloClient({
+				baseUrl: config.APOLLO_BASE_URL,
+				apiKey: stored.key,
+				retryDelayMs: 300,
+			}).health()
+			message = 'The key works: Apollo answered its health check.'
+		} else {
+			throw new FormError(
+				'EmailBison keys are checked against your EmailBison URL on Settings and at each upload.',
+			)
+		}
+	} catch (error) {
+		if (error instanceof ModelError || error instanceof ApifyError || error instanceof ApolloError)
+			throw new FormError(`The test failed: ${error.message}`)
+		throw error
+	}
+	await db
+		.updateTable('api_keys')
+		.set({ verified_at: sql`now()` })
+		.where('user_id', '=', account.accountId)
+		.where('provider', '=', provider)
+		.execute()
+	return message
+}

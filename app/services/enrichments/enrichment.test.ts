@@ -1,0 +1,327 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/server.ts'
+import { insertUser } from '../../../tests/support/factories.ts'
+import { loadAccountContext, type AccountContext } from '../../context.server.ts'
+import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
+import { FormError } from '../../utils/http-errors.server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
+import { saveApiKey, testApiKey } from '../api-keys/api-keys.server.ts'
+import { getCreditBalance, grantCredits } from '../billing/credits.server.ts'
+import { createChain, createEnrichment, previewEnrichment } from './enrichments.server.ts'
+import { EnrichmentFormSchema } from './schemas.ts'
+import { retryFailedRows, startRun } from './start-enrichment.server.ts'
+
+// The enrich job end to end: the real worker and database against the local OpenAI fake.
+let openai: FakeOpenAI
+let workers: Workers
+beforeAll(async () => {
+	openai = await startFakeOpenAI()
+	process.env.OPENAI_BASE_URL = openai.url
+	process.env.OPENAI_API_KEY = openai.apiKey
+	process.env.ENRICH_RATE_PER_SECOND = '1000'
+	process.env.ENRICH_CONCURRENCY = '5'
+	process.env.CREDITS_PER_ENRICHMENT = '1'
+	resetSingleton('config')
+	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
+})
+afterAll(async () => {
+	await workers.stop()
+	await openai.close()
+})
+beforeEach(() => {
+	openai.reset()
+	openai.setDelay(0)
+})
+
+async function account(credits = 0) {
+	const user = await insertUser(db)
+	if (credits)
+		await grantCredits(db, {
+			accountId: user.id,
+			amount: credits,
+			reason: 'admin',
+			reference: `seed-${user.id}`,
+		})
+	return loadAccountContext(db, user)
+}
+
+async function leadList(me: AccountContext, count: number) {
+	const list = await db
+		.insertInto('processing_list')
+		.values({
+			user_id: me.accountId!,
+			name: 'Test list',
+			source_type: 'upload',
+			status: 2,
+			found: count,
+		})
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	await db
+		.insertInto('leads')
+		.values(
+			Array.from({ length: count }, (_, i) => ({
+				list_id: list.id,
+				user_id: me.accountId!,
+				email: `person${i}@example.com`,
+				first_name: `First${i}`,
+				last_name: `Last${i}`,
+				company_name: `Company ${i} Inc`,
+				company_domain: i % 2 === 0 ? `company${i}.com` : null,
+				title: 'CEO',
+			})),
+		)
+		.execute()
+	return list.id
+}
+
+const enrichmentInput = (overrides: Record<string, unknown> = {}) => ({
+	name: 'Summary',
+	prompt: 'Describe {{company_name}} for {{first_name}}',
+	outputColumn: 'summary',
+	outputFormat: 'text' as const,
+	model: 'gpt-4o-mini',
+	temperature: 0,
+	...overrides,
+})
+
+async function settled(runId: string) {
+	await expect
+		.poll(
+			async () =>
+				(
+					await db
+						.selectFrom('enrichment_runs')
+						.select('status')
+						.where('id', '=', runId)
+						.executeTakeFirstOrThrow()
+				).status,
+			{ timeout: 20_000, interval: 100 },
+		)
+		.toBeGreaterThanOrEqual(2)
+	return db
+		.selectFrom('enrichment_runs')
+		.selectAll()
+		.where('id', '=', runId)
+		.executeTakeFirstOrThrow()
+}
+
+const rowsOf = (runId: string) =>
+	db
+		.selectFrom('enrichment_run_rows as r')
+		.innerJoin('leads as l', 'l.id', 'r.lead_id')
+		.select(['r.status', 'r.error', 'r.calls', 'l.data', 'l.first_name'])
+		.where('r.run_id', '=', runId)
+		.orderBy('l.id')
+		.execute()
+
+describe('AI enrichments: bad input', () => {
+	test('an empty prompt and a bad JSON field list are field errors', () => {
+		const form = new FormData()
+		for (const [k, v] of Object.entries({
+			intent: 'create-enrichment',
+			name: 'X',
+			prompt: '',
+			outputColumn: 'x',
+			outputFormat: 'json',
+			outputFields: 'industry:colour',
+			model: 'gpt-4o-mini',
+		}))
+			form.set(k, v)
+		const parsed = EnrichmentFormSchema.safeParse(Object.fromEntries(form))
+		expect(parsed.success).toBe(false)
+		const paths = parsed.error!.issues.map((i) => i.path.join('.'))
+		expect(paths).toContain('prompt')
+		expect(paths).toContain('outputFields')
+	})
+
+	test('unknown placeholders and an output column that already exists are refused', async () => {
+		const me = await account()
+		await expect(
+			createEnrichment(me, enrichmentInput({ prompt: 'Hi {{nickname}} at {{company_name}}' })),
+		).rejects.toMatchObject({ field: 'prompt', message: expect.stringContaining('{{nickname}}') })
+		await expect(
+			createEnrichment(me, enrichmentInput({ outputColumn: 'email' })),
+		).rejects.toMatchObject({
+			field: 'outputColumn',
+			message: expect.stringContaining('already a column'),
+		})
+		await createEnrichment(me, enrichmentInput())
+		await expect(createEnrichment(me, enrichmentInput({ name: 'Again' }))).rejects.toBeInstanceOf(
+			FormError,
+		)
+		// an earlier output may be used by a later enrichment
+		await expect(
+			createEnrichment(
+				me,
+				enrichmentInput({ name: 'Later', prompt: 'Shorten {{summary}}', outputColumn: 'short' }),
+			),
+		).resolves.toMatchObject({ name: 'Later' })
+	})
+
+	test('a key that fails its test says so; a good one is marked tested', async () => {
+		const me = await account()
+		await saveApiKey(me, { provider: 'openai', key: 'sk-wrong-key-123456', baseUrl: openai.url })
+		await expect(testApiKey(me, 'openai')).rejects.toThrow(
+			/The test failed: .*refused this API key/,
+		)
+		await saveApiKey(me, { provider: 'openai', key: openai.apiKey, baseUrl: openai.url })
+		await expect(testApiKey(me, 'openai')).resolves.toMatch(/offers 2 models/)
+		const row = await db
+			.selectFrom('api_keys')
+			.selectAll()
+			.where('user_id', '=', me.accountId!)
+			.executeTakeFirstOrThrow()
+		expect(row.verified_at).not.toBeNull()
+		expect(row.last4).toBe(openai.apiKey.slice(-4))
+		expect(row.encrypted_key).not.toContain(openai.apiKey.slice(0, 10))
+	})
+
+	test('a model the provider rejects fails the run with a clear error and refunds', async () => {
+		const me = await account(100)
+		const listId = await leadList(me, 5)
+		const e = await createEnrichment(me, enrichmentInput({ model: 'gpt-nonexistent' }))
+		const { runId } = await startRun(me, {
+			listId,
+			target: `enrichment:${e.id}`,
+			payWith: 'credits',
+		})
+		expect(await getCreditBalance(me.accountId!)).toBe(95)
+		const run = await settled(runId)
+		expect(run.status).toBe(3)
+		expect(run.error).toMatch(/does not offer the model “gpt-nonexistent”/)
+		expect(await getCreditBalance(me.accountId!)).toBe(100)
+	})
+})
+
+describe('running an enrichment', () => {
+	test('results land in leads.data, credits are used per call, and a re-run calls nothing', async () => {
+		const me = await account(100)
+		const listId = await leadList(me, 12)
+		const e = await createEnrichment(me, enrichmentInput())
+		const preview = await previewEnrichment(me, { ...enrichmentInput(), listId })
+		expect(preview).toHaveLength(5)
+		expect(preview[0]!.output).toMatch(/^AI\(gpt-4o-mini\): Describe Company \d+ Inc for First\d+$/)
+		openai.reset()
+
+		const first = await startRun(me, { listId, target: `enrichment:${e.id}`, payWith: 'credits' })
+		expect(first.estimate).toMatchObject({ rows: 12, calls: 12, credits: 12 })
+		expect((await settled(first.runId)).status).toBe(2)
+		const rows = await rowsOf(first.runId)
+		expect(rows.every((r) => r.status === 2)).toBe(true)
+		expect((rows[0]!.data as Record<string, string>).summary).toMatch(
+			/^AI\(gpt-4o-mini\): Describe/,
+		)
+		expect(openai.calls).toHaveLength(12)
+		expect(await getCreditBalance(me.accountId!)).toBe(88)
+
+		openai.reset()
+		const again = await startRun(me, { listId, target: `enrichment:${e.id}`, payWith: 'credits' })
+		expect((await settled(again.runId)).status).toBe(2)
+		expect(openai.calls).toHaveLength(0)
+		expect(await getCreditBalance(me.accountId!)).toBe(88)
+	})
+
+	test('429 with Retry-After and 500s are retried; JSON output is checked; malformed rows can be retried', async () => {
+		const me = await account(100)
+		const listId = await leadList(me, 6)
+		const e = await createEnrichment(
+			me,
+			enrichmentInput({
+				prompt: 'Classify {{company_name}} {{title}}',
+				outputColumn: 'profile',
+				outputFormat: 'json',
+				outputFields: 'industry:string, size:number',
+			}),
+		)
+		openai.rateLimitNext(2, 1)
+		openai.failNext(2)
+		const started = Date.now()
+		const { runId } = await startRun(me, {
+			listId,
+			target: `enrichment:${e.id}`,
+			payWith: 'credits',
+		})
+		expect((await settled(runId)).status).toBe(2)
+		expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
+		const rows = await rowsOf(runId)
+		expect(rows.every((r) => r.status === 2)).toBe(true)
+		expect((rows[0]!.data as Record<string, { size: number }>).profile!.size).toBeGreaterThan(0)
+		expect(openai.requests.filter((r) => r.endsWith(' 429'))).toHaveLength(2)
+		expect(await getCreditBalance(me.accountId!)).toBe(94)
+
+		// a malformed answer fails its row only; retrying runs only that row
+		await db
+			.updateTable('leads')
+			.set({ title: 'MALFORMED' })
+			.where('list_id', '=', listId)
+			.where('first_name', '=', 'First0')
+			.execute()
+		const second = await startRun(me, { listId, target: `enrichment:${e.id}`, payWith: 'credits' })
+		const run = await settled(second.runId)
+		expect(run.status).toBe(2)
+		const failed = (await rowsOf(second.runId)).filter((r) => r.status === 3)
+		expect(failed).toHaveLength(1)
+		expect(failed[0]!.error).toBe('The model did not answer valid JSON.')
+		await db.updateTable('leads').set({ title: 'CEO' }).where('list_id', '=', listId).execute()
+		openai.reset()
+		await expect(retryFailedRows(me, second.runId)).resolves.toEqual({ rows: 1 })
+		expect((await settled(second.runId)).status).toBe(2)
+		expect(openai.calls).toHaveLength(0) // the unchanged prompt is in the cache
+		expect((await rowsOf(second.runId)).every((r) => r.status === 2)).toBe(true)
+	})
+
+	test("a chain's waterfall runs steps in order and stops at the first non-empty result", async () => {
+		const me = await account(100)
+		const listId = await leadList(me, 4)
+		const empty = await createEnrichment(
+			me,
+			enrichmentInput({ name: 'Nothing', prompt: 'EMPTY {{email}}', outputColumn: 'contact' }),
+		)
+		const opener = await createEnrichment(
+			me,
+			enrichmentInput({
+				name: 'Opener',
+				prompt: 'Opener for {{first_name}}',
+				outputColumn: 'opener',
+			}),
+		)
+		const chain = await createChain(me, {
+			name: 'Waterfall',
+			steps: [
+				{ kind: 'ai', enrichmentId: empty.id },
+				// only where the company domain is known (rows 0 and 2)
+				{
+					kind: 'email-guess',
+					outputColumn: 'contact',
+					conditionColumn: 'company_domain',
+					conditionOp: 'not-empty',
+				},
+				{ kind: 'company-domain', outputColumn: 'contact' },
+				{ kind: 'ai', enrichmentId: opener.id },
+				{ kind: 'email-guess', outputColumn: 'opener' },
+			],
+		})
+		const { runId } = await startRun(me, {
+			listId,
+			target: `chain:${chain.id}`,
+			payWith: 'credits',
+		})
+		expect((await settled(runId)).status).toBe(2)
+		const rows = await rowsOf(runId)
+		const contact = rows.map((r) => (r.data as Record<string, string>).contact)
+		expect(contact).toEqual([
+			'first0.last0@company0.com',
+			'company1.com',
+			'first2.last2@company2.com',
+			'company3.com',
+		])
+		const openers = rows.map((r) => (r.data as Record<string, string>).opener)
+		expect(openers.every((o) => o!.startsWith('AI(gpt-4o-mini): Opener for First'))).toBe(true)
+		// 4 rows x 2 AI steps; the email guess after "opener" never ran
+		expect(openai.calls).toHaveLength(8)
+		expect(openai.calls.filter((c) => c.startsWith('EMPTY'))).toHaveLength(4)
+		expect(await getCreditBalance(me.accountId!)).toBe(92)
+	})
+})

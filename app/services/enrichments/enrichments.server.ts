@@ -1,0 +1,433 @@
+import { createHash } from 'node:crypto'
+import { sql } from 'kysely'
+import { db } from '../../../db/index.server.ts'
+import { getConfig } from '../../config.server.ts'
+import type { AccountContext } from '../../context.server.ts'
+import {
+	createModelClient,
+	ModelError,
+	type OutputField,
+	type OutputFormat,
+} from '../../integrations/openai.server.ts'
+import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
+import { findLeadList } from '../lists/find-list.server.ts'
+import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
+import { parseOutputFields, type EnrichmentFields } from './schemas.ts'
+import type { z } from 'zod'
+import {
+	LEAD_COLUMNS,
+	placeholders,
+	renderPrompt,
+	type Condition,
+	type LeadRow,
+} from './template.ts'
+
+export type Enrichment = {
+	id: string
+	name: string
+	prompt: string
+	outputColumn: string
+	format: OutputFormat
+	model: string
+	temperature: number
+	createdAt: Date
+}
+
+export type ChainStep =
+	| { kind: 'ai'; enrichmentId: string; condition: Condition | null }
+	| { kind: 'email-guess' | 'company-domain'; outputColumn: string; condition: Condition | null }
+
+export type Chain = { id: string; name: string; steps: ChainStep[]; createdAt: Date }
+
+/** Built-in steps' default output columns. */
+export const BUILT_IN_OUTPUTS = {
+	'email-guess': 'email_guess',
+	'company-domain': 'company_domain_guess',
+}
+
+type EnrichmentRow = {
+	id: string
+	name: string
+	prompt: string
+	output_column: string
+	output_format: string
+	output_fields: unknown
+	model: string
+	temperature: number
+	created_at: Date
+}
+
+function toEnrichment(row: EnrichmentRow): Enrichment {
+	return {
+		id: row.id,
+		name: row.name,
+		prompt: row.prompt,
+		outputColumn: row.output_column,
+		format:
+			row.output_format === 'json'
+				? { kind: 'json', fields: row.output_fields as OutputField[] }
+				: { kind: 'text' },
+		model: row.model,
+		temperature: Number(row.temperature),
+		createdAt: row.created_at,
+	}
+}
+
+const ENRICHMENT_COLUMNS = [
+	'id',
+	'name',
+	'prompt',
+	'output_column',
+	'output_format',
+	'output_fields',
+	'model',
+	'temperature',
+	'created_at',
+] as const
+
+export async function listEnrichments(context: AccountContext | null) {
+	const account = actingAccount(context)
+	const rows = await db
+		.selectFrom('ai_enrichments')
+		.select(ENRICHMENT_COLUMNS)
+		.where('user_id', '=', account.accountId)
+		.orderBy('created_at')
+		.execute()
+	return rows.map(toEnrichment)
+}
+
+export async function findEnrichment(context: AccountContext | null, id: unknown) {
+	const account = actingAccount(context)
+	if (!isUuid(id)) notFound('This enrichment')
+	const row = await db
+		.selectFrom('ai_enrichments')
+		.select(ENRICHMENT_COLUMNS)
+		.where('user_id', '=', account.accountId)
+		.where('id', '=', id)
+		.executeTakeFirst()
+	if (!row) notFound('This enrichment')
+	return toEnrichment(row)
+}
+
+/** Keys of leads.data in a list (from a sample of its leads): CSV extras and earlier outputs. */
+async function listDataKeys(listId: string) {
+	const { rows } = await sql<{ key: string }>`
+		select distinct jsonb_object_keys(data) as key
+		from (select data from leads where list_id = ${listId} order by id limit 200) sample`.execute(db)
+	return rows.map((r) => r.key)
+}
+
+/**
+ * Every column a prompt or condition may name: lead columns, the account's enrichment
+ * outputs (and `output.field` for JSON ones), built-in step outputs, and leads.data keys of
+ * the chosen list.
+ */
+export async function knownColumns(context: AccountContext | null, listId?: string) {
+	const enrichments = await listEnrichments(context)
+	const columns = new Set<string>([...LEAD_COLUMNS, ...Object.values(BUILT_IN_OUTPUTS)])
+	for (const e of enrichments) {
+		columns.add(e.outputColumn)
+		if (e.format.kind === 'json')
+			for (const f of e.format.fields) columns.add(`${e.outputColumn}.${f.name}`)
+	}
+	if (listId) {
+		await findLeadList(context, listId)
+		for (const key of await listDataKeys(listId)) columns.add(key)
+	}
+	return [...columns]
+}
+
+type EnrichmentInput = z.output<typeof EnrichmentFields>
+
+/** Checks placeholders and the output column; returns the enrichment as it would be saved. */
+async function validate(context: AccountContext | null, input: EnrichmentInput) {
+	const columns = await knownColumns(context, input.listId)
+	const unknown = placeholders(input.prompt).filter((p) => !columns.includes(p))
+	if (unknown.length)
+		throw new FormError(
+			`Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.map((u) => `{{${u}}}`).join(', ')}. Use a lead column or an earlier output.`,
+			'prompt',
+		)
+	if (
+		placeholders(input.prompt).some(
+			(p) => p === input.outputColumn || p.startsWith(`${input.outputColumn}.`),
+		)
+	)
+		throw new FormError('The prompt cannot use its own output column.', 'prompt')
+	if (columns.includes(input.outputColumn))
+		throw new FormError(
+			`“${input.outputColumn}” is already a column. Choose another output column.`,
+			'outputColumn',
+		)
+	let format: OutputFormat = { kind: 'text' }
+	if (input.outputFormat === 'json') {
+		const parsed = parseOutputFields(input.outputFields ?? '')
+		if ('error' in parsed) throw new FormError(parsed.error, 'outputFields')
+		format = { kind: 'json', fields: parsed.fields }
+	}
+	return { format }
+}
+
+export async function createEnrichment(context: AccountContext | null, input: EnrichmentInput) {
+	const account = actingAccount(context)
+	const { format } = await validate(account, input)
+	const row = await db
+		.insertInto('ai_enrichments')
+		.values({
+			user_id: account.accountId,
+			name: input.name,
+			prompt: input.prompt,
+			output_column: input.outputColumn,
+			output_format: format.kind,
+			output_fields: JSON.stringify(format.kind === 'json' ? format.fields : []),
+			model: input.model,
+			temperature: input.temperature,
+		})
+		.onConflict((oc) => oc.doNothing())
+		.returning(['id', 'name'])
+		.executeTakeFirst()
+	if (!row)
+		throw new FormError(
+			`“${input.outputColumn}” is already a column. Choose another.`,
+			'outputColumn',
+		)
+	return row
+}
+
+export async function deleteEnrichment(context: AccountContext | null, id: string) {
+	const account = actingAccount(context)
+	const enrichment = await findEnrichment(account, id)
+	const chains = await listChains(account)
+	const user = chains.find((c) => c.steps.some((s) => s.kind === 'ai' && s.enrichmentId === id))
+	if (user) throw new FormError(`The chain “${user.name}” uses this enrichment. Delete it first.`)
+	await db
+		.deleteFrom('ai_enrichments')
+		.where('user_id', '=', account.accountId)
+		.where('id', '=', id)
+		.execute()
+	return enrichment
+}
+
+export async function listChains(context: AccountContext | null): Promise<Chain[]> {
+	const account = actingAccount(context)
+	const rows = await db
+		.selectFrom('enrichment_chain')
+		.select(['id', 'name', 'steps', 'created_at'])
+		.where('user_id', '=', account.accountId)
+		.orderBy('created_at')
+		.execute()
+	return rows.map((r) => ({
+		id: r.id,
+		name: r.name,
+		steps: r.steps as ChainStep[],
+		createdAt: r.created_at,
+	}))
+}
+
+export async function findChain(context: AccountContext | null, id: unknown) {
+	if (!isUuid(id)) notFound('This chain')
+	const chain = (await listChains(context)).find((c) => c.id === id)
+	if (!chain) notFound('This chain')
+	return chain
+}
+
+export type ChainStepInput = {
+	kind: '' | 'ai' | 'email-guess' | 'company-domain'
+	enrichmentId?: string
+	outputColumn?: string
+	conditionColumn?: string
+	conditionOp?: Condition['op']
+	conditionValue?: string
+}
+
+export async function createChain(
+	context: AccountContext | null,
+	input: { name: string; steps: ChainStepInput[] },
+) {
+	const account = actingAccount(context)
+	const enrichments = await listEnrichments(account)
+	const columns = await knownColumns(account)
+	const steps: ChainStep[] = []
+	for (const [index, step] of input.steps.entries()) {
+		if (step.kind === '') continue
+		let condition: Condition | null = null
+		if (step.conditionColumn) {
+			if (!columns.includes(step.conditionColumn))
+				throw new FormError(
+					`Unknown column “${step.conditionColumn}”.`,
+					`steps[${index}].conditionColumn`,
+				)
+			condition = {
+				column: step.conditionColumn,
+				op: step.conditionOp ?? 'empty',
+				value: step.conditionValue ?? '',
+			}
+		}
+		if (step.kind === 'ai') {
+			if (!enrichments.some((e) => e.id === step.enrichmentId))
+				throw new FormError('Choose one of your AI enrichments.', `steps[${index}].enrichmentId`)
+			steps.push({ kind: 'ai', enrichmentId: step.enrichmentId!, condition })
+		} else {
+			steps.push({
+				kind: step.kind,
+				outputColumn: step.outputColumn || BUILT_IN_OUTPUTS[step.kind],
+				condition,
+			})
+		}
+	}
+	if (steps.length === 0) throw new FormError('Add at least one step.', 'steps')
+	return db
+		.insertInto('enrichment_chain')
+		.values({ user_id: account.accountId, name: input.name, steps: JSON.stringify(steps) })
+		.returning(['id', 'name'])
+		.executeTakeFirstOrThrow()
+}
+
+export async function deleteChain(context: AccountContext | null, id: string) {
+	const account = actingAccount(context)
+	const chain = await findChain(account, id)
+	await db
+		.deleteFrom('enrichment_chain')
+		.where('user_id', '=', account.accountId)
+		.where('id', '=', id)
+		.execute()
+	return chain
+}
+
+/** sha256 of what decides a model's answer: the rendered prompt, the model and the format. */
+export function cacheKey(prompt: string, model: string, format: OutputFormat, temperature = 0) {
+	return createHash('sha256')
+		.update(JSON.stringify([prompt, model, format, temperature]))
+		.digest('hex')
+}
+
+/** Which provider a run or preview calls: the account's own key, or the platform's. */
+export async function modelProvider(accountId: string, payWith: 'ownKey' | 'credits') {
+	const config = getConfig()
+	if (payWith === 'ownKey') {
+		const own = await getProviderKey(accountId, 'openai')
+		if (!own) return null
+		return { baseUrl: own.baseUrl ?? config.OPENAI_BASE_URL, apiKey: own.key }
+	}
+	if (!config.OPENAI_API_KEY) return null
+	return { baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY }
+}
+
+export const LEAD_FIELDS = [
+	'id',
+	'email',
+	'first_name',
+	'last_name',
+	'title',
+	'company_name',
+	'company_domain',
+	'linkedin_url',
+	'location',
+	'phone',
+	'email_status',
+	'data',
+] as const
+
+export type PreviewRow = {
+	leadId: string
+	email: string
+	prompt: string
+	output: string | Record<string, unknown> | null
+	error: string | null
+	cached: boolean
+}
+
+/**
+ * Runs an enrichment (saved or not) on 5 sample leads of a list, without writing to them:
+ * free, with the account's own key when it has one, else the platform's.
+ */
+export async function previewEnrichment(
+	context: AccountContext | null,
+	input: EnrichmentInput & { listId: string },
+): Promise<PreviewRow[]> {
+	const account = actingAccount(context)
+	await findLeadList(account, input.listId)
+	const columns = await knownColumns(account, input.listId)
+	const unknown = placeholders(input.prompt).filter((p) => !columns.includes(p))
+	if (unknown.length)
+		throw new FormError(
+			`Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.map((u) => `{{${u}}}`).join(', ')}.`,
+			'prompt',
+		)
+	let format: OutputFormat = { kind: 'text' }
+	if (input.outputFormat === 'json') {
+		const parsed = parseOutputFields(input.outputFields ?? '')
+		if ('error' in parsed) throw new FormError(parsed.error, 'outputFields')
+		format = { kind: 'json', fields: parsed.fields }
+	}
+	const provider =
+		(await modelProvider(account.accountId, 'ownKey')) ??
+		(await modelProvider(account.accountId, 'credits'))
+	if (!provider)
+		throw new FormError('Add an OpenAI-compatible key on the API keys page to preview.')
+	const leads = (await db
+		.selectFrom('leads')
+		.select(LEAD_FIELDS)
+		.where('list_id', '=', input.listId)
+		.orderBy('id')
+		.limit(5)
+		.execute()) as LeadRow[]
+	if (leads.length === 0) throw new FormError('This list has no leads to preview on.', 'listId')
+	const client = createModelClient(provider)
+	return Promise.all(
+		leads.map(async (lead): Promise<PreviewRow> => {
+			const prompt = renderPrompt(input.prompt, lead)
+			const hash = cacheKey(prompt, input.model, format, input.temperature)
+			const hit = await db
+				.selectFrom('enrichment_cache')
+				.select('output')
+				.where('user_id', '=', account.accountId)
+				.where('hash', '=', hash)
+				.executeTakeFirst()
+			if (hit)
+				return {
+					leadId: lead.id,
+					email: lead.email,
+					prompt,
+					output: hit.output as PreviewRow['output'],
+					error: null,
+					cached: true,
+				}
+			try {
+				const output = await client.complete({
+					model: input.model,
+					prompt,
+					temperature: input.temperature,
+					format,
+				})
+				return { leadId: lead.id, email: lead.email, prompt, output, error: null, cached: false }
+			} catch (error) {
+				if (!(error instanceof ModelError)) throw error
+				return {
+					leadId: lead.id,
+					email: lead.email,
+					prompt,
+					output: null,
+					error: error.message,
+					cached: false,
+				}
+			}
+		}),
+	)
+}
+
+/** Lead lists to preview on: the newest the user may use. */
+export async function listsForPreview(context: AccountContext | null) {
+	const account = actingAccount(context)
+	const rows = await db
+		.selectFrom('processing_list')
+		.select(['id', 'name', 'workspace_id', 'found'])
+		.where('user_id', '=', account.accountId)
+		.orderBy('created_at', 'desc')
+		.limit(100)
+		.execute()
+	return rows
+		.filter((r) => canUseWorkspace(account, r.workspace_id))
+		.map((r) => ({ id: r.id, name: r.name, found: r.found }))
+}

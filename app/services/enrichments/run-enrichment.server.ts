@@ -1,0 +1,435 @@
+import { sql, type Kysely } from 'kysely'
+import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
+import { getConfig } from '../../config.server.ts'
+import { createApolloClient } from '../../integrations/apollo.server.ts'
+import {
+	createModelClient,
+	ModelError,
+	type ModelClient,
+	type OutputFormat,
+} from '../../integrations/openai.server.ts'
+import type { JobContext } from '../../jobs/define.server.ts'
+import { logger } from '../../utils/logger.server.ts'
+import { sleep } from '../../utils/patience.server.ts'
+import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
+import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
+import { cacheKey, LEAD_FIELDS, modelProvider } from './enrichments.server.ts'
+import {
+	conditionHolds,
+	guessDomain,
+	guessEmail,
+	isEmptyValue,
+	renderPrompt,
+	type Condition,
+	type LeadRow,
+} from './template.ts'
+
+export const JobStatus = { pending: 0, processing: 1, success: 2, fail: 3 } as const
+export const ENRICH_JOB_RETRY_LIMIT = 5
+/** tries of one model call on 429 and 5xx before the row fails */
+export const CALL_TRIES = 5
+const PAGE_SIZE = 500
+const FLUSH_ROWS = 100
+
+export const enrichReference = (runId: string, attempt: number) => `enrich:${runId}:${attempt}`
+
+/** A step as a run runs it: a snapshot of the enrichment taken when the run started. */
+export type RunStep =
+	| {
+			kind: 'ai'
+			enrichmentId: string
+			name: string
+			prompt: string
+			outputColumn: string
+			format: OutputFormat
+			model: string
+			temperature: number
+			condition: Condition | null
+	  }
+	| { kind: 'email-guess' | 'company-domain'; outputColumn: string; condition: Condition | null }
+
+type Run = {
+	id: string
+	user_id: string
+	status: number
+	steps: RunStep[]
+	key_kind: string
+	attempt: number
+	credits_reserved: number
+	credits_per_call: number
+}
+
+async function loadRun(runId: string): Promise<Run | undefined> {
+	const row = await db
+		.selectFrom('enrichment_runs')
+		.select([
+			'id',
+			'user_id',
+			'status',
+			'steps',
+			'key_kind',
+			'attempt',
+			'credits_reserved',
+			'credits_per_call',
+		])
+		.where('id', '=', runId)
+		.executeTakeFirst()
+	return row ? { ...row, steps: row.steps as RunStep[] } : undefined
+}
+
+// Calls per second per provider key, in this process: each call takes the next free slot.
+const slots = new Map<string, number>()
+async function takeSlot(keyId: string, perSecond: number, signal: AbortSignal) {
+	const now = Date.now()
+	const slot = Math.max(now, slots.get(keyId) ?? 0)
+	slots.set(keyId, slot + 1000 / perSecond)
+	if (slot > now) await sleep(slot - now, signal)
+}
+
+type RowResult = {
+	leadId: string
+	patch: Record<string, unknown>
+	status: number
+	error: string | null
+	calls: number
+	cached: number
+	cache: { hash: string; output: unknown }[]
+}
+
+class FatalRunError extends Error {}
+
+/** One model call with retries on 429 and 5xx, honouring Retry-After, else backing off. */
+async function callModel(
+	client: ModelClient,
+	keyId: string,
+	step: Extract<RunStep, { kind: 'ai' }>,
+	prompt: string,
+	signal: AbortSignal,
+) {
+	const config = getConfig()
+	for (let attempt = 1; ; attempt++) {
+		await takeSlot(keyId, config.ENRICH_RATE_PER_SECOND, signal)
+		try {
+			return await client.complete({
+				model: step.model,
+				prompt,
+				temperature: step.temperature,
+				format: step.format,
+			})
+		} catch (error) {
+			if (!(error instanceof ModelError)) throw error
+			if (error.fatal) throw new FatalRunError(error.message)
+			if (!error.retryable || attempt >= CALL_TRIES || signal.aborted) throw error
+			const backoff = Math.min(30, 0.5 * 2 ** (attempt - 1)) * (0.75 + Math.random() / 2)
+			await sleep((error.retryAfterSeconds ?? backoff) * 1000, signal)
+			if (signal.aborted) throw error
+		}
+	}
+}
+
+type Tools = {
+	model: ModelClient | null
+	keyId: string
+	apollo: ReturnType<typeof createApolloClient> | null
+	cached: (hash: string) => Promise<{ output: unknown } | undefined>
+}
+
+/**
+ * One lead through every step: a step runs when its condition holds and its output column
+ * has no non-empty result yet from an earlier step of this run (the waterfall).
+ */
+async function enrichRow(run: Run, lead: LeadRow, tools: Tools, signal: AbortSignal) {
+	const result: RowResult = {
+		leadId: lead.id,
+		patch: {},
+		status: JobStatus.success,
+		error: null,
+		calls: 0,
+		cached: 0,
+		cache: [],
+	}
+	const row: LeadRow = { ...lead, data: { ...lead.data } }
+	const filled = new Set<string>()
+	for (const step of run.steps) {
+		if (filled.has(step.outputColumn)) continue
+		if (!conditionHolds(step.condition, row)) continue
+		let output: unknown
+		if (step.kind === 'ai') {
+			const prompt = renderPrompt(step.prompt, row)
+			const hash = cacheKey(prompt, step.model, step.format, step.temperature)
+			const hit = await tools.cached(hash)
+			if (hit) {
+				output = hit.output
+				result.cached += 1
+			} else {
+				try {
+					output = await callModel(tools.model!, tools.keyId, step, prompt, signal)
+					result.calls += 1
+					result.cache.push({ hash, output })
+				} catch (error) {
+					if (error instanceof FatalRunError) throw error
+					if (signal.aborted) return null
+					result.status = JobStatus.fail
+					result.error =
+						error instanceof ModelError ? error.message : 'The model call failed unexpectedly.'
+					if (!(error instanceof ModelError)) logger.error({ err: error }, 'enrichment call failed')
+					continue
+				}
+			}
+		} else if (step.kind === 'email-guess') {
+			output = guessEmail(row, row.company_domain || row.data.company_domain_guess)
+		} else {
+			output = guessDomain(row.company_name)
+			if (output && tools.apollo) {
+				const org = await tools.apollo.enrichOrganization(output as string).catch(() => null)
+				output = org?.primary_domain ?? null
+			}
+		}
+		if (!isEmptyValue(output)) {
+			filled.add(step.outputColumn)
+			row.data[step.outputColumn] = output
+			result.patch[step.outputColumn] = output
+		}
+	}
+	return result
+}
+
+/** Writes finished rows, their cache entries and their status in one transaction (the checkpoint). */
+async function flush(run: Run, results: RowResult[]) {
+	if (results.length === 0) return
+	const cache = results.flatMap((r) => r.cache)
+	await db.transaction().execute(async (trx) => {
+		if (cache.length) {
+			await trx
+				.insertInto('enrichment_cache')
+				.values(
+					cache.map((c) => ({
+						user_id: run.user_id,
+						hash: c.hash,
+						output: JSON.stringify(c.output),
+					})),
+				)
+				.onConflict((oc) => oc.doNothing())
+				.execute()
+		}
+		const rows = JSON.stringify(
+			results.map((r) => ({
+				lead_id: r.leadId,
+				patch: r.patch,
+				status: r.status,
+				error: r.error,
+				calls: r.calls,
+				cached: r.cached,
+			})),
+		)
+		await sql`
+			update leads l set data = l.data || v.patch
+			from jsonb_to_recordset(${rows}::jsonb) as v(lead_id uuid, patch jsonb)
+			where l.id = v.lead_id and v.patch <> '{}'::jsonb`.execute(trx)
+		await sql`
+			update enrichment_run_rows r
+			set status = v.status, error = v.error, calls = v.calls, cached = v.cached, updated_at = now()
+			from jsonb_to_recordset(${rows}::jsonb)
+				as v(lead_id uuid, status smallint, error text, calls integer, cached integer)
+			where r.run_id = ${run.id} and r.lead_id = v.lead_id and r.status in (0, 1)`.execute(trx)
+		await trx
+			.updateTable('enrichment_runs')
+			.set({ updated_at: sql`now()` })
+			.where('id', '=', run.id)
+			.execute()
+	})
+}
+
+async function stillRunning(runId: string) {
+	const row = await db
+		.selectFrom('enrichment_runs')
+		.select('status')
+		.where('id', '=', runId)
+		.executeTakeFirst()
+	return row?.status === JobStatus.processing
+}
+
+/** Credits for the paid calls of this attempt; the rest of the hold (all on failure) goes back. */
+export async function settleRunCredits(
+	run: Pick<Run, 'id' | 'user_id' | 'attempt' | 'credits_reserved' | 'credits_per_call'>,
+	trx: Kysely<DB>,
+	failed: boolean,
+) {
+	if (run.credits_reserved <= 0) return
+	const reference = enrichReference(run.id, run.attempt)
+	const { calls } = await trx
+		.selectFrom('enrichment_run_rows')
+		.select((eb) => eb.fn.coalesce(eb.fn.sum<number>('calls'), sql<number>`0`).as('calls'))
+		.where('run_id', '=', run.id)
+		.where('attempt', '=', run.attempt)
+		.executeTakeFirstOrThrow()
+	const used = Math.min(run.credits_reserved, Number(calls) * run.credits_per_call)
+	if (failed && used === 0) await releaseCredits(trx, { accountId: run.user_id, reference })
+	else await commitCredits(trx, { accountId: run.user_id, reference, used })
+}
+
+/** Ends a run and settles its credits together; a run already ended is left alone. */
+async function finish(run: Run, outcome: { ok: true } | { ok: false; error: string }) {
+	await db.transaction().execute(async (trx) => {
+		const ended = await trx
+			.updateTable('enrichment_runs')
+			.set({
+				status: outcome.ok ? JobStatus.success : JobStatus.fail,
+				error: outcome.ok ? null : outcome.error,
+				finished_at: sql`now()`,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', run.id)
+			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
+			.returning('id')
+			.executeTakeFirst()
+		if (!ended) return
+		await settleRunCredits(run, trx, !outcome.ok)
+	})
+}
+
+async function toolsFor(run: Run): Promise<Tools> {
+	const config = getConfig()
+	let model: ModelClient | null = null
+	let keyId = 'none'
+	if (run.steps.some((s) => s.kind === 'ai')) {
+		const provider = await modelProvider(
+			run.user_id,
+			run.key_kind === 'ownKey' ? 'ownKey' : 'credits',
+		)
+		if (!provider)
+			throw new FatalRunError(
+				run.key_kind === 'ownKey'
+					? 'Your OpenAI-compatible key was removed. Add it again on the API keys page.'
+					: 'The platform has no AI provider configured.',
+			)
+		model = createModelClient(provider)
+		keyId = `${provider.baseUrl}|${provider.apiKey.slice(-8)}`
+	}
+	let apollo: Tools['apollo'] = null
+	if (run.steps.some((s) => s.kind === 'company-domain')) {
+		const own = await getProviderKey(run.user_id, 'apollo')
+		if (own) apollo = createApolloClient({ baseUrl: config.APOLLO_BASE_URL, apiKey: own.key })
+	}
+	return {
+		model,
+		keyId,
+		apollo,
+		cached: (hash) =>
+			db
+				.selectFrom('enrichment_cache')
+				.select('output')
+				.where('user_id', '=', run.user_id)
+				.where('hash', '=', hash)
+				.executeTakeFirst(),
+	}
+}
+
+/**
+ * The enrich job: every pending row of the run through its steps with bounded concurrency
+ * and a rate limit per provider key; finished rows are written in batches together with
+ * their status, so a re-run (after a crash or a stop) resumes with the rows still pending.
+ * Stopping lets the calls in flight finish and be written before it gives the job back.
+ */
+export async function runEnrichment(runId: string, job: JobContext) {
+	const run = await loadRun(runId)
+	if (!run || run.status === JobStatus.success || run.status === JobStatus.fail) return
+	await db
+		.updateTable('enrichment_runs')
+		.set({
+			status: JobStatus.processing,
+			started_at: sql`coalesce(started_at, now())`,
+			updated_at: sql`now()`,
+		})
+		.where('id', '=', run.id)
+		.where('status', '=', JobStatus.pending)
+		.execute()
+	const concurrency = getConfig().ENRICH_CONCURRENCY
+	try {
+		const tools = await toolsFor(run)
+		let after: string | null = null
+		let stopped = false
+		while (!stopped) {
+			if (!(await stillRunning(run.id))) return
+			const leads = (await db
+				.selectFrom('enrichment_run_rows as r')
+				.innerJoin('leads as l', 'l.id', 'r.lead_id')
+				.select(LEAD_FIELDS.map((f) => `l.${f}` as const))
+				.where('r.run_id', '=', run.id)
+				.where('r.status', 'in', [JobStatus.pending, JobStatus.processing])
+				.$if(after !== null, (q) => q.where('r.lead_id', '>', after!))
+				.orderBy('r.lead_id')
+				.limit(PAGE_SIZE)
+				.execute()) as LeadRow[]
+			if (leads.length === 0) break
+			after = leads.at(-1)!.id
+
+			let next = 0
+			let buffer: RowResult[] = []
+			let fatal: FatalRunError | null = null
+			let cancelled = false
+			let writing = Promise.resolve()
+			const write = () => {
+				const batch = buffer
+				buffer = []
+				writing = writing.then(() => flush(run, batch))
+				return writing
+			}
+			const worker = async () => {
+				while (next < leads.length && !fatal && !cancelled && !job.signal.aborted) {
+					const lead = leads[next++]!
+					try {
+						const result = await enrichRow(run, lead, tools, job.signal)
+						if (result) buffer.push(result)
+					} catch (error) {
+						if (error instanceof FatalRunError) fatal = error
+						else throw error
+					}
+					if (buffer.length >= FLUSH_ROWS) {
+						await write()
+						if (!(await stillRunning(run.id))) cancelled = true
+					}
+				}
+			}
+			await Promise.all(Array.from({ length: Math.min(concurrency, leads.length) }, worker))
+			await write()
+			if (fatal) throw fatal
+			if (cancelled) return
+			if (job.signal.aborted) throw new Error('worker stopping')
+			stopped = leads.length < PAGE_SIZE
+		}
+		await finish(run, { ok: true })
+	} catch (error) {
+		if (error instanceof FatalRunError) {
+			await finish(run, { ok: false, error: (error as FatalRunError).message })
+			return
+		}
+		if (job.signal.aborted && job.retryCount < ENRICH_JOB_RETRY_LIMIT) throw error
+		logger.error({ err: error, runId }, 'enrichment run failed')
+		if (job.retryCount < ENRICH_JOB_RETRY_LIMIT) throw error
+		await finish(run, {
+			ok: false,
+			error: 'Something went wrong while enriching. Retry the failed rows.',
+		})
+	}
+}
+
+/** Cancels a run that has not ended: the job stops at its next batch; used credits are kept. */
+export async function cancelRunById(runId: string) {
+	await db.transaction().execute(async (trx) => {
+		const run = await trx
+			.updateTable('enrichment_runs')
+			.set({
+				status: JobStatus.fail,
+				error: 'Cancelled',
+				finished_at: sql`now()`,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', runId)
+			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
+			.returning(['id', 'user_id', 'attempt', 'credits_reserved', 'credits_per_call'])
+			.executeTakeFirst()
+		if (run) await settleRunCredits(run, trx, true)
+	})
+}

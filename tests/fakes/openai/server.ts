@@ -1,0 +1,194 @@
+// A local fake of an OpenAI-compatible API (GET /v1/models, POST /v1/chat/completions),
+// following OpenAI's documented shapes: Bearer auth (401 invalid_api_key), unknown models
+// (404 model_not_found), JSON output with response_format json_object or json_schema.
+// Knobs for tests: a delay per call, 429s with Retry-After, 500s, malformed JSON.
+// Deterministic answers: text is `AI(<model>): <first user message>`; JSON fills every
+// field the schema names from the prompt. A prompt containing EMPTY is answered with
+// an empty string (or empty fields), one containing MALFORMED with broken JSON.
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export type FakeOpenAI = {
+	url: string
+	apiKey: string
+	models: string[]
+	/** every chat completion's prompt (the user message), in arrival order */
+	calls: string[]
+	/** all requests including refused ones, as "METHOD /path status" */
+	requests: string[]
+	setDelay(ms: number): void
+	/** answer 429 with Retry-After to the next N chat calls */
+	rateLimitNext(n: number, retryAfterSeconds?: number): void
+	/** answer 500 to the next N chat calls */
+	failNext(n: number): void
+	reset(): void
+	close(): Promise<void>
+}
+
+type ChatBody = {
+	model?: string
+	messages?: { role: string; content: string }[]
+	temperature?: number
+	response_format?: {
+		type: string
+		json_schema?: { schema?: { properties?: Record<string, { type?: string }> } }
+	}
+}
+
+function answer(body: ChatBody): string {
+	const user = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? ''
+	const empty = user.includes('EMPTY')
+	if (user.includes('MALFORMED')) return '{"oops": '
+	const format = body.response_format?.type
+	if (format === 'json_schema' || format === 'json_object') {
+		const properties = body.response_format?.json_schema?.schema?.properties ?? { answer: {} }
+		const out: Record<string, unknown> = {}
+		for (const [name, spec] of Object.entries(properties)) {
+			if (spec.type === 'number' || spec.type === 'integer') out[name] = empty ? 0 : user.length
+			else if (spec.type === 'boolean') out[name] = !empty
+			else out[name] = empty ? '' : `${name}: ${user.slice(0, 40)}`
+		}
+		return JSON.stringify(out)
+	}
+	return empty ? '' : `AI(${body.model}): ${user}`
+}
+
+export async function startFakeOpenAI(
+	options: { apiKey?: string; port?: number; models?: string[]; delayMs?: number } = {},
+): Promise<FakeOpenAI> {
+	const apiKey = options.apiKey ?? 'sk-fake-openai-0000000000000000'
+	const models = options.models ?? ['gpt-4o-mini', 'gpt-4.1']
+	const calls: string[] = []
+	const requests: string[] = []
+	let delay = options.delayMs ?? 0
+	let limited = 0
+	let retryAfter = 1
+	let failing = 0
+	let counter = 0
+
+	const server = http.createServer((req, res) => {
+		const url = new URL(req.url ?? '/', 'http://fake')
+		const chunks: Buffer[] = []
+		req.on('data', (c: Buffer) => chunks.push(c))
+		req.on('end', () => {
+			const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+				requests.push(`${req.method} ${url.pathname} ${status}`)
+				res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
+				res.end(JSON.stringify(body))
+			}
+			const error = (status: number, code: string, message: string, type: string) =>
+				send(status, { error: { message, type, param: null, code } })
+			if (req.headers.authorization !== `Bearer ${apiKey}`) {
+				return error(
+					401,
+					'invalid_api_key',
+					'Incorrect API key provided. You can find your API key in your account settings.',
+					'invalid_request_error',
+				)
+			}
+			const path = url.pathname.replace(/^\/v1/, '')
+			if (req.method === 'GET' && path === '/models') {
+				return send(200, {
+					object: 'list',
+					data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })),
+				})
+			}
+			if (req.method === 'POST' && path === '/chat/completions') {
+				let body: ChatBody
+				try {
+					body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody
+				} catch {
+					return error(
+						400,
+						'invalid_json',
+						'We could not parse the JSON body.',
+						'invalid_request_error',
+					)
+				}
+				if (!body.model || !models.includes(body.model)) {
+					return error(
+						404,
+						'model_not_found',
+						`The model \`${body.model}\` does not exist or you do not have access to it.`,
+						'invalid_request_error',
+					)
+				}
+				if (limited > 0) {
+					limited -= 1
+					return send(
+						429,
+						{
+							error: {
+								message: 'Rate limit reached for requests.',
+								type: 'requests',
+								param: null,
+								code: 'rate_limit_exceeded',
+							},
+						},
+						{ 'Retry-After': String(retryAfter) },
+					)
+				}
+				if (failing > 0) {
+					failing -= 1
+					return error(500, 'server_error', 'The server had an error.', 'server_error')
+				}
+				const user =
+					[...(body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? ''
+				const reply = () => {
+					calls.push(user)
+					counter += 1
+					send(200, {
+						id: `chatcmpl-fake-${counter}`,
+						object: 'chat.completion',
+						created: Math.floor(Date.now() / 1000),
+						model: body.model,
+						choices: [
+							{
+								index: 0,
+								message: { role: 'assistant', content: answer(body), refusal: null },
+								finish_reason: 'stop',
+								logprobs: null,
+							},
+						],
+						usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+					})
+				}
+				if (delay > 0) setTimeout(reply, delay)
+				else reply()
+				return
+			}
+			return error(404, 'not_found', `Unknown path ${url.pathname}`, 'invalid_request_error')
+		})
+	})
+	server.keepAliveTimeout = 60_000
+	await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
+	const { port } = server.address() as AddressInfo
+	return {
+		url: `http://127.0.0.1:${port}/v1`,
+		apiKey,
+		models,
+		calls,
+		requests,
+		setDelay: (ms) => {
+			delay = ms
+		},
+		rateLimitNext: (n, seconds = 1) => {
+			limited = n
+			retryAfter = seconds
+		},
+		failNext: (n) => {
+			failing = n
+		},
+		reset: () => {
+			calls.length = 0
+			requests.length = 0
+			limited = 0
+			failing = 0
+		},
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections()
+				server.close(() => resolve())
+			}),
+	}
+}
