@@ -50,6 +50,8 @@ async function shutdown(signal: string) {
 		new Promise((resolve) => server.once('close', resolve)),
 		workers?.stop().catch((error) => logger.error({ err: error }, 'workers did not stop cleanly')),
 	])
+	const { stopBoss } = await import('./app/jobs/boss.server.ts')
+	await stopBoss()
 	await db.destroy().catch(() => {})
 	await database.stop().catch(() => {})
 	process.exit(0)

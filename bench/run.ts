@@ -107,6 +107,12 @@ async function signUpAndSubscribe() {
 		 select id, 1, 'active', now(), now() + interval '30 days' from auth.users where email = $1`,
 		[email],
 	)
+	// a finished onboarding, so / is the dashboard rather than a redirect to /onboarding
+	await client.query(
+		`insert into onboarding (user_id, answers, completed_at)
+		 select id, '{}', now() from auth.users where email = $1`,
+		[email],
+	)
 	await client.end()
 	return cookie
 }

@@ -1,5 +1,5 @@
 import { PgBoss } from 'pg-boss'
-import { singleton } from '../utils/singleton.server.ts'
+import { peekSingleton, singleton } from '../utils/singleton.server.ts'
 import { getConfig } from '../config.server.ts'
 import { logger } from '../utils/logger.server.ts'
 import { jobDefinitions } from './registry.server.ts'
@@ -37,4 +37,12 @@ export function getBoss(): Promise<PgBoss> {
 		}
 		return boss
 	})
+}
+
+/** Stops this process's pg-boss client, if it was started (shutdown: before the database goes). */
+export async function stopBoss() {
+	const started = peekSingleton<Promise<PgBoss>>('pg-boss')
+	if (!started) return
+	const boss = await started.catch(() => null)
+	await boss?.stop({ graceful: true, timeout: 10_000, close: true }).catch(() => {})
 }

@@ -11,3 +11,9 @@ export function resetSingleton(name: string) {
 	const store = globalThis as unknown as { __leadsmith?: Map<string, unknown> }
 	store.__leadsmith?.delete(name)
 }
+
+/** The instance if it was made, without making it. */
+export function peekSingleton<T>(name: string): T | undefined {
+	const store = globalThis as unknown as { __leadsmith?: Map<string, unknown> }
+	return store.__leadsmith?.get(name) as T | undefined
+}
