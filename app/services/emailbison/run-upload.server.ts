@@ -1,4 +1,5 @@
-import { sql } from 'kysely'
+import { sql, type Transaction } from 'kysely'
+import type { DB } from '../../../db/schema.ts'
 import { db } from '../../../db/index.server.ts'
 import {
 	EMAILBISON_BATCH_LIMIT,
@@ -84,9 +85,18 @@ async function ensureCustomVariables(
 	}
 }
 
+/**
+ * Checkpoints need not wait for the WAL flush: losing the last ones in a database crash only
+ * repeats idempotent calls (an upsert by email, an attach of leads already attached).
+ */
+async function relaxedCommit(trx: Transaction<DB>) {
+	await sql`set local synchronous_commit = off`.execute(trx)
+}
+
 type Pending = LeadRow & { lead_id: string }
 
-async function nextBatch(uploadId: string): Promise<Pending[]> {
+/** The next leads to send after `after` (keyset: no rescan of the ones already done). */
+async function nextBatch(uploadId: string, after: string): Promise<Pending[]> {
 	const rows = await db
 		.selectFrom('emailbison_upload_leads as u')
 		.innerJoin('leads as l', 'l.id', 'u.lead_id')
@@ -107,6 +117,7 @@ async function nextBatch(uploadId: string): Promise<Pending[]> {
 		.where('u.upload_id', '=', uploadId)
 		.where('u.eb_lead_id', 'is', null)
 		.where('u.rejected_reason', 'is', null)
+		.where('u.lead_id', '>', after)
 		.orderBy('u.lead_id')
 		.limit(EMAILBISON_BATCH_LIMIT)
 		.execute()
@@ -165,18 +176,19 @@ async function saveBatch(
 		else created++
 	})
 	await db.transaction().execute(async (trx) => {
+		await relaxedCommit(trx)
 		if (accepted.length)
 			await sql`
 				update emailbison_upload_leads u set eb_lead_id = v.eb_lead_id
-				from (select unnest(${accepted.map((a) => a.lead_id)}::uuid[]) as lead_id,
-					unnest(${accepted.map((a) => a.eb_lead_id)}::text[]) as eb_lead_id) v
+				from unnest(${accepted.map((a) => a.lead_id)}::uuid[],
+					${accepted.map((a) => a.eb_lead_id)}::text[]) as v(lead_id, eb_lead_id)
 				where u.upload_id = ${upload.id} and u.lead_id = v.lead_id
 			`.execute(trx)
 		if (rejected.size)
 			await sql`
 				update emailbison_upload_leads u set rejected_reason = v.reason
-				from (select unnest(${[...rejected.keys()]}::uuid[]) as lead_id,
-					unnest(${[...rejected.values()]}::text[]) as reason) v
+				from unnest(${[...rejected.keys()]}::uuid[], ${[...rejected.values()]}::text[])
+					as v(lead_id, reason)
 				where u.upload_id = ${upload.id} and u.lead_id = v.lead_id
 			`.execute(trx)
 		await trx
@@ -225,6 +237,7 @@ async function attachPending(client: EmailBisonClient, upload: Upload, signal: A
 			throw error
 		}
 		await db.transaction().execute(async (trx) => {
+			await relaxedCommit(trx)
 			await trx
 				.updateTable('emailbison_upload_leads')
 				.set({ attached: true })
@@ -298,10 +311,12 @@ export async function runEmailBisonUpload(
 				await ensureCustomVariables(client, upload, job.signal)
 				// a crash between an upsert's checkpoint and its attach: attach those first
 				await attachPending(client, upload, job.signal)
+				let after = '00000000-0000-0000-0000-000000000000'
 				for (;;) {
 					if (job.signal.aborted) throw new Error('worker stopping')
-					const batch = await nextBatch(upload.id)
+					const batch = await nextBatch(upload.id, after)
 					if (batch.length === 0) break
+					after = batch[batch.length - 1]!.lead_id
 					const outcome = await upsertBatch(client, upload, batch, job.signal)
 					await saveBatch(upload, batch, outcome)
 					await attachPending(client, upload, job.signal)

@@ -77,6 +77,8 @@ export async function startFakeEmailBison(
 	let nextId = 1
 	const workspaces = new Map<number, FakeWorkspace>()
 	const campaigns = new Map<number, FakeCampaign>()
+	/** campaign id -> its lead ids, for constant-time membership */
+	const members = new Map<number, Set<number>>()
 	/** api-user token -> workspace id */
 	const workspaceKeys = new Map<string, number>()
 	let current = 0
@@ -110,6 +112,7 @@ export async function startFakeEmailBison(
 	function seed() {
 		workspaces.clear()
 		campaigns.clear()
+		members.clear()
 		workspaceKeys.clear()
 		current = 0
 		for (let i = 1; i <= (options.workspaces ?? 3); i++) addWorkspace(`Workspace ${i}`)
@@ -301,7 +304,8 @@ export async function startFakeEmailBison(
 					message: 'The selected lead ids are invalid.',
 					errors: { lead_ids: [`Unknown leads: ${unknown.join(', ')}`] },
 				})
-			const inCampaign = new Set(campaign.leads)
+			const inCampaign = (members.get(campaign.id) ?? new Set<number>()) as Set<number>
+			members.set(campaign.id, inCampaign)
 			for (const raw of ids) {
 				const id = Number(raw)
 				campaign.attachCalls.set(id, (campaign.attachCalls.get(id) ?? 0) + 1)

@@ -1,0 +1,121 @@
+// `npm run bench:emailbison`: 100,000 leads uploaded to the EmailBison fake answering every
+// call after 100 ms. Reports the calls made against the target (ceil(100000/500) upserts
+// plus as many attaches, no more), the time against the floor those calls take one after
+// another, and the peak RSS of this process (which runs the job).
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { startEmbeddedPostgres } from '../db/embedded.ts'
+import { freePort } from '../tests/support/free-port.ts'
+
+const LEADS = Number(process.env.BENCH_LEADS ?? 100_000)
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 100)
+
+const dir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-eb-'))
+chmodSync(dir, 0o755)
+const pg = await startEmbeddedPostgres({
+	dir: path.join(dir, 'data'),
+	port: await freePort(),
+	persistent: false,
+})
+process.env.DATABASE_URL = pg.url
+process.env.APP_SECRET ??= 'bench-secret-bench-secret-bench-secret-01'
+process.env.NODE_ENV = 'test'
+process.env.LOG_LEVEL = 'warn'
+
+const { db } = await import('../db/index.server.ts')
+const { migrateToLatest } = await import('../db/migrate.ts')
+const { sql } = await import('kysely')
+const { startFakeEmailBison } = await import('../tests/fakes/emailbison/server.ts')
+const { insertUser } = await import('../tests/support/factories.ts')
+const { loadAccountContext } = await import('../app/context.server.ts')
+const { saveEmailBisonSettings } = await import('../app/services/emailbison/settings.server.ts')
+const { startEmailBisonUpload } = await import('../app/services/emailbison/uploads.server.ts')
+const { runEmailBisonUpload } = await import('../app/services/emailbison/run-upload.server.ts')
+const { getBoss } = await import('../app/jobs/boss.server.ts')
+
+const eb = await startFakeEmailBison({ workspaces: 3 })
+try {
+	await migrateToLatest(db)
+	const user = await insertUser(db)
+	await saveEmailBisonSettings(await loadAccountContext(db, user), {
+		url: eb.url,
+		apiKey: eb.superAdminKey,
+	})
+	const me = await loadAccountContext(db, user)
+	const list = await db
+		.insertInto('processing_list')
+		.values({ user_id: user.id, name: 'Bench', source_type: 'upload', status: 2 })
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	await sql`
+		insert into leads (list_id, user_id, email, first_name, last_name, title, company_name, linkedin_url, data)
+		select ${list.id}, ${user.id}, 'lead' || n || '@company' || (n % 997) || '.com', 'First' || n,
+			'Last' || n, 'CEO', 'Company ' || (n % 997), 'https://linkedin.com/in/lead' || n,
+			jsonb_build_object('icebreaker', 'Hello ' || n)
+		from generate_series(1, ${LEADS}::int) n
+	`.execute(db)
+
+	const { uploadId } = await startEmailBisonUpload(me, list.id, {
+		workspace: 2,
+		campaign: 'new',
+		newCampaign: 'Bench',
+		fields: {
+			email: 'email',
+			first_name: 'first_name',
+			last_name: 'last_name',
+			title: 'title',
+			company: 'company_name',
+		},
+		variables: [
+			{ source: 'linkedin_url', name: 'linkedin_url' },
+			{ source: 'data:icebreaker', name: 'icebreaker' },
+		],
+	})
+	eb.calls.length = 0
+	eb.setLatency(LATENCY_MS)
+	const started = performance.now()
+	await runEmailBisonUpload(uploadId, {
+		jobId: 'bench',
+		retryCount: 0,
+		signal: new AbortController().signal,
+	})
+	const seconds = (performance.now() - started) / 1000
+	const upload = await db
+		.selectFrom('emailbison_upload')
+		.selectAll()
+		.where('id', '=', uploadId)
+		.executeTakeFirstOrThrow()
+	const campaign = [...eb.campaigns.values()].find((c) => c.name === 'Bench')!
+	const upserts = eb.count('POST /api/leads/create-or-update/multiple')
+	const attaches = eb.calls.filter((c) => c.endsWith('/attach-leads')).length
+	const target = Math.ceil(LEADS / 500)
+	const floorSeconds = (2 * target * LATENCY_MS) / 1000
+	const result = {
+		date: new Date().toISOString(),
+		leads: LEADS,
+		latencyMs: LATENCY_MS,
+		status: upload.status,
+		sent: upload.sent,
+		attached: upload.attached,
+		inCampaign: campaign.leads.length,
+		calls: {
+			upserts,
+			attaches,
+			other: eb.calls.length - upserts - attaches,
+			total: eb.calls.length,
+			target: `${target} upserts + ${target} attaches`,
+		},
+		seconds: Number(seconds.toFixed(1)),
+		floorSeconds,
+		overFloor: `${(((seconds - floorSeconds) / floorSeconds) * 100).toFixed(1)}%`,
+		peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+	}
+	console.log(JSON.stringify(result, null, 2))
+} finally {
+	await eb.close()
+	await (await getBoss()).stop({ graceful: false }).catch(() => {})
+	await db.destroy()
+	await pg.stop()
+	rmSync(dir, { recursive: true, force: true })
+}
