@@ -103,20 +103,6 @@ const EnvSchema = z
 		FORWARDING_TARGET: z.string().min(1).optional(),
 		DOMAIN_PRICE_CENTS: z.coerce.number().int().min(50).max(1_000_000).default(1500),
 		INBOX_PRICE_CENTS: z.coerce.number().int().min(50).max(1_000_000).default(300),
-		// Domains and inboxes (issue 7): resolvers for DNS checks ("ip" or "ip:port", comma separated;
-		// unset: the system's), what the apex of a forwarded domain points at (an IP for an A record,
-		// else a host name for an ALIAS/CNAME; default APP_URL's host) and the prices.
-		DNS_SERVERS: z
-			.string()
-			.regex(
-				/^\s*[0-9a-fA-F.:[\]]+\s*(,\s*[0-9a-fA-F.:[\]]+\s*)*$/,
-				'must be IP addresses (optionally with :port), comma separated',
-			)
-			.transform((v) => v.split(',').map((s) => s.trim()))
-			.optional(),
-		FORWARDING_TARGET: z.string().min(1).optional(),
-		DOMAIN_PRICE_CENTS: z.coerce.number().int().min(50).max(1_000_000).default(1500),
-		INBOX_PRICE_CENTS: z.coerce.number().int().min(50).max(1_000_000).default(300),
 		OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.openai.com/v1'),
 		OPENAI_API_KEY: z.string().min(1).optional(),
 		CREDITS_PER_ENRICHMENT: z.coerce.number().int().min(0).default(1),

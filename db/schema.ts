@@ -472,14 +472,19 @@ export interface Inboxes {
 
 export interface InboxOrders {
   address_patterns: Generated<string[]>;
+  checkout_session_id: string | null;
   created_at: Generated<Timestamp>;
   domain_ids: Generated<string[]>;
   error: string | null;
+  fulfilled_at: Timestamp | null;
   id: Generated<string>;
   inboxes_per_domain: number;
+  line_index: number | null;
   payment_reference: string | null;
   personas: Generated<Json>;
   provider: string;
+  refund_cents: Generated<number>;
+  refunded_at: Timestamp | null;
   status: Generated<number>;
   total_cents: Generated<number>;
   updated_at: Generated<Timestamp>;
@@ -512,19 +517,14 @@ export interface Mailbox {
   id: Generated<number>;
   subject: string;
   text_body: string;
-  checkout_session_id: string | null;
   to_address: string;
 }
 
-  fulfilled_at: Timestamp | null;
 export interface Onboarding {
   answers: Generated<Json>;
-  line_index: number | null;
   completed_at: Timestamp | null;
   created_at: Generated<Timestamp>;
   phone: string | null;
-  refund_cents: Generated<number>;
-  refunded_at: Timestamp | null;
   updated_at: Generated<Timestamp>;
   user_id: string;
 }
