@@ -32,7 +32,7 @@ const { loadAccountContext } = await import('../app/context.server.ts')
 const { saveEmailBisonSettings } = await import('../app/services/emailbison/settings.server.ts')
 const { startEmailBisonUpload } = await import('../app/services/emailbison/uploads.server.ts')
 const { runEmailBisonUpload } = await import('../app/services/emailbison/run-upload.server.ts')
-const { getBoss } = await import('../app/jobs/boss.server.ts')
+const { stopBoss } = await import('../app/jobs/boss.server.ts')
 
 const eb = await startFakeEmailBison({ workspaces: 3 })
 try {
@@ -114,7 +114,7 @@ try {
 	console.log(JSON.stringify(result, null, 2))
 } finally {
 	await eb.close()
-	await (await getBoss()).stop({ graceful: false }).catch(() => {})
+	await stopBoss().catch(() => {})
 	await db.destroy()
 	await pg.stop()
 	rmSync(dir, { recursive: true, force: true })

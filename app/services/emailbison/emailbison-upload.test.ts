@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeEmailBison, type FakeEmailBison } from '../../../tests/fakes/emailbison/server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
+import { insertMember } from '../../../tests/support/team.ts'
 import { loadAccountContext, type AccountContext } from '../../context.server.ts'
 import { createEmailBisonClient, emailBisonBase } from '../../integrations/emailbison.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
@@ -222,6 +223,27 @@ describe('settings', () => {
 		expect(row.super_admin_api_key).not.toContain(eb.superAdminKey)
 		expect(await getEmailBisonSettings(me)).toMatchObject({ keyLast4: '1234', configured: true })
 		expect(await testEmailBisonConnection(me)).toEqual({ name: 'Fake Admin' })
+	})
+
+	test('the owner and team admins change the settings; editors only see whether they are set', async () => {
+		const me = await account()
+		const admin = await insertMember(db, me.user, { role: 'admin' })
+		const editor = await insertMember(db, me.user, { role: 'editor' })
+		const adminContext = await loadAccountContext(db, admin)
+		const editorContext = await loadAccountContext(db, editor)
+		await saveEmailBisonSettings(adminContext, { url: `${eb.url}/api`, apiKey: eb.superAdminKey })
+		expect(await getEmailBisonSettings(editorContext)).toEqual({
+			url: '',
+			keyLast4: null,
+			configured: true,
+			canManage: false,
+		})
+		await expect(
+			saveEmailBisonSettings(editorContext, { url: eb.url, apiKey: 'x-x-x-x-x' }),
+		).rejects.toMatchObject({ init: { status: 403 } })
+		await expect(testEmailBisonConnection(editorContext)).rejects.toMatchObject({
+			init: { status: 403 },
+		})
 	})
 
 	test('a wrong key: a clear message from the test button', async () => {
