@@ -33,7 +33,11 @@ export function getBoss(): Promise<PgBoss> {
 				heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
 			}
 			if (existing.has(job.name)) await boss.updateQueue(job.name, options)
-			else await boss.createQueue(job.name, options)
+			// another process (web and worker start together) may create it first
+			else
+				await boss.createQueue(job.name, options).catch(async (error) => {
+					if (!(await boss.getQueue(job.name))) throw error
+				})
 		}
 		return boss
 	})
