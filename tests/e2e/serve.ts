@@ -12,4 +12,8 @@ const { startFakeApollo } = await import('../fakes/apollo/server.ts')
 const apollo = await startFakeApollo({ port: Number(process.env.E2E_APOLLO_PORT ?? 0) })
 process.env.APOLLO_BASE_URL = apollo.url
 process.env.APOLLO_API_KEY = apollo.apiKey
+const { startFakeOpenAI } = await import('../fakes/openai/server.ts')
+const openai = await startFakeOpenAI({ port: Number(process.env.E2E_OPENAI_PORT ?? 0) })
+process.env.OPENAI_BASE_URL = openai.url
+process.env.OPENAI_API_KEY = openai.apiKey
 await import('../../server.ts')
