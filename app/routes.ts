@@ -228,6 +228,54 @@ export const screens = [
 		middleware: ['auth', 'subscription'],
 		title: 'Enrich list',
 	},
+	{
+		name: 'admin-dashboard',
+		path: 'admin-dashboard',
+		file: 'routes/admin-dashboard.tsx',
+		layout: 'admin',
+		middleware: ['admin'],
+		title: 'Admin',
+	},
+	{
+		name: 'admin-user',
+		path: 'admin-dashboard/users/:userId',
+		file: 'routes/admin-user.tsx',
+		layout: 'admin',
+		middleware: ['admin'],
+		title: 'Admin: user',
+	},
+	{
+		name: 'admin-plans',
+		path: 'admin-dashboard/plans',
+		file: 'routes/admin-plans.tsx',
+		layout: 'admin',
+		middleware: ['admin'],
+		title: 'Admin: plans',
+	},
+	{
+		name: 'admin-jobs',
+		path: 'admin-dashboard/jobs',
+		file: 'routes/admin-jobs.tsx',
+		layout: 'admin',
+		middleware: ['admin'],
+		title: 'Admin: jobs',
+	},
+	{
+		name: 'admin-templates',
+		path: 'admin-dashboard/templates',
+		file: 'routes/admin-templates.tsx',
+		layout: 'admin',
+		middleware: ['admin'],
+		title: 'Admin: URL templates',
+	},
+	{
+		name: 'admin-audit',
+		path: 'admin-dashboard/audit',
+		file: 'routes/admin-audit.tsx',
+		layout: 'admin',
+		middleware: ['admin'],
+		title: 'Admin: audit log',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */
@@ -236,6 +284,7 @@ export const resourceRoutes = [
 	{ name: 'auth-confirm', path: 'auth/confirm', file: 'routes/resources/auth-confirm.ts' },
 	{ name: 'dev-mailbox', path: 'dev/mailbox', file: 'routes/resources/dev-mailbox.tsx' },
 	{ name: 'healthz', path: 'healthz', file: 'routes/resources/healthz.ts' },
+	{ name: 'readyz', path: 'readyz', file: 'routes/resources/readyz.ts' },
 	{ name: 'dev-error', path: 'dev/error', file: 'routes/resources/dev-error.tsx' },
 	{ name: 'stripe-webhook', path: 'stripe/webhook', file: 'routes/resources/stripe-webhook.ts' },
 	{

@@ -6,6 +6,7 @@ import { enrichJob } from './definitions/enrich.server.ts'
 import { emailBisonUploadJob } from './definitions/emailbison-upload.server.ts'
 import { leadScrapeJob } from './definitions/lead-scrape.server.ts'
 import { subscriptionExpiryJob } from './definitions/subscription-expiry.server.ts'
+import { checkServerJob } from './definitions/check-server.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -16,4 +17,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	emailBisonUploadJob,
 	dnsCheckJob,
 	enrichJob,
+	checkServerJob,
 ]

@@ -7,7 +7,8 @@ import { createApifyClient } from '../../integrations/apify.server.ts'
 import { createApolloClient } from '../../integrations/apollo.server.ts'
 import { listModels } from '../../integrations/openai.server.ts'
 import { getStripe } from '../../integrations/stripe.server.ts'
-import { assertStaff } from './access.server.ts'
+import { recordAudit } from '../audit/audit-log.server.ts'
+import { assertPlatformAdmin, assertStaff } from './access.server.ts'
 
 /** pg-boss's schema (app/jobs/boss.server.ts; not imported, which would make an import cycle). */
 const BOSS_SCHEMA = 'pgboss'
@@ -171,4 +172,19 @@ export async function getServerHealth(account: AccountContext | null, db: Kysely
 			}
 		}),
 	}
+}
+
+/** An admin runs the checks now instead of waiting for the scheduled job. */
+export async function runChecksNow(account: AccountContext | null, db: Kysely<DB> = defaultDb) {
+	const admin = assertPlatformAdmin(account)
+	const results = await runServerChecks(db)
+	await recordAudit(db, {
+		actorUserId: admin.user.id,
+		action: 'admin.health.check',
+		targetType: 'check_server',
+		targetId: 'all',
+		before: null,
+		after: Object.fromEntries(results.map((r) => [r.service, r.ok])),
+	})
+	return results
 }

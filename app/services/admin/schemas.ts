@@ -97,3 +97,5 @@ export const AuditFilterSchema = z.object({
 	actor: z.string().trim().max(200).optional(),
 	target: z.string().trim().max(200).optional(),
 })
+
+export const RunChecksSchema = z.object({ intent: z.literal('run-checks') })

@@ -1,0 +1,110 @@
+import { getInputProps } from '@conform-to/react'
+import type { Route } from './+types/admin-plans'
+import { ActionForm } from '../components/admin/action-form.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { Field } from '../components/ui/field.tsx'
+import { requestContext } from '../context.server.ts'
+import { assertStaff } from '../services/admin/access.server.ts'
+import { runFormAction } from '../services/admin/form-action.server.ts'
+import { updatePricePlan } from '../services/admin/plans.server.ts'
+import { PlanUpdateSchema } from '../services/admin/schemas.ts'
+import { listCreditPacks } from '../services/billing/payments.server.ts'
+import { listPricePlans } from '../services/billing/plans.server.ts'
+import { formatCents } from '../utils/money.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
+
+export async function loader({ context }: Route.LoaderArgs) {
+	const account = assertStaff(context.get(requestContext).account)
+	return {
+		plans: await listPricePlans(),
+		packs: listCreditPacks(),
+		canChange: account.platformRole === 'admin',
+	}
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const account = context.get(requestContext).account
+	return runFormAction(await request.formData(), PlanUpdateSchema, async (value) => {
+		const plan = await updatePricePlan(account, value)
+		return redirectWithSuccess('/admin-dashboard/plans', `${plan.name} saved`)
+	})
+}
+
+export default function AdminPlans({ loaderData, actionData }: Route.ComponentProps) {
+	const { plans, packs, canChange } = loaderData
+	return (
+		<>
+			<PageHeader
+				title="Price plans and credit packs"
+				description="New prices apply to new checkouts only; running subscriptions keep theirs until they renew through a new checkout."
+			/>
+			<div className="space-y-6">
+				<div className="grid gap-6 md:grid-cols-2">
+					{plans.map((plan) => (
+						<Card key={plan.id}>
+							<h2 className="text-lg font-semibold">
+								{plan.id}. {plan.name}
+							</h2>
+							<p className="text-sm text-slate-600">
+								{formatCents(plan.price_cents)} a {plan.interval},{' '}
+								{plan.monthly_credits.toLocaleString('en')} credits a month ({plan.tier})
+								{plan.stripe_price_id ? `; Stripe price ${plan.stripe_price_id}` : ''}
+							</p>
+							{canChange ? (
+								<ActionForm
+									id={`plan-${plan.id}`}
+									intent="plan"
+									schema={PlanUpdateSchema}
+									actionData={actionData}
+									hidden={{ planId: String(plan.id) }}
+									submit="Save"
+									className="mt-4"
+								>
+									{(fields) => (
+										<div className="grid grid-cols-2 gap-3">
+											<Field
+												label="Price (cents)"
+												errors={fields.priceCents.errors}
+												inputProps={{
+													...getInputProps(fields.priceCents, { type: 'number' }),
+													id: `plan-${plan.id}-price`,
+													defaultValue: String(plan.price_cents),
+												}}
+											/>
+											<Field
+												label="Monthly credits"
+												errors={fields.monthlyCredits.errors}
+												inputProps={{
+													...getInputProps(fields.monthlyCredits, { type: 'number' }),
+													id: `plan-${plan.id}-credits`,
+													defaultValue: String(plan.monthly_credits),
+												}}
+											/>
+										</div>
+									)}
+								</ActionForm>
+							) : null}
+						</Card>
+					))}
+				</div>
+				<Card>
+					<h2 className="text-lg font-semibold">Credit packs</h2>
+					<p className="mt-1 text-sm text-slate-600">
+						Set by the CREDIT_PACKS variable (credits:price_cents pairs); change it and restart to
+						change the packs on /purchase.
+					</p>
+					<ul className="mt-3 text-sm">
+						{packs.map((pack) => (
+							<li key={pack.credits}>
+								{pack.credits.toLocaleString('en')} credits for {formatCents(pack.priceCents)}
+							</li>
+						))}
+					</ul>
+				</Card>
+			</div>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Admin: plans')

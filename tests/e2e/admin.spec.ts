@@ -1,0 +1,278 @@
+// The admin area through the production build: the role matrix over HTTP (platform admin,
+// platform editor, a normal user, a team member), bad input, and the admin forms in the
+// browser with JavaScript on and off. The service-level matrix is app/services/admin/admin.test.ts.
+import { expect, request as http, test, type APIRequestContext, type Page } from '@playwright/test'
+import { PASSWORD, signIn, uniqueEmail, withDatabase } from './support.ts'
+
+const ADMIN = { email: 'admin@e2e.test', password: 'admin-password-1' }
+
+async function client(baseURL: string) {
+	return http.newContext({ baseURL, extraHTTPHeaders: { Origin: baseURL } })
+}
+
+async function signedUp(baseURL: string) {
+	const email = uniqueEmail('adm')
+	const c = await client(baseURL)
+	const response = await c.post('/signup', {
+		form: { fullName: 'Admin Matrix', email, password: PASSWORD },
+		maxRedirects: 0,
+	})
+	expect(response.status()).toBe(302)
+	const id = await withDatabase(
+		async (db) =>
+			(await db.query('select id from auth.users where email = $1', [email])).rows[0].id as string,
+	)
+	return { c, email, id }
+}
+
+async function adminClient(baseURL: string) {
+	const c = await client(baseURL)
+	const response = await c.post('/admin-login', { form: ADMIN, maxRedirects: 0 })
+	expect(response.status()).toBe(302)
+	return c
+}
+
+async function balanceOf(id: string) {
+	return withDatabase(async (db) =>
+		Number(
+			(await db.query('select balance from credit_balances where user_id = $1', [id])).rows[0]
+				?.balance ?? 0,
+		),
+	)
+}
+
+test.describe('over HTTP', () => {
+	test.skip(({ javaScriptEnabled }) => javaScriptEnabled === false, 'HTTP only; once')
+
+	test('the role matrix: admin changes, editor looks (403 on changes), others are sent away', async ({
+		baseURL,
+	}) => {
+		const admin = await adminClient(baseURL!)
+		const editor = await signedUp(baseURL!)
+		const user = await signedUp(baseURL!)
+		const member = await signedUp(baseURL!)
+		const target = await signedUp(baseURL!)
+		await withDatabase(async (db) => {
+			await db.query(`insert into roles (user_id, role) values ($1, 'editor')`, [editor.id])
+			await db.query(
+				`insert into team_members (user_id, email, role, member_user_id, status)
+				values ($1, $2, 'admin', $3, 'active')`,
+				[user.id, member.email, member.id],
+			)
+			await db.query('update profiles set primary_user_id = $1 where user_id = $2', [
+				user.id,
+				member.id,
+			])
+		})
+		const clients: Record<string, APIRequestContext> = {
+			admin,
+			editor: editor.c,
+			user: user.c,
+			member: member.c,
+		}
+		const userPage = `/admin-dashboard/users/${target.id}`
+		const pages = [
+			'/admin-dashboard',
+			userPage,
+			'/admin-dashboard/plans',
+			'/admin-dashboard/jobs',
+			'/admin-dashboard/templates',
+			'/admin-dashboard/audit',
+		]
+		const changes: [string, Record<string, string>][] = [
+			[userPage, { intent: 'credits', direction: 'grant', amount: '5', note: 'matrix grant' }],
+			[userPage, { intent: 'ltd', isLtd: 'true' }],
+			[userPage, { intent: 'role', role: 'none' }],
+			[userPage, { intent: 'extend', plan: '1', days: '3' }],
+			[userPage, { intent: 'ban' }],
+			[userPage, { intent: 'unban' }],
+			[userPage, { intent: 'cancel-subscription' }],
+			['/admin-dashboard', { intent: 'run-checks' }],
+			[
+				'/admin-dashboard/templates',
+				{
+					intent: 'create-template',
+					name: 'Matrix',
+					url: 'https://app.apollo.io/#/people?personTitles[]={{title}}',
+				},
+			],
+			[
+				'/admin-dashboard/jobs',
+				{ intent: 'retry', queue: 'dns-check', jobId: '00000000-0000-4000-8000-000000000000' },
+			],
+		]
+		const outcome: Record<string, (number | string)[]> = {}
+		// the admin last, so that its changes do not decide the others' cells
+		for (const name of ['editor', 'user', 'member', 'admin']) {
+			const c = clients[name]!
+			const cells: (number | string)[] = []
+			for (const path of pages) {
+				const r = await c.get(path, { maxRedirects: 0 })
+				cells.push(r.status() === 302 ? `302 ${r.headers()['location']}` : r.status())
+			}
+			for (const [path, form] of changes) {
+				const r = await c.post(path, { form, maxRedirects: 0 })
+				cells.push(r.status() === 302 ? `302 ${r.headers()['location']}` : r.status())
+			}
+			outcome[name] = cells
+		}
+		const away = '302 /admin-login'
+		const look = pages.map(() => 200)
+		expect(outcome).toEqual({
+			editor: [...look, ...changes.map(() => 403)],
+			user: [...pages.map(() => away), ...changes.map(() => away)],
+			member: [...pages.map(() => away), ...changes.map(() => away)],
+			admin: [
+				...look,
+				...changes.slice(0, 7).map(() => `302 ${userPage}`),
+				'302 /admin-dashboard',
+				'302 /admin-dashboard/templates',
+				404,
+			],
+		})
+		expect(await balanceOf(target.id)).toBe(5)
+		const actions = await withDatabase(async (db) =>
+			(
+				await db.query(
+					`select action from audit_log where actor_user_id = (select id from auth.users where email = $1)
+						and (target_id = $2::text or target_type = 'subscription' and target_id in
+							(select id::text from subscriptions where user_id = $2::uuid))
+						order by created_at`,
+					[ADMIN.email, target.id],
+				)
+			).rows.map((r) => r.action),
+		)
+		expect(actions).toEqual([
+			'admin.credits.grant',
+			'admin.user.ltd',
+			'admin.user.role',
+			'admin.subscription.grant',
+			'admin.user.ban',
+			'admin.user.unban',
+			'admin.subscription.cancel',
+		])
+	})
+
+	test('bad input: zero, fractional and negative-driving amounts; unknown users', async ({
+		baseURL,
+	}) => {
+		const admin = await adminClient(baseURL!)
+		const target = await signedUp(baseURL!)
+		const path = `/admin-dashboard/users/${target.id}`
+		for (const amount of ['0', '1.5', '-3', 'many']) {
+			const r = await admin.post(path, {
+				form: { intent: 'credits', formKey: 'credits', direction: 'grant', amount, note: 'bad' },
+			})
+			expect(r.status(), amount).toBe(400)
+		}
+		const r = await admin.post(path, {
+			form: {
+				intent: 'credits',
+				formKey: 'credits',
+				direction: 'deduct',
+				amount: '1',
+				note: 'x y',
+			},
+		})
+		expect(r.status()).toBe(400)
+		expect(await r.text()).toContain('cannot go below zero')
+		expect(await balanceOf(target.id)).toBe(0)
+		for (const id of ['00000000-0000-4000-8000-000000000000', 'nobody']) {
+			expect((await admin.get(`/admin-dashboard/users/${id}`)).status()).toBe(404)
+			const post = await admin.post(`/admin-dashboard/users/${id}`, {
+				form: { intent: 'ltd', isLtd: 'true' },
+				maxRedirects: 0,
+			})
+			expect(post.status()).toBe(404)
+		}
+	})
+
+	test('/healthz and /readyz answer for load balancers', async ({ request }) => {
+		expect((await request.get('/healthz')).status()).toBe(200)
+		const ready = await request.get('/readyz')
+		expect(ready.status()).toBe(200)
+		expect(await ready.text()).toContain('database: ok')
+	})
+})
+
+async function adminSignIn(page: Page) {
+	await page.goto('/admin-login')
+	await signIn(page, ADMIN.email, ADMIN.password)
+	await page.waitForURL('**/admin-dashboard')
+}
+
+test('the admin forms: credits, LTD, ban, plans, templates, jobs and the audit log', async ({
+	page,
+	baseURL,
+}) => {
+	test.setTimeout(90_000) // many page loads on a busy machine
+	const target = await signedUp(baseURL!)
+	await adminSignIn(page)
+	await page.getByLabel('Email contains').fill(target.email)
+	await page.getByRole('button', { name: 'Search' }).click()
+	await page.getByRole('link', { name: target.email }).click()
+	await expect(page.getByRole('heading', { name: target.email })).toBeVisible()
+
+	await page.getByLabel('Amount').fill('25')
+	await page.getByLabel('Reason').fill('welcome gift')
+	await page.getByRole('button', { name: 'Apply' }).click()
+	await expect(page.getByText('25 credits granted; balance 25')).toBeVisible()
+
+	await page.getByLabel('Deduct').check()
+	await page.getByLabel('Amount').fill('100')
+	await page.getByLabel('Reason').fill('correction')
+	await page.getByRole('button', { name: 'Apply' }).click()
+	await expect(page.getByText('The balance is 25; it cannot go below zero.')).toBeVisible()
+
+	await page.getByRole('button', { name: 'Set lifetime deal' }).click()
+	await expect(page.getByText('Lifetime deal set')).toBeVisible()
+	await expect(page.getByRole('button', { name: 'Clear lifetime deal' })).toBeVisible()
+
+	await page.getByRole('button', { name: 'Ban sign-in' }).click()
+	await expect(page.getByText('Sign-in banned')).toBeVisible()
+	await page.getByRole('button', { name: 'Unban sign-in' }).click()
+	await expect(page.getByText('Sign-in allowed again')).toBeVisible()
+
+	await page.goto('/admin-dashboard/audit')
+	await page.getByLabel('Target id').fill(target.id)
+	await page.getByRole('button', { name: 'Filter' }).click()
+	await page.waitForURL(/target=/)
+	// exactly this user's entries once the filtered page is in
+	await expect(page.getByRole('cell', { name: 'admin.credits.grant' })).toHaveCount(1)
+	await expect(page.getByRole('cell', { name: 'admin.user.ban', exact: true })).toHaveCount(1)
+
+	await page.goto('/admin-dashboard/templates')
+	const name = `Titles ${Date.now()}`
+	await page.getByLabel('Name').first().fill(name)
+	await page
+		.getByLabel('Apollo search address')
+		.first()
+		.fill('https://app.apollo.io/#/people?personTitles[]={{title}}')
+	await page.getByRole('button', { name: 'Create template' }).click()
+	await expect(page.getByText(`Template “${name}” created`)).toBeVisible()
+	await page.getByRole('button', { name: `Delete ${name}` }).click()
+	await expect(page.getByText(`Template “${name}” deleted`)).toBeVisible()
+
+	await page.goto('/admin-dashboard/plans')
+	await expect(page.getByRole('heading', { name: 'Price plans and credit packs' })).toBeVisible()
+	await page.goto('/admin-dashboard/jobs')
+	await expect(page.getByRole('heading', { name: 'Jobs', exact: true })).toBeVisible()
+	await page.goto('/admin-dashboard')
+	await page.getByRole('button', { name: 'Run checks now' }).click()
+	await expect(page.getByText(/Checks done/)).toBeVisible()
+	await expect(page.getByRole('cell', { name: 'database', exact: true })).toBeVisible()
+})
+
+test('an editor sees the admin area without any changing form', async ({ page, baseURL }) => {
+	const editor = await signedUp(baseURL!)
+	await withDatabase((db) =>
+		db.query(`insert into roles (user_id, role) values ($1, 'editor')`, [editor.id]),
+	)
+	await page.goto('/admin-login')
+	await signIn(page, editor.email, PASSWORD)
+	await page.waitForURL('**/admin-dashboard')
+	await expect(page.getByText('Platform editor: you may look, not change.')).toBeVisible()
+	await page.goto(`/admin-dashboard/users/${editor.id}`)
+	await expect(page.getByRole('heading', { name: 'Credit ledger' })).toBeVisible()
+	await expect(page.getByRole('button', { name: 'Apply' })).toHaveCount(0)
+})
