@@ -331,6 +331,33 @@ describe('the csv-import job', () => {
 		expect((await leadsOf(listId)).length).toBe(expected.size)
 	})
 
+	test('an address already in the list is found even on the fast path, and non-ASCII ones by PostgreSQL', async () => {
+		importTuning.batchRows = 3
+		const uploaded = await upload(
+			owner,
+			'email\nfirst@example.com\ntaken@example.com\nJOSÉ@exämple.com\nlast@example.com\njosé@EXÄMPLE.com\n',
+		)
+		const { listId } = await startCsvImport(owner, mappingFrom(uploaded), workspaceId)
+		// another writer put one of the file's addresses in the list before the job ran
+		await db
+			.insertInto('leads')
+			.values({ list_id: listId, user_id: owner.accountId, email: 'Taken@Example.com' })
+			.execute()
+		await runCsvImport(listId)
+		const emails = (await leadsOf(listId)).map((l) => l.email).sort()
+		expect(emails).toEqual([
+			'JOSÉ@exämple.com',
+			'Taken@Example.com',
+			'first@example.com',
+			'last@example.com',
+		])
+		expect((await errorsOf(listId)).map((e) => [e.line, e.kind])).toEqual([
+			[3, 'duplicate'],
+			[6, 'duplicate'],
+		])
+		expect(await listRow(listId)).toMatchObject({ status: 2, found: 3 })
+	})
+
 	test('two workers on the same import never write a row twice', async () => {
 		importTuning.batchRows = 20
 		importTuning.chunkBytes = 512

@@ -92,7 +92,7 @@ export class CsvScanner extends Transform {
 				this.#scan(head)
 				this.push(head)
 			}
-			this.#decode(new Uint8Array(0), false, this.#line)
+			this.#decode(new Uint8Array(0), false, () => this.#line)
 			if (this.#inQuotes) {
 				throw new UploadRejected(
 					`The quoted cell that starts on line ${this.#quoteLine} is never closed. Check the quotes in the file.`,
@@ -119,11 +119,11 @@ export class CsvScanner extends Transform {
 		this.#delimiter = sniffDelimiter(head)
 	}
 
-	#decode(chunk: Uint8Array, stream: boolean, lineAtStart: number) {
+	#decode(chunk: Uint8Array, stream: boolean, lineAtStart: () => number) {
 		try {
 			this.#decoder.decode(chunk, { stream })
 		} catch {
-			const line = lineAtStart + lineBreaksBefore(chunk, firstInvalidUtf8(chunk))
+			const line = lineAtStart() + lineBreaksBefore(chunk, firstInvalidUtf8(chunk))
 			throw new UploadRejected(
 				`This file is not UTF-8 text (the first problem is on line ${line}). Save it as “CSV UTF-8” and upload it again.`,
 			)
@@ -203,7 +203,11 @@ export class CsvScanner extends Transform {
 				this.#fieldStart = false
 			}
 		}
-		this.#decode(chunk, true, lineAtStart)
+		// in pieces of 64 KB: a larger string would go straight to V8's old generation
+		for (let start = 0; start < chunk.length; start += 65536) {
+			const piece = chunk.subarray(start, start + 65536)
+			this.#decode(piece, true, () => lineAtStart + lineBreaksBefore(chunk, start))
+		}
 		this.#line = line
 	}
 
