@@ -133,6 +133,37 @@ type Tools = {
 	keyId: string
 	apollo: ReturnType<typeof createApolloClient> | null
 	cached: (hash: string) => Promise<{ output: unknown } | undefined>
+	/** answers fetched for a page in one query, and which hashes that query asked for */
+	page?: { answers: Map<string, unknown>; asked: Set<string> }
+}
+
+/** Looks a page's prompts up in the cache in one query (steps rendered on the rows as loaded). */
+async function prefetchCache(run: Run, leads: LeadRow[], tools: Tools) {
+	const asked = new Set<string>()
+	for (const step of run.steps) {
+		if (step.kind !== 'ai') continue
+		for (const lead of leads)
+			asked.add(
+				cacheKey(renderPrompt(step.prompt, lead), step.model, step.format, step.temperature),
+			)
+	}
+	const answers = new Map<string, unknown>()
+	if (asked.size > 0) {
+		const rows = await db
+			.selectFrom('enrichment_cache')
+			.select(['hash', 'output'])
+			.where('user_id', '=', run.user_id)
+			.where('hash', 'in', [...asked])
+			.execute()
+		for (const row of rows) answers.set(row.hash, row.output)
+	}
+	tools.page = { answers, asked }
+}
+
+async function lookUp(tools: Tools, hash: string) {
+	if (tools.page?.answers.has(hash)) return { output: tools.page.answers.get(hash) }
+	if (tools.page?.asked.has(hash)) return undefined
+	return tools.cached(hash)
 }
 
 /**
@@ -158,7 +189,7 @@ async function enrichRow(run: Run, lead: LeadRow, tools: Tools, signal: AbortSig
 		if (step.kind === 'ai') {
 			const prompt = renderPrompt(step.prompt, row)
 			const hash = cacheKey(prompt, step.model, step.format, step.temperature)
-			const hit = await tools.cached(hash)
+			const hit = await lookUp(tools, hash)
 			if (hit) {
 				output = hit.output
 				result.cached += 1
@@ -364,6 +395,7 @@ export async function runEnrichment(runId: string, job: JobContext) {
 				.execute()) as LeadRow[]
 			if (leads.length === 0) break
 			after = leads.at(-1)!.id
+			await prefetchCache(run, leads, tools)
 
 			let next = 0
 			let buffer: RowResult[] = []
@@ -373,7 +405,10 @@ export async function runEnrichment(runId: string, job: JobContext) {
 			const write = () => {
 				const batch = buffer
 				buffer = []
-				writing = writing.then(() => flush(run, batch))
+				writing = writing.then(async () => {
+					await flush(run, batch)
+					if (!(await stillRunning(run.id))) cancelled = true
+				})
 				return writing
 			}
 			const worker = async () => {
@@ -386,10 +421,8 @@ export async function runEnrichment(runId: string, job: JobContext) {
 						if (error instanceof FatalRunError) fatal = error
 						else throw error
 					}
-					if (buffer.length >= FLUSH_ROWS) {
-						await write()
-						if (!(await stillRunning(run.id))) cancelled = true
-					}
+					// written in the background, one batch after another
+					if (buffer.length >= FLUSH_ROWS) void write()
 				}
 			}
 			await Promise.all(Array.from({ length: Math.min(concurrency, leads.length) }, worker))
