@@ -95,6 +95,9 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 								Import report
 							</Link>
 						) : null}
+						<Link to={`/lists/${list.id}/enrich`} className={buttonClasses('secondary')}>
+							Enrich
+						</Link>
 						<Link to={`/lists/${list.id}/upload`} className={buttonClasses('secondary')}>
 							Upload to EmailBison
 						</Link>
