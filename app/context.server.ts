@@ -40,6 +40,8 @@ export type AccountContext = {
 	scopes: Scope[]
 	creditBalance: number
 	workspaces: { id: string; name: string }[]
+	/** the account's onboarding (/onboarding) is completed */
+	onboardingCompleted: boolean
 }
 
 export type RequestContext = {
@@ -73,6 +75,7 @@ type ContextRow = {
 	allowed_workspace_ids: string[]
 	credit_balance: number
 	workspaces: { id: string; name: string }[]
+	onboarding_completed: boolean
 }
 
 /**
@@ -152,7 +155,9 @@ export async function loadAccountContext(
 						or (select access_all_workspaces from tm)
 						or w.id in (select workspace_id from allowed)
 					)
-			), '[]') as workspaces
+			), '[]') as workspaces,
+			coalesce((select completed_at is not null from onboarding
+				where user_id = (select id from acct)), false) as onboarding_completed
 	`.execute(db)
 	const row = rows[0]!
 	const team = row.team_member
@@ -184,6 +189,7 @@ export async function loadAccountContext(
 		scopes: isTeamMember ? (team?.role === 'admin' ? ['all'] : (team?.scopes ?? [])) : ['all'],
 		creditBalance: row.credit_balance,
 		workspaces: row.workspaces,
+		onboardingCompleted: row.onboarding_completed,
 	}
 }
 

@@ -1,4 +1,4 @@
-import { useEffect } from 'react'
+import { useEffect, useState } from 'react'
 import {
 	data,
 	isRouteErrorResponse,
@@ -12,8 +12,17 @@ import {
 import { toast as showToast, Toaster } from 'sonner'
 import type { Route } from './+types/root'
 import { NotFoundScreen } from './components/not-found/not-found-screen.tsx'
+import { Analytics, ConsentBanner, NoScriptPageview } from './components/analytics/analytics.tsx'
 import { ForbiddenScreen } from './components/forbidden-screen.tsx'
 import { getConfig } from './config.server.ts'
+import { requestContext } from './context.server.ts'
+import {
+	analyticsEnabled,
+	analyticsUser,
+	readConsent,
+} from './services/analytics/analytics.server.ts'
+import { currentBuildId } from './services/build/build-version.server.ts'
+import { isChunkLoadError, reloadOnce } from './utils/chunk-reload.ts'
 import { routeGuardMiddleware } from './middleware/route-guards.server.ts'
 import { sessionMiddleware } from './middleware/session.server.ts'
 import { useNonce } from './utils/nonce.ts'
@@ -28,9 +37,72 @@ export const links: Route.LinksFunction = () => [
 	{ rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
 ]
 
-export async function loader({ request }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
 	const { toast, headers } = await getToast(request)
-	return data({ appName: getConfig().APP_NAME, toast: toast ?? null }, { headers })
+	const config = getConfig()
+	const account = context.get(requestContext).account
+	const posthog = analyticsEnabled()
+		? { key: config.POSTHOG_KEY!, host: config.POSTHOG_HOST }
+		: null
+	const consent = posthog ? readConsent(request) : null
+	return data(
+		{
+			appName: config.APP_NAME,
+			toast: toast ?? null,
+			// what the browser needs: docs/decisions/0009-client-rules-and-analytics.md
+			client: {
+				ipCountryUrl: config.IP_COUNTRY_URL,
+				buildId: currentBuildId(),
+				buildPollMs: config.BUILD_POLL_INTERVAL_MS,
+				posthog,
+			},
+			consent,
+			analyticsUser:
+				posthog && consent === 'granted' && account ? await analyticsUser(account) : null,
+		},
+		{ headers },
+	)
+}
+
+/** Polls /build-version; a build other than the page's offers a reload (SPEC.md sections 4, 9). */
+function useBuildVersionCheck(buildId: string | null, intervalMs: number) {
+	useEffect(() => {
+		if (!buildId) return
+		let stopped = false
+		const timer = window.setInterval(async () => {
+			try {
+				const response = await fetch('/build-version', { cache: 'no-store' })
+				if (!response.ok || stopped) return
+				const { id } = (await response.json()) as { id: string | null }
+				if (!id || id === buildId || stopped) return
+				stopped = true
+				window.clearInterval(timer)
+				showToast.info('A new version is available.', {
+					id: 'build-version',
+					description: 'Reload the page to get the latest version.',
+					duration: Infinity,
+					action: { label: 'Reload', onClick: () => window.location.reload() },
+				})
+			} catch {
+				// offline or deploying: try again next time
+			}
+		}, intervalMs)
+		return () => {
+			stopped = true
+			window.clearInterval(timer)
+		}
+	}, [buildId, intervalMs])
+}
+
+/** A chunk Vite failed to preload (e.g. removed by a deploy): reload once per path. */
+function usePreloadErrorReload() {
+	useEffect(() => {
+		const onPreloadError = (event: Event) => {
+			if (reloadOnce()) event.preventDefault()
+		}
+		window.addEventListener('vite:preloadError', onPreloadError)
+		return () => window.removeEventListener('vite:preloadError', onPreloadError)
+	}, [])
 }
 
 export function Layout({ children }: { children: React.ReactNode }) {
@@ -53,8 +125,10 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App({ loaderData }: Route.ComponentProps) {
-	const { toast } = loaderData
+	const { toast, client, consent } = loaderData
 	const hydrated = useHydrated()
+	useBuildVersionCheck(client.buildId, client.buildPollMs)
+	usePreloadErrorReload()
 	useEffect(() => {
 		if (!toast) return
 		const show = {
@@ -68,6 +142,13 @@ export default function App({ loaderData }: Route.ComponentProps) {
 	return (
 		<>
 			<Outlet />
+			{client.posthog ? (
+				<>
+					<Analytics config={client.posthog} consent={consent} user={loaderData.analyticsUser} />
+					{consent === 'granted' ? <NoScriptPageview /> : null}
+					{consent === null ? <ConsentBanner /> : null}
+				</>
+			) : null}
 			{/* SPEC.md section 9: 3000 ms, bottom right, up to 20 */}
 			<Toaster position="bottom-right" duration={3000} visibleToasts={20} richColors closeButton />
 			{/* Without JavaScript the flash message is part of the page itself. */}
@@ -88,6 +169,16 @@ export default function App({ loaderData }: Route.ComponentProps) {
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
 	const root = useRouteLoaderData<typeof loader>('root')
 	const appName = root?.appName ?? 'Leadsmith'
+	// A lazily loaded chunk that failed (a deploy removed it): reload once per path within
+	// 10,000 ms; after that, the 404 screen.
+	const chunkError = isChunkLoadError(error)
+	const [reloading, setReloading] = useState(chunkError)
+	useEffect(() => {
+		if (!chunkError || reloadOnce()) return
+		const timer = window.setTimeout(() => setReloading(false))
+		return () => window.clearTimeout(timer)
+	}, [chunkError, error])
+	if (chunkError && reloading) return null
 	if (isRouteErrorResponse(error) && error.status === 403) {
 		return (
 			<>

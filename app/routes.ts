@@ -37,6 +37,14 @@ export const screens = [
 		title: 'Dashboard',
 	},
 	{
+		name: 'onboarding',
+		path: 'onboarding',
+		file: 'routes/onboarding.tsx',
+		layout: 'onboarding',
+		middleware: ['auth', 'subscription'],
+		title: 'Welcome',
+	},
+	{
 		name: 'signin',
 		path: 'signin',
 		file: 'routes/signin.tsx',
@@ -287,6 +295,9 @@ export const resourceRoutes = [
 	{ name: 'readyz', path: 'readyz', file: 'routes/resources/readyz.ts' },
 	{ name: 'dev-error', path: 'dev/error', file: 'routes/resources/dev-error.tsx' },
 	{ name: 'stripe-webhook', path: 'stripe/webhook', file: 'routes/resources/stripe-webhook.ts' },
+	{ name: 'build-version', path: 'build-version', file: 'routes/resources/build-version.ts' },
+	{ name: 'analytics-pv', path: 'analytics/pv', file: 'routes/resources/analytics-pv.ts' },
+	{ name: 'consent', path: 'consent', file: 'routes/resources/consent.ts' },
 	{
 		name: 'switch-workspace',
 		path: 'workspaces/switch',

@@ -6,7 +6,10 @@ import type { Route } from './+types/settings'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Field, FormErrors } from '../components/ui/field.tsx'
-import { requestContext } from '../context.server.ts'
+import { CompanyDetailsForm } from '../components/onboarding/company-details-form.tsx'
+import { isOwner, requestContext } from '../context.server.ts'
+import { getOnboarding, saveOnboarding } from '../services/onboarding/onboarding.server.ts'
+import { OnboardingSchema } from '../services/onboarding/schema.ts'
 import { describeAuthError } from '../services/auth/errors.server.ts'
 import { getProfile, updateProfile } from '../services/auth/profile.server.ts'
 import { ChangePasswordSchema, ProfileSchema } from '../services/auth/schemas.ts'
@@ -29,7 +32,28 @@ export async function loader({ context }: Route.LoaderArgs) {
 		fullName: profile?.full_name ?? '',
 		company: profile?.company ?? '',
 		emailbison: await getEmailBisonSettings(account),
+		// the owner's onboarding answers, editable here (docs/decisions/0009-client-rules-and-analytics.md)
+		companyDetails: isOwner(account) ? await companyDetails(account.user.id) : null,
 	}
+}
+
+async function companyDetails(userId: string) {
+	const saved = await getOnboarding(userId)
+	return { answers: saved?.answers ?? {}, phone: saved?.phone ?? null }
+}
+
+async function companyDetailsAction(
+	account: NonNullable<Parameters<typeof isOwner>[0]>,
+	formData: FormData,
+) {
+	const intent = 'company-details' as const
+	if (!isOwner(account))
+		throw data('Only the account owner edits the company details.', { status: 403 })
+	const submission = parseWithZod(formData, { schema: OnboardingSchema })
+	if (submission.status !== 'success')
+		return data({ intent, result: submission.reply() }, { status: 400 })
+	await saveOnboarding(account.user.id, submission.value)
+	return redirectWithSuccess('/settings', 'Company details saved')
 }
 
 const EmailBisonSchema = z.discriminatedUnion('intent', [
@@ -72,6 +96,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 	const formData = await request.formData()
 	if (String(formData.get('intent')).startsWith('emailbison'))
 		return emailBisonAction(account, formData)
+	if (formData.get('intent') === 'company-details') return companyDetailsAction(account!, formData)
 	const submission = parseWithZod(formData, { schema: SettingsSchema })
 	const intent = formData.get('intent') === 'password' ? 'password' : 'profile'
 	if (submission.status !== 'success') {
@@ -106,6 +131,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 	const savingProfile = useIsPending('profile')
 	const savingPassword = useIsPending('password')
 	const savingEmailBison = useIsPending('emailbison')
+	const savingCompany = useIsPending('company-details')
 	const testingEmailBison = useIsPending('emailbison-test')
 	const eb = loaderData.emailbison
 	const [ebForm, ebFields] = useForm({
@@ -167,6 +193,23 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 						</SubmitButton>
 					</Form>
 				</Card>
+				{loaderData.companyDetails ? (
+					<Card>
+						<h2 className="text-lg font-semibold">Company details</h2>
+						<div className="mt-4">
+							<CompanyDetailsForm
+								id="company-details"
+								intent="company-details"
+								lastResult={
+									actionData?.intent === 'company-details' ? actionData.result : undefined
+								}
+								defaults={loaderData.companyDetails}
+								submitLabel="Save company details"
+								pending={savingCompany}
+							/>
+						</div>
+					</Card>
+				) : null}
 				<Card>
 					<h2 className="text-lg font-semibold">Password</h2>
 					<Form method="post" className="mt-4 space-y-4" {...getFormProps(passwordForm)}>

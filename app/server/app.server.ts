@@ -36,6 +36,9 @@ export async function createApp(options: {
 		next()
 	})
 	const isDev = config.NODE_ENV === 'development'
+	// The browser also talks to the IP-to-country lookup and, with a key, PostHog.
+	const posthogOrigins = config.POSTHOG_KEY ? posthogSources(config.POSTHOG_HOST) : []
+	const connectSources = ["'self'", new URL(config.IP_COUNTRY_URL).origin, ...posthogOrigins]
 	app.use(
 		helmet({
 			contentSecurityPolicy: {
@@ -44,8 +47,9 @@ export async function createApp(options: {
 					'script-src': [
 						"'self'",
 						(_req, res) => `'nonce-${(res as express.Response).locals.cspNonce}'`,
+						...posthogOrigins,
 					],
-					'connect-src': isDev ? ["'self'", 'ws:'] : ["'self'"],
+					'connect-src': isDev ? [...connectSources, 'ws:'] : connectSources,
 					'img-src': ["'self'", 'data:'],
 					'style-src': ["'self'", "'unsafe-inline'"],
 					'upgrade-insecure-requests': config.APP_URL.startsWith('https:') ? [] : null,
@@ -101,6 +105,15 @@ export async function createApp(options: {
 		if (!res.headersSent) res.status(500).type('text/plain').send('Internal Server Error')
 	}) as express.ErrorRequestHandler)
 	return app
+}
+
+/** PostHog's API origin and, for its lazily loaded scripts (recorder), its assets origin. */
+function posthogSources(host: string) {
+	const url = new URL(host)
+	const origins = [url.origin]
+	const assets = url.hostname.match(/^(us|eu)\.i\.posthog\.com$/)
+	if (assets) origins.push(`https://${assets[1]}-assets.i.posthog.com`)
+	return origins
 }
 
 /** Refuses request bodies over the limit before anything reads them (CSV uploads have their own). */

@@ -16,4 +16,18 @@ const { startFakeOpenAI } = await import('../fakes/openai/server.ts')
 const openai = await startFakeOpenAI({ port: Number(process.env.E2E_OPENAI_PORT ?? 0) })
 process.env.OPENAI_BASE_URL = openai.url
 process.env.OPENAI_API_KEY = openai.apiKey
+const { startFakeIpCountry } = await import('../fakes/ip-country/server.ts')
+const ipCountry = await startFakeIpCountry({ port: Number(process.env.E2E_IP_COUNTRY_PORT ?? 0) })
+process.env.IP_COUNTRY_URL = ipCountry.url
+// PostHog only when a test server asks for it (tests/e2e/analytics.spec.ts): E2E_POSTHOG=1.
+if (process.env.E2E_POSTHOG === '1') {
+	const { startFakePostHog } = await import('../fakes/posthog/server.ts')
+	const posthog = await startFakePostHog({ port: Number(process.env.E2E_POSTHOG_PORT ?? 0) })
+	process.env.POSTHOG_HOST = posthog.url
+	process.env.POSTHOG_KEY = 'phc_e2e_test_key'
+}
+// DNS checks ask a local resolver that knows no names (records show as missing).
+const { startFakeDns } = await import('../fakes/dns/server.ts')
+const dns = await startFakeDns({})
+process.env.DNS_SERVERS = dns.server
 await import('../../server.ts')
