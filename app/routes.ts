@@ -269,6 +269,14 @@ export const screens = [
 		title: 'Admin: jobs',
 	},
 	{
+		name: 'admin-inbox-orders',
+		path: 'admin-dashboard/inbox-orders',
+		file: 'routes/admin-inbox-orders.tsx',
+		layout: 'admin',
+		middleware: ['admin'],
+		title: 'Admin: inbox orders',
+	},
+	{
 		name: 'admin-templates',
 		path: 'admin-dashboard/templates',
 		file: 'routes/admin-templates.tsx',

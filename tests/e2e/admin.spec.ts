@@ -276,3 +276,46 @@ test('an editor sees the admin area without any changing form', async ({ page, b
 	await expect(page.getByRole('heading', { name: 'Credit ledger' })).toBeVisible()
 	await expect(page.getByRole('button', { name: 'Apply' })).toHaveCount(0)
 })
+
+test('an inbox order is fulfilled from a CSV of credentials, checked row by row', async ({
+	page,
+	baseURL,
+}) => {
+	test.setTimeout(60_000)
+	const owner = await signedUp(baseURL!)
+	const domain = `inbox-${owner.id.slice(0, 8)}.com`
+	const orderId = await withDatabase(async (db) => {
+		const d = await db.query(
+			`insert into domains (user_id, name, source) values ($1, $2, 'imported') returning id`,
+			[owner.id, domain],
+		)
+		const o = await db.query(
+			`insert into inbox_orders (user_id, provider, inboxes_per_domain, domain_ids, total_cents)
+			values ($1, 'google', 1, array[$2::uuid], 300) returning id`,
+			[owner.id, d.rows[0].id],
+		)
+		return o.rows[0].id as string
+	})
+	await adminSignIn(page)
+	await page.goto('/admin-dashboard/inbox-orders?status=pending')
+	const card = page.locator('section', { hasText: orderId })
+	await card.getByRole('button', { name: 'Mark processing' }).click()
+	await expect(page.getByText('Order marked processing')).toBeVisible()
+	const header = 'email,first_name,last_name,password,smtp_host,smtp_port,imap_host,imap_port'
+	const row = (address: string) =>
+		`${address},Ada,Lovelace,s3cret-pass,smtp.gmail.com,587,imap.gmail.com,993`
+	await page.goto('/admin-dashboard/inbox-orders?status=processing')
+	await card.getByLabel('Credentials CSV').fill([header, row('ada@unknown.test')].join('\n'))
+	await card.getByRole('button', { name: 'Fulfil' }).click()
+	await expect(
+		page.getByText(/Line 2: unknown\.test is not one of this order's domains/),
+	).toBeVisible()
+	await card.getByLabel('Credentials CSV').fill([header, row(`ada@${domain}`)].join('\n'))
+	await card.getByRole('button', { name: 'Fulfil' }).click()
+	await expect(page.getByText('Order fulfilled: 1 inboxes created')).toBeVisible()
+	const inboxes = await withDatabase(
+		async (db) =>
+			(await db.query('select address from inboxes where order_id = $1', [orderId])).rows,
+	)
+	expect(inboxes).toEqual([{ address: `ada@${domain}` }])
+})

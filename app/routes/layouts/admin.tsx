@@ -5,6 +5,7 @@ import { cn } from '../../utils/cn.ts'
 const SECTIONS = [
 	{ to: '/admin-dashboard', label: 'Users and health', end: true },
 	{ to: '/admin-dashboard/plans', label: 'Plans and packs', end: false },
+	{ to: '/admin-dashboard/inbox-orders', label: 'Inbox orders', end: false },
 	{ to: '/admin-dashboard/jobs', label: 'Jobs', end: false },
 	{ to: '/admin-dashboard/templates', label: 'URL templates', end: false },
 	{ to: '/admin-dashboard/audit', label: 'Audit log', end: false },

@@ -99,3 +99,20 @@ export const AuditFilterSchema = z.object({
 })
 
 export const RunChecksSchema = z.object({ intent: z.literal('run-checks') })
+
+export const OrderActionSchema = z.discriminatedUnion('intent', [
+	z.object({ intent: z.literal('start-order'), orderId: z.string().max(100) }),
+	z.object({
+		intent: z.literal('fulfil-order'),
+		orderId: z.string().max(100),
+		csv: z
+			.string({ error: 'Paste the CSV of credentials' })
+			.min(1, 'Paste the CSV of credentials')
+			.max(5_000_000),
+	}),
+	z.object({
+		intent: z.literal('fail-order'),
+		orderId: z.string().max(100),
+		reason: z.string({ error: 'Say why the order failed' }).trim().min(1).max(500),
+	}),
+])

@@ -1,0 +1,162 @@
+import { getInputProps } from '@conform-to/react'
+import { Link } from 'react-router'
+import type { Route } from './+types/admin-inbox-orders'
+import { ActionForm, formatWhen } from '../components/admin/action-form.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { ErrorList, Field, inputClasses } from '../components/ui/field.tsx'
+import { requestContext } from '../context.server.ts'
+import { assertStaff } from '../services/admin/access.server.ts'
+import { runFormAction } from '../services/admin/form-action.server.ts'
+import {
+	failOrder,
+	fulfilOrderAndNotify,
+	listOrderQueue,
+	ORDER_STATUS_LABELS,
+	startOrder,
+} from '../services/admin/inbox-orders.server.ts'
+import { OrderActionSchema } from '../services/admin/schemas.ts'
+import { CREDENTIAL_COLUMNS } from '../services/inboxes/fulfilment.server.ts'
+import { formatCents } from '../utils/money.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
+
+const HERE = '/admin-dashboard/inbox-orders'
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const account = assertStaff(context.get(requestContext).account)
+	const param = new URL(request.url).searchParams.get('status')
+	const status = ORDER_STATUS_LABELS.findIndex((s) => s === param)
+	return {
+		orders: await listOrderQueue(account, status >= 0 ? status : null),
+		status: status >= 0 ? ORDER_STATUS_LABELS[status]! : null,
+		labels: ORDER_STATUS_LABELS,
+		columns: CREDENTIAL_COLUMNS,
+		canChange: account.platformRole === 'admin',
+	}
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const account = context.get(requestContext).account
+	return runFormAction(await request.formData(), OrderActionSchema, async (value) => {
+		if (value.intent === 'start-order') {
+			await startOrder(account, value.orderId)
+			return redirectWithSuccess(HERE, 'Order marked processing')
+		}
+		if (value.intent === 'fulfil-order') {
+			const { inboxes } = await fulfilOrderAndNotify(account, value.orderId, value.csv)
+			return redirectWithSuccess(HERE, `Order fulfilled: ${inboxes} inboxes created`)
+		}
+		await failOrder(account, value.orderId, value.reason)
+		return redirectWithSuccess(HERE, 'Order failed and refunded')
+	})
+}
+
+export default function AdminInboxOrders({ loaderData, actionData }: Route.ComponentProps) {
+	const { orders, status, labels, columns, canChange } = loaderData
+	return (
+		<>
+			<PageHeader title="Inbox orders" description="Open orders first, oldest first." />
+			<nav aria-label="Order status" className="mb-4 flex flex-wrap gap-3 text-sm">
+				<Link to={HERE} className={status ? 'text-indigo-700' : 'font-semibold'}>
+					All
+				</Link>
+				{labels.map((label) => (
+					<Link
+						key={label}
+						to={`${HERE}?status=${label}`}
+						className={status === label ? 'font-semibold' : 'text-indigo-700'}
+					>
+						{label}
+					</Link>
+				))}
+			</nav>
+			{orders.length ? null : <p className="text-sm text-slate-600">No orders.</p>}
+			<div className="space-y-4">
+				{orders.map((order) => (
+					<Card key={order.id}>
+						<h2 className="font-semibold">
+							{order.owner_email}: {order.inboxes_per_domain} {order.provider} inboxes per domain (
+							{labels[order.status] ?? order.status})
+						</h2>
+						<p className="text-sm text-slate-600">
+							Order {order.id}; {formatCents(order.total_cents)}; placed{' '}
+							{formatWhen(order.created_at)}
+							{order.fulfilled_at ? `; fulfilled ${formatWhen(order.fulfilled_at)}` : ''}
+							{order.refunded_at ? `; refunded ${formatWhen(order.refunded_at)}` : ''}
+						</p>
+						<p className="text-sm text-slate-600">Domains: {order.domains.join(', ')}</p>
+						{order.error ? <p className="text-sm text-red-700">Reason: {order.error}</p> : null}
+						{canChange && order.status < 2 ? (
+							<div className="mt-4 grid gap-4 md:grid-cols-2">
+								<div className="space-y-4">
+									{order.status === 0 ? (
+										<ActionForm
+											id={`start-${order.id}`}
+											intent="start-order"
+											schema={OrderActionSchema.options[0]}
+											actionData={actionData}
+											hidden={{ orderId: order.id }}
+											submit="Mark processing"
+											variant="secondary"
+										/>
+									) : null}
+									<ActionForm
+										id={`fail-${order.id}`}
+										intent="fail-order"
+										schema={OrderActionSchema.options[2]}
+										actionData={actionData}
+										hidden={{ orderId: order.id }}
+										submit="Fail and refund"
+										variant="danger"
+									>
+										{(fields) => (
+											<Field
+												label="Why it failed"
+												errors={fields.reason.errors}
+												inputProps={{
+													...getInputProps(fields.reason, { type: 'text' }),
+													id: `reason-${order.id}`,
+												}}
+											/>
+										)}
+									</ActionForm>
+								</div>
+								<ActionForm
+									id={`fulfil-${order.id}`}
+									intent="fulfil-order"
+									schema={OrderActionSchema.options[1]}
+									actionData={actionData}
+									hidden={{ orderId: order.id }}
+									submit="Fulfil"
+								>
+									{(fields) => (
+										<div>
+											<label
+												htmlFor={`csv-${order.id}`}
+												className="block text-sm font-medium text-slate-800"
+											>
+												Credentials CSV
+											</label>
+											<p className="text-sm text-slate-600">Columns: {columns.join(', ')}</p>
+											<textarea
+												id={`csv-${order.id}`}
+												name={fields.csv.name}
+												rows={6}
+												defaultValue={fields.csv.initialValue ?? ''}
+												aria-invalid={fields.csv.errors ? true : undefined}
+												className={`mt-1 font-mono ${inputClasses}`}
+											/>
+											<ErrorList errors={fields.csv.errors} />
+										</div>
+									)}
+								</ActionForm>
+							</div>
+						) : null}
+					</Card>
+				))}
+			</div>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Admin: inbox orders')
