@@ -282,6 +282,12 @@ export interface CreditBalances {
   user_id: string;
 }
 
+export interface CreditPackPrices {
+  credits: number;
+  price_cents: number;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface CreditReservations {
   amount: number;
   created_at: Generated<Timestamp>;
@@ -660,6 +666,7 @@ export interface DB {
   companies: Companies;
   company_scraping_list: CompanyScrapingList;
   credit_balances: CreditBalances;
+  credit_pack_prices: CreditPackPrices;
   credit_reservations: CreditReservations;
   credits: Credits;
   csv_import_errors: CsvImportErrors;

@@ -6,9 +6,13 @@ import { Field } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { assertStaff } from '../services/admin/access.server.ts'
 import { runFormAction } from '../services/admin/form-action.server.ts'
-import { updatePricePlan } from '../services/admin/plans.server.ts'
-import { PlanUpdateSchema } from '../services/admin/schemas.ts'
-import { listCreditPacks } from '../services/billing/payments.server.ts'
+import { updateCreditPackPrice, updatePricePlan } from '../services/admin/plans.server.ts'
+import {
+	PackUpdateSchema,
+	PlanUpdateSchema,
+	PricingActionSchema,
+} from '../services/admin/schemas.ts'
+import { listOfferedCreditPacks } from '../services/billing/credit-pack-prices.server.ts'
 import { listPricePlans } from '../services/billing/plans.server.ts'
 import { formatCents } from '../utils/money.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -18,14 +22,21 @@ export async function loader({ context }: Route.LoaderArgs) {
 	const account = assertStaff(context.get(requestContext).account)
 	return {
 		plans: await listPricePlans(),
-		packs: listCreditPacks(),
+		packs: await listOfferedCreditPacks(),
 		canChange: account.platformRole === 'admin',
 	}
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account
-	return runFormAction(await request.formData(), PlanUpdateSchema, async (value) => {
+	return runFormAction(await request.formData(), PricingActionSchema, async (value) => {
+		if (value.intent === 'pack') {
+			const pack = await updateCreditPackPrice(account, value)
+			return redirectWithSuccess(
+				'/admin-dashboard/plans',
+				`${pack.credits.toLocaleString('en')}-credit pack saved`,
+			)
+		}
 		const plan = await updatePricePlan(account, value)
 		return redirectWithSuccess('/admin-dashboard/plans', `${plan.name} saved`)
 	})
@@ -91,16 +102,45 @@ export default function AdminPlans({ loaderData, actionData }: Route.ComponentPr
 				<Card>
 					<h2 className="text-lg font-semibold">Credit packs</h2>
 					<p className="mt-1 text-sm text-slate-600">
-						Set by the CREDIT_PACKS variable (credits:price_cents pairs); change it and restart to
-						change the packs on /purchase.
+						The pack sizes come from CREDIT_PACKS; a price set here replaces its default for new
+						checkouts.
 					</p>
-					<ul className="mt-3 text-sm">
+					<div className="mt-4 grid gap-4 md:grid-cols-3">
 						{packs.map((pack) => (
-							<li key={pack.credits}>
-								{pack.credits.toLocaleString('en')} credits for {formatCents(pack.priceCents)}
-							</li>
+							<div key={pack.credits}>
+								<h3 className="font-medium">
+									{pack.credits.toLocaleString('en')} credits: {formatCents(pack.priceCents)}
+								</h3>
+								<p className="text-sm text-slate-600">
+									Default {formatCents(pack.defaultPriceCents)}
+								</p>
+								{canChange ? (
+									<ActionForm
+										id={`pack-${pack.credits}`}
+										intent="pack"
+										schema={PackUpdateSchema}
+										actionData={actionData}
+										hidden={{ credits: String(pack.credits) }}
+										submit="Save"
+										variant="secondary"
+										className="mt-2"
+									>
+										{(fields) => (
+											<Field
+												label="Price (cents)"
+												errors={fields.priceCents.errors}
+												inputProps={{
+													...getInputProps(fields.priceCents, { type: 'number' }),
+													id: `pack-${pack.credits}-price`,
+													defaultValue: String(pack.priceCents),
+												}}
+											/>
+										)}
+									</ActionForm>
+								) : null}
+							</div>
 						))}
-					</ul>
+					</div>
 				</Card>
 			</div>
 		</>

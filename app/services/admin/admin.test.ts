@@ -9,7 +9,8 @@ import { grantCredits } from '../billing/credits.server.ts'
 import { listAuditLog } from './audit.server.ts'
 import { getServerHealth, readiness, runServerChecks } from './health.server.ts'
 import { cancelJob, listProblemJobs, retryJob } from './jobs.server.ts'
-import { updatePricePlan } from './plans.server.ts'
+import { listOfferedCreditPacks } from '../billing/credit-pack-prices.server.ts'
+import { updateCreditPackPrice, updatePricePlan } from './plans.server.ts'
 import {
 	createGlobalTemplate,
 	deleteGlobalTemplate,
@@ -71,6 +72,7 @@ async function actions(account: AccountContext) {
 		cancel: () => cancelSubscriptionNow(account, id),
 		ban: () => setBanned(account, id, true),
 		plan: () => updatePricePlan(account, { planId: 1, priceCents: 4900, monthlyCredits: 1000 }),
+		pack: () => updateCreditPackPrice(account, { credits: 1000, priceCents: 1900 }),
 		createTemplate: () => createGlobalTemplate(account, { name: 'New', url: TEMPLATE }),
 		updateTemplate: () =>
 			updateGlobalTemplate(account, template.id, { name: 'Renamed', url: TEMPLATE }),
@@ -249,6 +251,24 @@ describe('plans, templates, jobs and health', () => {
 			'admin.plan.update',
 			'admin.plan.update',
 		])
+	})
+
+	test('a credit pack price applies to the packs on offer; unknown packs are refused', async () => {
+		const { admin } = await personas()
+		const [first] = await listOfferedCreditPacks()
+		await updateCreditPackPrice(admin, { credits: first!.credits, priceCents: 1234 })
+		const [after] = await listOfferedCreditPacks()
+		expect(after).toEqual({
+			credits: first!.credits,
+			priceCents: 1234,
+			defaultPriceCents: first!.defaultPriceCents,
+		})
+		expect(await outcomeOf(() => updateCreditPackPrice(admin, { credits: 7, priceCents: 1 }))).toBe(
+			'form',
+		)
+		expect((await auditActions(String(first!.credits))).map((a) => a.after)).toContainEqual({
+			price_cents: 1234,
+		})
 	})
 
 	test('global templates: bad addresses are refused, the rest audited', async () => {

@@ -4,6 +4,7 @@ import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
+import { listOfferedCreditPacks } from '../billing/credit-pack-prices.server.ts'
 import { assertPlatformAdmin } from './access.server.ts'
 
 /**
@@ -54,5 +55,35 @@ export async function updatePricePlan(
 			},
 		})
 		return updated
+	})
+}
+
+/** Sets a credit pack's price (one of CREDIT_PACKS's sizes) for new checkouts. */
+export async function updateCreditPackPrice(
+	account: AccountContext | null,
+	input: { credits: number; priceCents: number },
+	db: Kysely<DB> = defaultDb,
+) {
+	const admin = assertPlatformAdmin(account)
+	const packs = await listOfferedCreditPacks(db)
+	const pack = packs.find((p) => p.credits === input.credits)
+	if (!pack) throw new FormError('Choose one of the credit packs.', 'credits')
+	return db.transaction().execute(async (trx) => {
+		await trx
+			.insertInto('credit_pack_prices')
+			.values({ credits: pack.credits, price_cents: input.priceCents })
+			.onConflict((oc) =>
+				oc.column('credits').doUpdateSet({ price_cents: input.priceCents, updated_at: new Date() }),
+			)
+			.execute()
+		await recordAudit(trx, {
+			actorUserId: admin.user.id,
+			action: 'admin.credit_pack.update',
+			targetType: 'credit_pack',
+			targetId: String(pack.credits),
+			before: { price_cents: pack.priceCents },
+			after: { price_cents: input.priceCents },
+		})
+		return { credits: pack.credits, priceCents: input.priceCents }
 	})
 }

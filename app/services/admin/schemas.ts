@@ -116,3 +116,14 @@ export const OrderActionSchema = z.discriminatedUnion('intent', [
 		reason: z.string({ error: 'Say why the order failed' }).trim().min(1).max(500),
 	}),
 ])
+
+export const PackUpdateSchema = z.object({
+	intent: z.literal('pack'),
+	credits: wholeNumber('a pack', 1, 100_000_000),
+	priceCents: wholeNumber('a price in cents', 0, 100_000_000),
+})
+
+export const PricingActionSchema = z.discriminatedUnion('intent', [
+	PlanUpdateSchema,
+	PackUpdateSchema,
+])

@@ -4,7 +4,8 @@ import { formatCents, formatDate } from '../../utils/money.ts'
 import { isUuid } from '../../utils/http-errors.server.ts'
 import { findBillingOwnerEmail } from './access.server.ts'
 import { CREDIT_REASON_LABELS, getCreditBalance, listCreditLedger } from './credits.server.ts'
-import { listCreditPacks, paymentProvider } from './payments.server.ts'
+import { listOfferedCreditPacks } from './credit-pack-prices.server.ts'
+import { paymentProvider } from './payments.server.ts'
 import { listPricePlans } from './plans.server.ts'
 import { findCurrentSubscription, isActive } from './subscriptions.server.ts'
 
@@ -79,15 +80,16 @@ export async function getSubscriptionOverview(
 export async function getPurchaseOverview(account: AccountContext) {
 	const accountId = account.accountId!
 	const owner = isOwner(account)
-	const [header, balance, ledger] = await Promise.all([
+	const [header, balance, ledger, packs] = await Promise.all([
 		billingHeader(account),
 		getCreditBalance(accountId),
 		owner ? listCreditLedger(accountId, { limit: 100 }) : Promise.resolve([]),
+		listOfferedCreditPacks(),
 	])
 	return {
 		...header,
 		balance,
-		packs: listCreditPacks().map((p) => ({
+		packs: packs.map((p) => ({
 			credits: p.credits,
 			price: formatCents(p.priceCents),
 			perThousand: formatCents(Math.round((p.priceCents * 1000) / p.credits)),

@@ -2,12 +2,12 @@ import type { AccountContext } from '../../context.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { assertBillingOwner } from './access.server.ts'
 import { createCheckout } from './checkout.server.ts'
-import { listCreditPacks } from './payments.server.ts'
+import { listOfferedCreditPacks } from './credit-pack-prices.server.ts'
 
-/** A credit pack from CREDIT_PACKS, bought through checkout (payment mode). */
+/** A credit pack from CREDIT_PACKS (at an admin's price), bought through checkout (payment mode). */
 export async function buyCreditPack(account: AccountContext, credits: number) {
 	assertBillingOwner(account)
-	const pack = listCreditPacks().find((p) => p.credits === credits)
+	const pack = (await listOfferedCreditPacks()).find((p) => p.credits === credits)
 	if (!pack) throw new FormError('Choose one of the credit packs shown.', 'credits')
 	return createCheckout(account, {
 		mode: 'payment',
