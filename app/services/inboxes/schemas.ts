@@ -4,13 +4,25 @@ import { ADDRESS_PATTERNS } from './personas.ts'
 export const PROVIDER_LIMITS = { google: 5, microsoft: 50 } as const
 export type InboxProvider = keyof typeof PROVIDER_LIMITS
 
+/**
+ * A checkbox group's values: none checked is an empty list. The form also posts an empty
+ * value for each group, so that the group counts as submitted and its error shows.
+ */
+function list(value: unknown) {
+	const values = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]
+	return values.filter((v) => v !== '')
+}
+
 /** An inbox order as the ordering form (and the checkout link) carries it. */
 export const InboxOrderSchema = z
 	.object({
-		domainIds: z
-			.array(z.string().trim())
-			.min(1, 'Pick at least one domain.')
-			.max(200, 'Order for at most 200 domains at a time.'),
+		domainIds: z.preprocess(
+			list,
+			z
+				.array(z.string().trim())
+				.min(1, 'Pick at least one domain.')
+				.max(200, 'Order for at most 200 domains at a time.'),
+		),
 		provider: z.enum(['google', 'microsoft'], { error: 'Pick Google or Microsoft.' }),
 		inboxesPerDomain: z.coerce
 			.number({ error: 'Enter how many inboxes each domain gets.' })
@@ -21,7 +33,10 @@ export const InboxOrderSchema = z
 			.trim()
 			.min(1, 'Type persona names or generate some.')
 			.max(20_000),
-		patterns: z.array(z.enum(ADDRESS_PATTERNS)).min(1, 'Pick at least one address pattern.'),
+		patterns: z.preprocess(
+			list,
+			z.array(z.enum(ADDRESS_PATTERNS)).min(1, 'Pick at least one address pattern.'),
+		),
 	})
 	.superRefine((value, ctx) => {
 		const limit = PROVIDER_LIMITS[value.provider]

@@ -1,0 +1,144 @@
+import { getFormProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod/v4'
+import { Form, type useFetcher } from 'react-router'
+import { ImportDomainsSchema } from '../../services/domains/schemas.ts'
+import { Badge } from '../ui/choice.tsx'
+import { SubmitButton } from '../ui/button.tsx'
+import { ErrorList, FormErrors, inputClasses } from '../ui/field.tsx'
+
+export type ImportLine = {
+	line: number
+	value: string
+	domain: string | null
+	result: 'added' | 'duplicate' | 'invalid'
+	reason: string | null
+}
+
+export type ImportActionData = {
+	result: SubmissionResult<string[]>
+	lines?: ImportLine[]
+	added?: number
+}
+
+const TONES = { added: 'green', duplicate: 'amber', invalid: 'slate' } as const
+
+export function ImportResults({ lines, added }: { lines: ImportLine[]; added: number }) {
+	return (
+		<section aria-labelledby="import-results-heading" className="mt-6">
+			<h2 id="import-results-heading" className="text-base font-semibold text-slate-900">
+				{added} added, {lines.filter((l) => l.result === 'duplicate').length} duplicate,{' '}
+				{lines.filter((l) => l.result === 'invalid').length} invalid
+			</h2>
+			<div className="mt-2 max-h-80 overflow-auto rounded-md ring-1 ring-slate-200">
+				<table
+					className="min-w-full divide-y divide-slate-200 text-sm"
+					data-testid="import-results"
+				>
+					<caption className="sr-only">Result per line</caption>
+					<thead className="bg-slate-50 text-left text-slate-600">
+						<tr>
+							<th scope="col" className="px-3 py-2 font-semibold">
+								Line
+							</th>
+							<th scope="col" className="px-3 py-2 font-semibold">
+								Entry
+							</th>
+							<th scope="col" className="px-3 py-2 font-semibold">
+								Result
+							</th>
+						</tr>
+					</thead>
+					<tbody className="divide-y divide-slate-100">
+						{lines.map((line, index) => (
+							<tr key={index} data-result={line.result}>
+								<td className="px-3 py-2 text-slate-600">{line.line}</td>
+								<td className="px-3 py-2 break-all text-slate-900">
+									{line.value}
+									{line.domain && line.domain !== line.value ? (
+										<span className="text-slate-500"> → {line.domain}</span>
+									) : null}
+								</td>
+								<td className="px-3 py-2">
+									<Badge tone={TONES[line.result]}>{line.result}</Badge>
+									{line.reason ? <span className="ml-2 text-slate-600">{line.reason}</span> : null}
+								</td>
+							</tr>
+						))}
+					</tbody>
+				</table>
+			</div>
+		</section>
+	)
+}
+
+/**
+ * The import-domains form (SPEC.md section 2's modal). In the dialog it posts through a
+ * fetcher to /domains/import; on the plain page (no JavaScript) it is an ordinary form.
+ */
+export function ImportDomainsForm({
+	workspaceName,
+	actionData,
+	fetcher,
+}: {
+	workspaceName: string | null
+	actionData?: ImportActionData
+	fetcher?: ReturnType<typeof useFetcher<ImportActionData>>
+}) {
+	const data = fetcher ? fetcher.data : actionData
+	const pending = fetcher ? fetcher.state !== 'idle' : false
+	const [form, fields] = useForm({
+		id: fetcher ? 'import-domains-dialog' : 'import-domains',
+		lastResult: data?.result,
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: ImportDomainsSchema }),
+	})
+	const FormComponent = fetcher ? fetcher.Form : Form
+	return (
+		<>
+			<FormComponent
+				method="post"
+				action="/domains/import"
+				encType="multipart/form-data"
+				{...getFormProps(form)}
+				className="space-y-4"
+			>
+				<FormErrors id={form.errorId} errors={form.errors} />
+				<p className="text-sm text-slate-600">
+					Into workspace <strong>{workspaceName ?? 'none'}</strong>. One domain a line, or separated
+					by commas or spaces. Names are lower-cased and international names stored in punycode.
+				</p>
+				<div>
+					<label htmlFor={fields.domains.id} className="block text-sm font-medium text-slate-800">
+						Domains
+					</label>
+					<textarea
+						{...getTextareaProps(fields.domains)}
+						rows={6}
+						className={`mt-1 font-mono ${inputClasses}`}
+						placeholder={'acme.com\nbücher.de, beta.io'}
+					/>
+					<ErrorList id={fields.domains.errorId} errors={fields.domains.errors} />
+				</div>
+				<div>
+					<label htmlFor={fields.file.id} className="block text-sm font-medium text-slate-800">
+						Or upload a CSV
+					</label>
+					<input
+						id={fields.file.id}
+						name={fields.file.name}
+						type="file"
+						accept=".csv,text/csv,text/plain"
+						className="mt-1 block text-sm"
+					/>
+					<p className="mt-1 text-sm text-slate-600">
+						The column headed “domain”, or the first column.
+					</p>
+					<ErrorList id={fields.file.errorId} errors={fields.file.errors} />
+				</div>
+				<SubmitButton pending={pending} pendingText="Importing…">
+					Import domains
+				</SubmitButton>
+			</FormComponent>
+			{data?.lines ? <ImportResults lines={data.lines} added={data.added ?? 0} /> : null}
+		</>
+	)
+}

@@ -1,0 +1,256 @@
+import { data, Form, Link } from 'react-router'
+import type { Route } from './+types/inboxes'
+import { Button, buttonClasses } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { Badge } from '../components/ui/choice.tsx'
+import { inputClasses } from '../components/ui/field.tsx'
+import { requestContext } from '../context.server.ts'
+import { domainAccount } from '../services/domains/access.server.ts'
+import { listDomains } from '../services/domains/domains.server.ts'
+import { DomainRowActionSchema } from '../services/domains/schemas.ts'
+import {
+	exportShowsCredentials,
+	listInboxes,
+	setInboxCancel,
+} from '../services/inboxes/inboxes.server.ts'
+import { listInboxOrders } from '../services/inboxes/orders.server.ts'
+import { canChangeDomains } from '../services/workspaces/access.server.ts'
+import { FormError } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { formatCents, formatDate } from '../utils/money.ts'
+import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const acting = domainAccount(context.get(requestContext).account, 'view')
+	const params = new URL(request.url).searchParams
+	const filters = {
+		domainId: params.get('domain') || null,
+		workspaceId: params.get('workspace') || null,
+		status: params.get('status') || null,
+	}
+	const [inboxes, domains, orders] = await Promise.all([
+		listInboxes(acting, filters),
+		listDomains(acting),
+		listInboxOrders(acting),
+	])
+	return {
+		canChange: canChangeDomains(acting),
+		withPasswords: exportShowsCredentials(acting),
+		filters,
+		exportQuery: params.toString(),
+		domains: domains.map((d) => ({ id: d.id, name: d.name })),
+		workspaces: acting.workspaces,
+		pendingOrders: orders
+			.filter((o) => o.status < 2)
+			.map((o) => ({
+				id: o.id,
+				status: o.status,
+				total: formatCents(o.total_cents),
+				date: formatDate(o.created_at),
+				count: o.inboxes_per_domain * o.domain_ids.length,
+			})),
+		inboxes: inboxes.map((i) => ({
+			id: i.id,
+			address: i.address,
+			name: [i.first_name, i.last_name].filter(Boolean).join(' '),
+			provider: i.provider,
+			domain: i.domain,
+			workspace: i.workspace,
+			status: i.status === 'active' && i.cancel_at_period_end ? 'cancelling' : i.status,
+		})),
+	}
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const { account } = context.get(requestContext)
+	const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(await request.formData()))
+	if (!parsed.success || !['cancel', 'resume'].includes(parsed.data.intent)) {
+		throw data('Unknown action', { status: 400 })
+	}
+	try {
+		const cancel = parsed.data.intent === 'cancel'
+		const inbox = await setInboxCancel(account, parsed.data.id ?? '', cancel)
+		return redirectWithSuccess(
+			'/inboxes',
+			cancel
+				? `${inbox.address} ends at the end of its period`
+				: `${inbox.address} renews as usual`,
+		)
+	} catch (error) {
+		if (error instanceof FormError) return redirectWithError('/inboxes', error.message)
+		throw error
+	}
+}
+
+const TONES = { active: 'green', cancelling: 'amber', cancelled: 'slate' } as const
+
+export default function Inboxes({ loaderData }: Route.ComponentProps) {
+	const { inboxes, domains, workspaces, filters, canChange, withPasswords, pendingOrders } =
+		loaderData
+	return (
+		<>
+			<PageHeader
+				title="Inboxes Management"
+				description="Your sending inboxes by domain, workspace and status."
+				actions={
+					<div className="flex gap-2">
+						<a
+							href={`/inboxes/export${loaderData.exportQuery ? `?${loaderData.exportQuery}` : ''}`}
+							className={buttonClasses('secondary')}
+							download
+						>
+							Export CSV
+						</a>
+						{canChange ? (
+							<Link to="/ordering-inboxes" className={buttonClasses()}>
+								Order inboxes
+							</Link>
+						) : null}
+					</div>
+				}
+			/>
+			<p className="mb-4 text-sm text-slate-600">
+				The export is the sender-import CSV outreach platforms take (email, names, password, SMTP
+				and IMAP).{' '}
+				{withPasswords
+					? 'It includes passwords: keep it safe.'
+					: 'Passwords are only in the account owner’s export.'}
+			</p>
+			{pendingOrders.length ? (
+				<Card className="mb-4">
+					<p className="text-sm text-slate-700" data-testid="pending-orders">
+						{pendingOrders.length} order{pendingOrders.length === 1 ? '' : 's'} being set up:{' '}
+						{pendingOrders.map((o) => `${o.count} inboxes (${o.total}, ${o.date})`).join('; ')}.
+					</p>
+				</Card>
+			) : null}
+			<Form
+				method="get"
+				className="mb-4 flex flex-wrap items-end gap-3"
+				aria-label="Filter inboxes"
+			>
+				<label className="text-sm font-medium text-slate-800">
+					Domain
+					<select
+						name="domain"
+						defaultValue={filters.domainId ?? ''}
+						className={`mt-1 ${inputClasses}`}
+					>
+						<option value="">All domains</option>
+						{domains.map((d) => (
+							<option key={d.id} value={d.id}>
+								{d.name}
+							</option>
+						))}
+					</select>
+				</label>
+				<label className="text-sm font-medium text-slate-800">
+					Workspace
+					<select
+						name="workspace"
+						defaultValue={filters.workspaceId ?? ''}
+						className={`mt-1 ${inputClasses}`}
+					>
+						<option value="">All workspaces</option>
+						{workspaces.map((w) => (
+							<option key={w.id} value={w.id}>
+								{w.name}
+							</option>
+						))}
+					</select>
+				</label>
+				<label className="text-sm font-medium text-slate-800">
+					Status
+					<select
+						name="status"
+						defaultValue={filters.status ?? ''}
+						className={`mt-1 ${inputClasses}`}
+					>
+						<option value="">Any status</option>
+						<option value="active">Active</option>
+						<option value="cancelling">Cancelled at period end</option>
+						<option value="cancelled">Cancelled</option>
+					</select>
+				</label>
+				<Button type="submit" variant="secondary">
+					Filter
+				</Button>
+			</Form>
+			{inboxes.length === 0 ? (
+				<Card>
+					<p className="text-sm text-slate-600" data-testid="inboxes-empty">
+						No inboxes here yet. Ordered inboxes appear once our team has set them up.
+					</p>
+				</Card>
+			) : (
+				<div className="overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+					<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="inboxes">
+						<caption className="sr-only">Inboxes</caption>
+						<thead className="bg-slate-50 text-left text-slate-600">
+							<tr>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Inbox
+								</th>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Name
+								</th>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Domain
+								</th>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Workspace
+								</th>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Status
+								</th>
+								{canChange ? (
+									<th scope="col" className="px-4 py-3">
+										<span className="sr-only">Actions</span>
+									</th>
+								) : null}
+							</tr>
+						</thead>
+						<tbody className="divide-y divide-slate-100">
+							{inboxes.map((i) => (
+								<tr key={i.id}>
+									<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
+										{i.address}
+										<span className="ml-2 text-xs text-slate-500">{i.provider}</span>
+									</th>
+									<td className="px-4 py-3 text-slate-700">{i.name || '—'}</td>
+									<td className="px-4 py-3 text-slate-700">{i.domain ?? '—'}</td>
+									<td className="px-4 py-3 text-slate-700">{i.workspace ?? '—'}</td>
+									<td className="px-4 py-3">
+										<Badge tone={TONES[i.status as keyof typeof TONES] ?? 'slate'}>
+											{i.status}
+										</Badge>
+									</td>
+									{canChange ? (
+										<td className="px-4 py-3 text-right">
+											{i.status === 'active' || i.status === 'cancelling' ? (
+												<Form method="post">
+													<input type="hidden" name="id" value={i.id} />
+													{i.status === 'cancelling' ? (
+														<Button type="submit" name="intent" value="resume" variant="secondary">
+															Resume<span className="sr-only"> {i.address}</span>
+														</Button>
+													) : (
+														<Button type="submit" name="intent" value="cancel" variant="secondary">
+															Cancel at period end<span className="sr-only"> {i.address}</span>
+														</Button>
+													)}
+												</Form>
+											) : null}
+										</td>
+									) : null}
+								</tr>
+							))}
+						</tbody>
+					</table>
+				</div>
+			)}
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Inboxes Management')

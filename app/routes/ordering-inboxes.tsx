@@ -1,0 +1,300 @@
+import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod/v4'
+import { useMemo } from 'react'
+import { data, Form, Link } from 'react-router'
+import type { Route } from './+types/ordering-inboxes'
+import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { Badge, Choice, ChoiceGroup } from '../components/ui/choice.tsx'
+import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { requestContext } from '../context.server.ts'
+import { domainAccount } from '../services/domains/access.server.ts'
+import {
+	encodeOrder,
+	inboxPriceCents,
+	listInboxOrders,
+	listOrderableDomains,
+	quoteInboxOrder,
+} from '../services/inboxes/orders.server.ts'
+import { ADDRESS_PATTERNS, generatePersonas, PATTERN_LABELS } from '../services/inboxes/personas.ts'
+import { InboxOrderSchema, PROVIDER_LIMITS } from '../services/inboxes/schemas.ts'
+import { canChangeDomains } from '../services/workspaces/access.server.ts'
+import { useIsPending } from '../utils/forms.ts'
+import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { formatCents, formatDate } from '../utils/money.ts'
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const acting = domainAccount(context.get(requestContext).account, 'view')
+	const generate = Number(new URL(request.url).searchParams.get('generate') ?? 0)
+	const [domains, orders] = await Promise.all([
+		listOrderableDomains(acting),
+		listInboxOrders(acting),
+	])
+	return {
+		canChange: canChangeDomains(acting),
+		price: formatCents(inboxPriceCents()),
+		domains: domains.map((d) => ({ id: d.id, name: d.name })),
+		generated: generate > 0 ? generatePersonas(Math.min(generate, 20)) : null,
+		orders: orders.map((o) => ({
+			id: o.id,
+			provider: o.provider,
+			status: o.status,
+			domains: o.domain_ids.length,
+			perDomain: o.inboxes_per_domain,
+			total: formatCents(o.total_cents),
+			date: formatDate(o.created_at),
+			error: o.error,
+		})),
+	}
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const { account, currentWorkspaceId } = context.get(requestContext)
+	domainAccount(account, 'change')
+	const submission = parseWithZod(await request.formData(), { schema: InboxOrderSchema })
+	if (submission.status !== 'success') {
+		return data({ result: submission.reply(), quote: null }, { status: 400 })
+	}
+	try {
+		// A quote writes nothing: the order is made once the checkout is paid.
+		const quote = await quoteInboxOrder(account, submission.value, {
+			workspaceId: currentWorkspaceId,
+		})
+		return data({
+			result: submission.reply(),
+			quote: {
+				count: quote.count,
+				unit: formatCents(quote.unitCents),
+				total: formatCents(quote.totalCents),
+				provider: quote.provider,
+				domains: quote.domains.map((d) => ({ name: d.name, addresses: d.addresses })),
+				checkoutUrl: `/checkout?order=${encodeOrder(quote.order)}`,
+			},
+		})
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return data({ result: replyWithFormError(submission, error), quote: null }, { status: 400 })
+	}
+}
+
+const STATUS = [
+	{ label: 'pending', tone: 'slate' },
+	{ label: 'processing', tone: 'indigo' },
+	{ label: 'delivered', tone: 'green' },
+	{ label: 'failed, refunded', tone: 'amber' },
+] as const
+
+type LoaderData = Route.ComponentProps['loaderData']
+
+function OrderForm({
+	loaderData,
+	actionData,
+}: {
+	loaderData: LoaderData
+	actionData: Route.ComponentProps['actionData']
+}) {
+	const pending = useIsPending()
+	// A stable object: conform resets the form when its default value changes.
+	const defaultValue = useMemo(
+		() => ({
+			domainIds: [] as string[],
+			provider: 'google',
+			inboxesPerDomain: '3',
+			patterns: ['first.last', 'first'],
+			personas: loaderData.generated ?? '',
+		}),
+		[loaderData.generated],
+	)
+	const [form, fields] = useForm({
+		id: 'order-inboxes',
+		lastResult: actionData?.result,
+		defaultValue,
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: InboxOrderSchema }),
+		shouldValidate: 'onBlur',
+	})
+	const domainOptions = getInputProps(fields.domainIds, { type: 'checkbox' })
+	return (
+		<Form method="post" {...getFormProps(form)} className="space-y-6">
+			<FormErrors id={form.errorId} errors={form.errors} />
+			<ChoiceGroup
+				legend="Domains"
+				hint="Active domains with a domain subscription."
+				errorId={fields.domainIds.errorId}
+				errors={fields.domainIds.errors}
+			>
+				<input type="hidden" name={fields.domainIds.name} value="" />
+				{loaderData.domains.map((d) => (
+					<Choice
+						key={d.id}
+						label={d.name}
+						inputProps={{
+							...domainOptions,
+							id: `domain-${d.id}`,
+							value: d.id,
+							defaultChecked: (fields.domainIds.initialValue as string[] | undefined)?.includes(
+								d.id,
+							),
+						}}
+					/>
+				))}
+			</ChoiceGroup>
+			<ChoiceGroup
+				legend="Provider"
+				errorId={fields.provider.errorId}
+				errors={fields.provider.errors}
+			>
+				<Choice
+					label="Google Workspace"
+					description={`1 to ${PROVIDER_LIMITS.google} inboxes a domain`}
+					inputProps={{
+						...getInputProps(fields.provider, { type: 'radio', value: 'google' }),
+						id: `${fields.provider.id}-google`,
+					}}
+				/>
+				<Choice
+					label="Microsoft 365"
+					description={`1 to ${PROVIDER_LIMITS.microsoft} inboxes a domain`}
+					inputProps={{
+						...getInputProps(fields.provider, { type: 'radio', value: 'microsoft' }),
+						id: `${fields.provider.id}-microsoft`,
+					}}
+				/>
+			</ChoiceGroup>
+			<Field
+				label="Inboxes a domain"
+				errors={fields.inboxesPerDomain.errors}
+				inputProps={{
+					...getInputProps(fields.inboxesPerDomain, { type: 'number' }),
+					min: 1,
+					max: 50,
+				}}
+				className="max-w-40"
+			/>
+			<div>
+				<label htmlFor={fields.personas.id} className="block text-sm font-medium text-slate-800">
+					Persona names
+				</label>
+				<p className="text-sm text-slate-600">
+					A first and a last name a line.{' '}
+					<Link to="?generate=5" className="font-semibold text-indigo-700 hover:underline">
+						Generate names
+					</Link>
+				</p>
+				<textarea
+					{...getTextareaProps(fields.personas)}
+					key={loaderData.generated ?? 'typed'}
+					rows={5}
+					className={`mt-1 ${inputClasses}`}
+					placeholder={'Ada Lovelace\nGrace Hopper'}
+				/>
+				<ErrorList id={fields.personas.errorId} errors={fields.personas.errors} />
+			</div>
+			<ChoiceGroup
+				legend="Address patterns"
+				errorId={fields.patterns.errorId}
+				errors={fields.patterns.errors}
+			>
+				<input type="hidden" name={fields.patterns.name} value="" />
+				{ADDRESS_PATTERNS.map((pattern) => (
+					<Choice
+						key={pattern}
+						label={PATTERN_LABELS[pattern]}
+						inputProps={{
+							...getInputProps(fields.patterns, { type: 'checkbox', value: pattern }),
+							id: `pattern-${pattern.replace('.', '-')}`,
+						}}
+					/>
+				))}
+			</ChoiceGroup>
+			<SubmitButton pending={pending} pendingText="Pricing…">
+				Get a quote
+			</SubmitButton>
+		</Form>
+	)
+}
+
+export default function OrderingInboxes({ loaderData, actionData }: Route.ComponentProps) {
+	const { canChange, domains, orders, price } = loaderData
+	const quote = actionData?.quote
+	return (
+		<>
+			<PageHeader
+				title="Order inboxes"
+				description={`Inboxes on your domains, ${price} each a month. Get a quote, then pay at checkout; our team sets them up.`}
+			/>
+			<div className="grid gap-6 lg:grid-cols-2">
+				<Card>
+					{!canChange ? (
+						<p className="text-sm text-slate-600" data-testid="read-only">
+							You can view orders; ordering needs domain-management write access.
+						</p>
+					) : domains.length === 0 && !actionData ? (
+						<p className="text-sm text-slate-600">
+							No domain can take inboxes yet: a domain needs an active{' '}
+							<Link to="/domain-subscriptions" className="font-semibold text-indigo-700">
+								domain subscription
+							</Link>
+							.
+						</p>
+					) : (
+						<OrderForm loaderData={loaderData} actionData={actionData} />
+					)}
+				</Card>
+				{quote ? (
+					<Card>
+						<h2 className="text-lg font-semibold text-slate-900" id="quote-heading">
+							Your quote
+						</h2>
+						<p className="mt-1 text-sm text-slate-600" data-testid="quote-summary">
+							{quote.count} inboxes × {quote.unit} = <strong>{quote.total}</strong>
+						</p>
+						<ul className="mt-4 space-y-3 text-sm" aria-labelledby="quote-heading">
+							{quote.domains.map((d) => (
+								<li key={d.name}>
+									<p className="font-medium text-slate-900">{d.name}</p>
+									<p className="break-all text-slate-600">{d.addresses.join(', ')}</p>
+								</li>
+							))}
+						</ul>
+						<Link to={quote.checkoutUrl} className={buttonClasses('primary', 'mt-6')}>
+							Continue to checkout
+						</Link>
+					</Card>
+				) : null}
+			</div>
+			<section aria-labelledby="orders-heading" className="mt-8">
+				<h2 id="orders-heading" className="text-lg font-semibold text-slate-900">
+					Your orders
+				</h2>
+				{orders.length === 0 ? (
+					<p className="mt-2 text-sm text-slate-600" data-testid="orders-empty">
+						No orders yet.
+					</p>
+				) : (
+					<ul
+						className="mt-2 divide-y divide-slate-100 rounded-lg bg-white ring-1 ring-slate-200"
+						data-testid="orders"
+					>
+						{orders.map((o) => (
+							<li key={o.id} className="flex flex-wrap items-center gap-3 px-4 py-3 text-sm">
+								<Badge tone={STATUS[o.status]?.tone ?? 'slate'}>
+									{STATUS[o.status]?.label ?? o.status}
+								</Badge>
+								<span className="text-slate-800">
+									{o.perDomain} {o.provider === 'google' ? 'Google' : 'Microsoft'} inboxes on{' '}
+									{o.domains} domain{o.domains === 1 ? '' : 's'}
+								</span>
+								<span className="text-slate-600">{o.total}</span>
+								<span className="text-slate-500">{o.date}</span>
+								{o.error ? <span className="text-red-700">{o.error}</span> : null}
+							</li>
+						))}
+					</ul>
+				)}
+			</section>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Order inboxes')

@@ -1,0 +1,276 @@
+import { getFormProps, getInputProps, getSelectProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod/v4'
+import { data, Form } from 'react-router'
+import type { z } from 'zod'
+import type { Route } from './+types/url-forward'
+import { Button, SubmitButton } from '../components/ui/button.tsx'
+import { Card, PageHeader } from '../components/ui/card.tsx'
+import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
+import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { requestContext } from '../context.server.ts'
+import { domainAccount } from '../services/domains/access.server.ts'
+import { forwardingRecord } from '../services/domains/dns-check.server.ts'
+import { listDomains } from '../services/domains/domains.server.ts'
+import { removeForwarding, setForwarding } from '../services/domains/forwarding.server.ts'
+import { DomainRowActionSchema, ForwardSchema } from '../services/domains/schemas.ts'
+import { canChangeDomains } from '../services/workspaces/access.server.ts'
+import { useIsPending } from '../utils/forms.ts'
+import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { pageTitle } from '../utils/meta.ts'
+import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+
+export async function loader({ context }: Route.LoaderArgs) {
+	const acting = domainAccount(context.get(requestContext).account, 'view')
+	const domains = await listDomains(acting)
+	return {
+		canChange: canChangeDomains(acting),
+		record: forwardingRecord('your-domain.com'),
+		domains: domains.map((d) => ({
+			id: d.id,
+			name: d.name,
+			forwardable: d.status === 'active' && Boolean(d.subscribed_until),
+			forwardTo: d.forward_to,
+			code: d.redirect_code,
+			keepPath: d.forward_keep_path,
+			record: forwardingRecord(d.name),
+			recordOk: Boolean(d.dns?.forwarding?.ok),
+		})),
+	}
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+	const { account } = context.get(requestContext)
+	domainAccount(account, 'change')
+	const formData = await request.formData()
+	if (formData.get('intent') === 'remove') {
+		const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(formData))
+		if (!parsed.success) throw data('Unknown action', { status: 400 })
+		try {
+			const domain = await removeForwarding(account, parsed.data.id ?? '')
+			return redirectWithSuccess('/url-forward', `${domain.name} no longer forwards`)
+		} catch (error) {
+			if (error instanceof FormError) return redirectWithError('/url-forward', error.message)
+			throw error
+		}
+	}
+	const submission = parseWithZod(formData, { schema: ForwardSchema })
+	if (submission.status !== 'success') {
+		return data({ result: submission.reply() }, { status: 400 })
+	}
+	try {
+		const domain = await setForwarding(account, {
+			domainId: submission.value.domainId,
+			url: submission.value.url,
+			code: submission.value.code === '301' ? 301 : 302,
+			keepPath: submission.value.keepPath,
+		})
+		return redirectWithSuccess(
+			'/url-forward',
+			`${domain.name} now forwards to ${domain.forward_to}`,
+		)
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+	}
+}
+
+type LoaderData = Route.ComponentProps['loaderData']
+
+// A stable object: conform resets the form when its default value changes.
+const FORWARD_DEFAULTS = { code: '301', keepPath: true }
+
+function ForwardForm({
+	domains,
+	actionData,
+}: {
+	domains: LoaderData['domains']
+	actionData: Route.ComponentProps['actionData']
+}) {
+	const pending = useIsPending('forward')
+	const [form, fields] = useForm<z.input<typeof ForwardSchema>>({
+		id: 'forward',
+		lastResult: actionData?.result,
+		defaultValue: FORWARD_DEFAULTS,
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: ForwardSchema }),
+		shouldValidate: 'onBlur',
+	})
+	const forwardable = domains.filter((d) => d.forwardable)
+	return (
+		<Card>
+			<h2 className="text-lg font-semibold text-slate-900">Forward a domain</h2>
+			{forwardable.length === 0 ? (
+				<p className="mt-2 text-sm text-slate-600">
+					Only domains with an active domain subscription forward. Subscribe one on Domain
+					subscriptions first.
+				</p>
+			) : (
+				<Form method="post" {...getFormProps(form)} className="mt-4 space-y-4">
+					<input type="hidden" name="intent" value="forward" />
+					<FormErrors id={form.errorId} errors={form.errors} />
+					<div>
+						<label
+							htmlFor={fields.domainId.id}
+							className="block text-sm font-medium text-slate-800"
+						>
+							Domain
+						</label>
+						<select
+							{...getSelectProps(fields.domainId)}
+							className={`mt-1 ${inputClasses}`}
+							defaultValue={fields.domainId.initialValue ?? ''}
+						>
+							<option value="" disabled>
+								Pick a domain
+							</option>
+							{forwardable.map((d) => (
+								<option key={d.id} value={d.id}>
+									{d.name}
+								</option>
+							))}
+						</select>
+						<ErrorList id={fields.domainId.errorId} errors={fields.domainId.errors} />
+					</div>
+					<Field
+						label="Forward to"
+						hint="An http:// or https:// address on another site."
+						errors={fields.url.errors}
+						inputProps={{
+							...getInputProps(fields.url, { type: 'url' }),
+							placeholder: 'https://example.com/landing',
+						}}
+					/>
+					<ChoiceGroup legend="Redirect" errorId={fields.code.errorId} errors={fields.code.errors}>
+						<Choice
+							label="301 Moved permanently"
+							description="Browsers and search engines remember it."
+							inputProps={{
+								type: 'radio',
+								name: fields.code.name,
+								value: '301',
+								id: `${fields.code.id}-301`,
+								defaultChecked: (fields.code.initialValue ?? '301') === '301',
+							}}
+						/>
+						<Choice
+							label="302 Found (temporary)"
+							description="Asked again on every visit."
+							inputProps={{
+								type: 'radio',
+								name: fields.code.name,
+								value: '302',
+								id: `${fields.code.id}-302`,
+								defaultChecked: (fields.code.initialValue ?? '301') === '302',
+							}}
+						/>
+					</ChoiceGroup>
+					<Choice
+						label="Keep the path and query"
+						description="acme.com/pricing?x=1 goes to …/pricing?x=1; without it, every path goes to the address above."
+						inputProps={{ ...getInputProps(fields.keepPath, { type: 'checkbox' }) }}
+					/>
+					<SubmitButton pending={pending} pendingText="Saving…">
+						Save forwarding
+					</SubmitButton>
+				</Form>
+			)}
+		</Card>
+	)
+}
+
+export default function UrlForward({ loaderData, actionData }: Route.ComponentProps) {
+	const { domains, canChange, record } = loaderData
+	return (
+		<>
+			<PageHeader
+				title="URL forwarding"
+				description="Send visitors of a domain to another site with a 301 or 302 redirect."
+			/>
+			<div className="grid gap-6 lg:grid-cols-2">
+				{canChange ? (
+					<ForwardForm domains={domains} actionData={actionData} />
+				) : (
+					<Card>
+						<p className="text-sm text-slate-600" data-testid="read-only">
+							You can view forwarding; changing it needs domain-management write access.
+						</p>
+					</Card>
+				)}
+				<Card>
+					<h2 className="text-lg font-semibold text-slate-900">Point the domain at us</h2>
+					<p className="mt-2 text-sm text-slate-600">
+						Add this DNS record at the domain’s DNS host so its visitors reach the redirect:
+					</p>
+					<dl className="mt-3 grid grid-cols-3 gap-2 rounded-md bg-slate-50 p-3 font-mono text-sm">
+						<dt className="text-slate-500">Type</dt>
+						<dd className="col-span-2" data-testid="record-type">
+							{record.type}
+						</dd>
+						<dt className="text-slate-500">Host</dt>
+						<dd className="col-span-2">@ (the domain itself), and www</dd>
+						<dt className="text-slate-500">Value</dt>
+						<dd className="col-span-2" data-testid="record-value">
+							{record.value}
+						</dd>
+					</dl>
+				</Card>
+			</div>
+			<div className="mt-6 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+				<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="forwards">
+					<caption className="sr-only">Forwarding per domain</caption>
+					<thead className="bg-slate-50 text-left text-slate-600">
+						<tr>
+							<th scope="col" className="px-4 py-3 font-semibold">
+								Domain
+							</th>
+							<th scope="col" className="px-4 py-3 font-semibold">
+								Forwards to
+							</th>
+							<th scope="col" className="px-4 py-3 font-semibold">
+								DNS record
+							</th>
+							{canChange ? (
+								<th scope="col" className="px-4 py-3">
+									<span className="sr-only">Actions</span>
+								</th>
+							) : null}
+						</tr>
+					</thead>
+					<tbody className="divide-y divide-slate-100">
+						{domains.map((d) => (
+							<tr key={d.id} data-domain={d.name}>
+								<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
+									{d.name}
+								</th>
+								<td className="px-4 py-3 break-all text-slate-700">
+									{d.forwardTo
+										? `${d.code} → ${d.forwardTo}${d.keepPath ? ' (keeps the path)' : ''}`
+										: '—'}
+								</td>
+								<td className="px-4 py-3 font-mono text-xs text-slate-700">
+									{d.record.type} {d.record.host} → {d.record.value}{' '}
+									<span className={d.recordOk ? 'text-green-700' : 'text-amber-700'}>
+										{d.recordOk ? '(found)' : '(not found yet)'}
+									</span>
+								</td>
+								{canChange ? (
+									<td className="px-4 py-3 text-right">
+										{d.forwardTo ? (
+											<Form method="post">
+												<input type="hidden" name="id" value={d.id} />
+												<Button type="submit" name="intent" value="remove" variant="secondary">
+													Stop forwarding<span className="sr-only"> {d.name}</span>
+												</Button>
+											</Form>
+										) : null}
+									</td>
+								) : null}
+							</tr>
+						))}
+					</tbody>
+				</table>
+			</div>
+		</>
+	)
+}
+
+export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'URL forwarding')

@@ -1,0 +1,144 @@
+import { request as httpRequest } from 'node:http'
+import { expect, test } from '@playwright/test'
+import { baseURL } from '../../playwright.config.ts'
+import { joinTeam } from './billing-support.ts'
+import { subscribedDomains, uniqueDomain } from './domains-support.ts'
+import { subscribedAccount } from './leads-support.ts'
+import { expectNoSeriousA11yViolations, jsEnabled, signUp, withDatabase } from './support.ts'
+
+// Domains, domain subscriptions and URL forwarding, with JavaScript on and off.
+test.describe.configure({ timeout: 90_000 })
+
+function getWithHost(host: string, path: string) {
+	const { port } = new URL(baseURL)
+	return new Promise<{ status: number; location?: string }>((resolve, reject) => {
+		httpRequest({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+			res.resume()
+			resolve({ status: res.statusCode!, location: res.headers.location })
+		})
+			.on('error', reject)
+			.end()
+	})
+}
+
+test('import domains: a result per line (dialog with JavaScript, a plain page without)', async ({
+	page,
+}, testInfo) => {
+	await subscribedAccount(page)
+	const fresh = uniqueDomain('acme')
+	await page.goto('/domains')
+	await expect(page.getByRole('heading', { name: 'Domains', level: 1 })).toBeVisible()
+	await expect(page.getByTestId('domains-empty')).toBeVisible()
+	if (jsEnabled(testInfo)) {
+		await page.getByRole('button', { name: 'Import domains' }).click()
+		await expect(page.getByRole('dialog', { name: 'Import domains' })).toBeVisible()
+		await expect(page).toHaveURL(/\/domains$/)
+	} else {
+		await page.getByRole('link', { name: 'Import domains' }).click()
+		await expect(page).toHaveURL(/\/domains\/import$/)
+	}
+	await page
+		.getByLabel('Domains', { exact: true })
+		.fill(`${fresh.toUpperCase()}, ${fresh}\nnot_valid.com\nacme.notarealtld`)
+	await page.getByRole('button', { name: 'Import domains' }).last().click()
+	const results = page.getByTestId('import-results')
+	await expect(results.locator('tr[data-result="added"]')).toHaveCount(1)
+	await expect(results.locator('tr[data-result="duplicate"]')).toContainText('repeats line 1')
+	await expect(results.locator('tr[data-result="invalid"]')).toHaveCount(2)
+	await expect(results).toContainText('not a public domain ending')
+	if (jsEnabled(testInfo)) await expectNoSeriousA11yViolations(page)
+
+	await page.goto('/domains')
+	await expect(page.locator(`tr[data-domain="${fresh}"]`)).toBeVisible()
+	// the dns-check job ran (the e2e resolver answers nothing for these names: records missing)
+	await expect(page.locator(`tr[data-domain="${fresh}"]`)).toContainText('Checked', {
+		timeout: 20_000,
+	})
+})
+
+test('subscribe a domain through /checkout, forward it, and the server redirects its Host', async ({
+	page,
+}) => {
+	const { email } = await subscribedAccount(page)
+	const name = uniqueDomain('fw')
+	await withDatabase(async (client) => {
+		await client.query(
+			`insert into domains (user_id, name, source)
+			select id, $2, 'imported' from auth.users where email = $1`,
+			[email, name],
+		)
+	})
+	await page.goto('/domain-subscriptions')
+	await page.getByRole('link', { name: `Subscribe ${name}` }).click()
+	await expect(page).toHaveURL(/\/checkout\?domain=/)
+	await expect(page.getByTestId('checkout-total')).toHaveText('$15.00 a month')
+	await page.getByRole('button', { name: /^Pay/ }).click()
+	await expect(page).toHaveURL(/\/test-payment\//)
+	await page.getByRole('button', { name: 'Pay $15.00 (test)' }).click()
+	await expect(page).toHaveURL(/\/domain-subscriptions/)
+	const row = page.locator(`tr[data-domain="${name}"]`)
+	await expect(row).toContainText('active')
+	await expect(row).toContainText('Renews')
+
+	await page.goto('/url-forward')
+	await expect(page.getByTestId('record-value')).toBeVisible()
+	await page.getByLabel('Domain').selectOption({ label: name })
+	await page.getByLabel('Forward to').fill(`https://${name}/loop`)
+	await page.getByRole('button', { name: 'Save forwarding' }).click()
+	await expect(page.getByText('would loop')).toBeVisible()
+	await page.getByLabel('Domain').selectOption({ label: name })
+	await page.getByLabel('Forward to').fill('https://example.org/landing')
+	await page.getByLabel('302 Found (temporary)').check()
+	await page.getByLabel('Keep the path and query').check()
+	await page.getByRole('button', { name: 'Save forwarding' }).click()
+	await expect(page.locator(`tr[data-domain="${name}"]`)).toContainText(
+		'302 → https://example.org/landing',
+	)
+	await expect
+		.poll(() => getWithHost(name, '/pricing?x=1'))
+		.toEqual({ status: 302, location: 'https://example.org/landing/pricing?x=1' })
+
+	// cancel at period end
+	await page.goto('/domain-subscriptions')
+	await page.getByRole('button', { name: `Cancel at period end ${name}` }).click()
+	await expect(page.locator(`tr[data-domain="${name}"]`)).toContainText('cancelled at period end')
+})
+
+test('scope routes: read-only views, cannot change; no scope is refused', async ({ browser }) => {
+	const ownerPage = await browser.newPage()
+	const { email: ownerEmail } = await subscribedAccount(ownerPage)
+	const [domainId] = await subscribedDomains(ownerEmail, [uniqueDomain('scope')])
+	await ownerPage.close()
+
+	const page = await browser.newPage()
+	const { email } = await signUp(page)
+	await joinTeam(ownerEmail, email, 'editor')
+	for (const path of ['/url-forward', '/ordering-inboxes', '/checkout', '/domains']) {
+		const response = await page.goto(path)
+		expect(response?.status(), path).toBe(403)
+	}
+	await withDatabase((client) =>
+		client.query(`update team_members set scopes = '{domain-management:read}' where email = $1`, [
+			email,
+		]),
+	)
+	for (const path of ['/url-forward', '/ordering-inboxes', '/checkout', '/domains']) {
+		const response = await page.goto(path)
+		expect(response?.status(), path).toBe(200)
+	}
+	await page.goto('/url-forward')
+	await expect(page.getByTestId('read-only')).toBeVisible()
+	await page.goto('/ordering-inboxes')
+	await expect(page.getByTestId('read-only')).toBeVisible()
+	const post = await page.request.post('/url-forward', {
+		form: { intent: 'forward', domainId: domainId!, url: 'https://example.org', code: '301' },
+		headers: { Origin: baseURL },
+	})
+	expect(post.status()).toBe(403)
+	const pay = await page.request.post(`/checkout?domain=${domainId}`, {
+		form: { intent: 'pay', domain: domainId! },
+		headers: { Origin: baseURL },
+	})
+	expect(pay.status()).toBe(403)
+	await page.close()
+})

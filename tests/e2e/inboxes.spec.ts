@@ -1,0 +1,80 @@
+import { expect, test } from '@playwright/test'
+import { subscribedDomains, uniqueDomain } from './domains-support.ts'
+import { subscribedAccount } from './leads-support.ts'
+import { expectNoSeriousA11yViolations, jsEnabled, withDatabase } from './support.ts'
+
+// Order inboxes: quote (writes nothing), then /checkout, then the test payment creates the
+// order. With JavaScript on and off.
+test.describe.configure({ timeout: 90_000 })
+
+async function ordersOf(email: string) {
+	return withDatabase(async (client) => {
+		const { rows } = await client.query<{ status: number; total_cents: number }>(
+			`select o.status, o.total_cents from inbox_orders o join auth.users u on u.id = o.user_id
+			where u.email = $1`,
+			[email],
+		)
+		return rows
+	})
+}
+
+test('quote then pay: the order exists only after payment', async ({ page }, testInfo) => {
+	const { email } = await subscribedAccount(page)
+	const [a, b] = [uniqueDomain('ia'), uniqueDomain('ib')]
+	await subscribedDomains(email, [a, b])
+	await page.goto('/ordering-inboxes')
+	await expect(page.getByRole('heading', { name: 'Order inboxes', level: 1 })).toBeVisible()
+	if (jsEnabled(testInfo)) await expectNoSeriousA11yViolations(page)
+
+	// bad input first: no domain, too many inboxes, names an address cannot hold
+	await page.getByLabel('Inboxes a domain').fill('6')
+	await page.getByLabel('Persona names').fill('J@ne Doe')
+	await page.getByRole('button', { name: 'Get a quote' }).click()
+	await expect(page.getByText('Pick at least one domain.')).toBeVisible()
+	await expect(page.getByText('Google takes 1 to 5 inboxes a domain.')).toBeVisible()
+	await page.getByLabel(a).check()
+	await page.getByLabel(b).check()
+	await page.getByLabel('Inboxes a domain').fill('2')
+	await page.getByRole('button', { name: 'Get a quote' }).click()
+	await expect(page.getByText('has characters an email address cannot hold')).toBeVisible()
+
+	await page.getByLabel('Persona names').fill('Ada Lovelace\nGrace Hopper')
+	await page.getByRole('button', { name: 'Get a quote' }).click()
+	await expect(page.getByTestId('quote-summary')).toHaveText('4 inboxes × $3.00 = $12.00')
+	await expect(page.getByText(`ada@${a}, grace@${a}`)).toBeVisible()
+	expect(await ordersOf(email)).toEqual([])
+
+	await page.getByRole('link', { name: 'Continue to checkout' }).click()
+	await expect(page).toHaveURL(/\/checkout\?order=/)
+	await expect(page.getByTestId('checkout-total')).toHaveText('$12.00')
+	expect(await ordersOf(email)).toEqual([])
+	await page.getByRole('button', { name: 'Pay $12.00' }).click()
+	await expect(page).toHaveURL(/\/test-payment\//)
+	await page.getByRole('button', { name: 'Pay $12.00 (test)' }).click()
+
+	await expect(page).toHaveURL(/\/inboxes/)
+	await expect(page.getByRole('heading', { name: 'Inboxes Management', level: 1 })).toBeVisible()
+	await expect(page).toHaveTitle(/^Inboxes Management \|/)
+	await expect(page.getByTestId('pending-orders')).toContainText('4 inboxes ($12.00')
+	expect(await ordersOf(email)).toEqual([{ status: 0, total_cents: 1200 }])
+})
+
+test('an expired domain cannot take inboxes', async ({ page }) => {
+	const { email } = await subscribedAccount(page)
+	const [ok] = [uniqueDomain('ok')]
+	const [okId] = await subscribedDomains(email, [ok])
+	await page.goto('/ordering-inboxes')
+	await expect(page.getByLabel(ok)).toBeVisible()
+	await withDatabase((client) =>
+		client.query(
+			`update domain_subscriptions set expire_date = now() - interval '1 day' where domain_id = $1`,
+			[okId],
+		),
+	)
+	await page.getByLabel(ok).check()
+	await page.getByLabel('Persona names').fill('Ada Lovelace\nGrace Hopper\nAlan Turing')
+	await page.getByRole('button', { name: 'Get a quote' }).click()
+	await expect(page.getByText('no active domain subscription')).toBeVisible()
+	await page.goto('/ordering-inboxes')
+	await expect(page.getByLabel(ok)).toHaveCount(0)
+})
