@@ -13,7 +13,10 @@ let server: KeyedServer
 
 test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, 'runs once, from the js project')
 
-test.beforeAll(async () => {
+// eslint-disable-next-line no-empty-pattern -- Playwright wants a pattern before testInfo
+test.beforeAll(async ({}, testInfo) => {
+	// one keyed server per run: the no-js project does not start a second one on the same port
+	test.skip(testInfo.project.name !== 'js', 'runs once, from the js project')
 	test.setTimeout(180_000)
 	server = await startKeyedServer()
 })

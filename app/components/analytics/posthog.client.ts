@@ -6,6 +6,11 @@ import type { PostHog } from 'posthog-js'
 import { isValidDistinctId, type AnalyticsUser } from '../../services/analytics/identity.ts'
 
 let instance: Promise<PostHog> | null = null
+// Page views and identify may be asked for before startPostHog runs (effects race the import):
+// they wait for it.
+let markReady: (posthog: PostHog) => void = () => {}
+const ready = new Promise<PostHog>((resolve) => (markReady = resolve))
+const current = () => instance ?? ready
 
 export function startPostHog(config: { key: string; host: string }) {
 	instance ??= import('posthog-js').then(({ default: posthog }) => {
@@ -22,6 +27,7 @@ export function startPostHog(config: { key: string; host: string }) {
 			opt_out_capturing_by_default: true,
 		})
 		posthog.opt_in_capturing({ captureEventName: false })
+		markReady(posthog)
 		return posthog
 	})
 	return instance
@@ -33,13 +39,12 @@ export function stopPostHog() {
 }
 
 export async function capturePageview(url: string, page: string) {
-	const posthog = await instance
-	posthog?.capture('$pageview', { $current_url: url, page })
+	const posthog = await current()
+	posthog.capture('$pageview', { $current_url: url, page })
 }
 
 export async function identify(user: AnalyticsUser) {
-	const posthog = await instance
-	if (!posthog) return
+	const posthog = await current()
 	if (!isValidDistinctId(user.id)) {
 		console.error('analytics: refusing to identify with an invalid id')
 		return
@@ -50,14 +55,12 @@ export async function identify(user: AnalyticsUser) {
 
 /** Sign-out: a fresh anonymous identity; consent (given already) stays. */
 export async function reset() {
-	const posthog = await instance
-	if (!posthog) return
+	const posthog = await current()
 	posthog.reset()
 	posthog.opt_in_capturing({ captureEventName: false })
 }
 
 export async function identifiedId() {
-	const posthog = await instance
-	if (!posthog) return null
+	const posthog = await current()
 	return posthog.get_property('$user_state') === 'identified' ? posthog.get_distinct_id() : null
 }
