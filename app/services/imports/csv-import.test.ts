@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { parse } from 'csv-parse/sync'
+import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
@@ -80,6 +81,15 @@ async function importThroughWorker(account: Account, content: string | Buffer) {
 	await expect
 		.poll(async () => (await listRow(listId)).status, { timeout: 20_000, interval: 200 })
 		.toBeGreaterThanOrEqual(2)
+	return listId
+}
+
+/** Starts an import whose job the tests run by hand: its queued job is removed. */
+async function startByHand(account: Account, uploaded: Awaited<ReturnType<typeof upload>>) {
+	const { listId } = await startCsvImport(account, mappingFrom(uploaded), workspaceId)
+	await sql`delete from pgboss.job where name = 'csv-import' and data->>'listId' = ${listId}`.execute(
+		db,
+	)
 	return listId
 }
 
@@ -184,72 +194,7 @@ function pendingFiles() {
 	}
 }
 
-describe('the csv-import job', () => {
-	test('imports through the worker: BOM, ; delimiter, multi-line cells, invalid and duplicate rows by line', async () => {
-		const csv =
-			'\uFEFFEmail;First Name;Last Name;Company;Notes\r\n' + // line 1
-			'ada@example.com;Ada;Lovelace;Analytical;"first line\r\nsecond line"\r\n' + // lines 2-3
-			'not-an-email;Bob;B;Acme;\r\n' + // line 4
-			'\r\n' + // line 5 (blank)
-			'ADA@example.com;Ada;Again;X;\r\n' + // line 6 duplicate
-			'grace@example.com;Grace;Hopper\r\n' + // line 7, fewer cells
-			';No;Email;Co;\r\n' + // line 8
-			'"=cmd@example.com";"=SUM(A1)";"+1";"-2";"@x"\r\n' // line 9
-		const listId = await importThroughWorker(owner, csv)
-		const list = await listRow(listId)
-		expect(list).toMatchObject({
-			status: 2,
-			found: 3,
-			requested: 6,
-			progress: 100,
-			source_type: 'upload',
-			workspace_id: workspaceId,
-			file_name: 'leads.csv',
-		})
-		const leads = await leadsOf(listId)
-		expect(leads.map((l) => l.email)).toEqual([
-			'ada@example.com',
-			'grace@example.com',
-			'=cmd@example.com',
-		])
-		expect(leads[0]).toMatchObject({
-			first_name: 'Ada',
-			last_name: 'Lovelace',
-			company_name: 'Analytical',
-			data: { Notes: 'first line\r\nsecond line' },
-		})
-		expect(leads[1]).toMatchObject({ first_name: 'Grace', last_name: 'Hopper', company_name: null })
-		expect(await errorsOf(listId)).toEqual([
-			{ line: 4, kind: 'invalid', email: 'not-an-email', message: 'Not a valid email address' },
-			{
-				line: 6,
-				kind: 'duplicate',
-				email: 'ADA@example.com',
-				message: 'Duplicate: an earlier row has this email address',
-			},
-			{ line: 8, kind: 'invalid', email: null, message: 'No email address' },
-		])
-		// the import report and its CSV
-		const report = await importReport(owner, listId, 0)
-		expect(report.summary).toMatchObject({ imported: 3, invalid: 2, duplicates: 1, rowsDone: 6 })
-		const reportCsv = parse(await text((await streamImportErrorsCsv(owner, listId)).stream), {
-			bom: true,
-		}) as string[][]
-		expect(reportCsv[0]).toEqual(['line', 'problem', 'email', 'reason'])
-		expect(reportCsv.slice(1).map((r) => r[0])).toEqual(['4', '6', '8'])
-		// the file is gone once the import ends
-		expect(readdirSync(path.join(uploadsRoot(), 'imports'))).not.toContain(`${listId}.csv`)
-	})
-
-	test('a list whose rows are all invalid fails with the reason', async () => {
-		const listId = await importThroughWorker(owner, 'email,name\nnope,A\nstill nope,B\n')
-		expect(await listRow(listId)).toMatchObject({
-			status: 3,
-			found: 0,
-			error: 'No row had a valid email address that was not already in the list.',
-		})
-	})
-
+describe('the csv-import job, run by hand (before any worker starts)', () => {
 	test('a worker that dies mid-file resumes from its checkpoint: every row exactly once', async () => {
 		importTuning.batchRows = 50
 		importTuning.chunkBytes = 1024
@@ -266,7 +211,7 @@ describe('the csv-import job', () => {
 		}
 		const csv = `${rows.join('\n')}\n`
 		const uploaded = await upload(owner, csv)
-		const { listId } = await startCsvImport(owner, mappingFrom(uploaded), workspaceId)
+		const listId = await startByHand(owner, uploaded)
 
 		// 1: dies inside the 5th batch's transaction (it rolls back)
 		importHooks.beforeCommit = (id, batch) => {
@@ -337,7 +282,7 @@ describe('the csv-import job', () => {
 			owner,
 			'email\nfirst@example.com\ntaken@example.com\nJOSÉ@exämple.com\nlast@example.com\njosé@EXÄMPLE.com\n',
 		)
-		const { listId } = await startCsvImport(owner, mappingFrom(uploaded), workspaceId)
+		const listId = await startByHand(owner, uploaded)
 		// another writer put one of the file's addresses in the list before the job ran
 		await db
 			.insertInto('leads')
@@ -364,12 +309,79 @@ describe('the csv-import job', () => {
 		const lines = ['email']
 		for (let i = 0; i < 400; i++) lines.push(`twin${i}@example.com`)
 		const uploaded = await upload(owner, `${lines.join('\n')}\n`)
-		const { listId } = await startCsvImport(owner, mappingFrom(uploaded), workspaceId)
+		const listId = await startByHand(owner, uploaded)
 		await Promise.allSettled([runCsvImport(listId), runCsvImport(listId)])
 		await runCsvImport(listId)
 		expect((await leadsOf(listId)).length).toBe(400)
 		expect(await errorsOf(listId)).toEqual([])
 		expect(await listRow(listId)).toMatchObject({ status: 2, found: 400 })
+	})
+})
+
+describe('the csv-import job', () => {
+	test('imports through the worker: BOM, ; delimiter, multi-line cells, invalid and duplicate rows by line', async () => {
+		const csv =
+			'\uFEFFEmail;First Name;Last Name;Company;Notes\r\n' + // line 1
+			'ada@example.com;Ada;Lovelace;Analytical;"first line\r\nsecond line"\r\n' + // lines 2-3
+			'not-an-email;Bob;B;Acme;\r\n' + // line 4
+			'\r\n' + // line 5 (blank)
+			'ADA@example.com;Ada;Again;X;\r\n' + // line 6 duplicate
+			'grace@example.com;Grace;Hopper\r\n' + // line 7, fewer cells
+			';No;Email;Co;\r\n' + // line 8
+			'"=cmd@example.com";"=SUM(A1)";"+1";"-2";"@x"\r\n' // line 9
+		const listId = await importThroughWorker(owner, csv)
+		const list = await listRow(listId)
+		expect(list).toMatchObject({
+			status: 2,
+			found: 3,
+			requested: 6,
+			progress: 100,
+			source_type: 'upload',
+			workspace_id: workspaceId,
+			file_name: 'leads.csv',
+		})
+		const leads = await leadsOf(listId)
+		expect(leads.map((l) => l.email)).toEqual([
+			'ada@example.com',
+			'grace@example.com',
+			'=cmd@example.com',
+		])
+		expect(leads[0]).toMatchObject({
+			first_name: 'Ada',
+			last_name: 'Lovelace',
+			company_name: 'Analytical',
+			data: { Notes: 'first line\r\nsecond line' },
+		})
+		expect(leads[1]).toMatchObject({ first_name: 'Grace', last_name: 'Hopper', company_name: null })
+		expect(await errorsOf(listId)).toEqual([
+			{ line: 4, kind: 'invalid', email: 'not-an-email', message: 'Not a valid email address' },
+			{
+				line: 6,
+				kind: 'duplicate',
+				email: 'ADA@example.com',
+				message: 'Duplicate: an earlier row has this email address',
+			},
+			{ line: 8, kind: 'invalid', email: null, message: 'No email address' },
+		])
+		// the import report and its CSV
+		const report = await importReport(owner, listId, 0)
+		expect(report.summary).toMatchObject({ imported: 3, invalid: 2, duplicates: 1, rowsDone: 6 })
+		const reportCsv = parse(await text((await streamImportErrorsCsv(owner, listId)).stream), {
+			bom: true,
+		}) as string[][]
+		expect(reportCsv[0]).toEqual(['line', 'problem', 'email', 'reason'])
+		expect(reportCsv.slice(1).map((r) => r[0])).toEqual(['4', '6', '8'])
+		// the file is gone once the import ends
+		expect(readdirSync(path.join(uploadsRoot(), 'imports'))).not.toContain(`${listId}.csv`)
+	})
+
+	test('a list whose rows are all invalid fails with the reason', async () => {
+		const listId = await importThroughWorker(owner, 'email,name\nnope,A\nstill nope,B\n')
+		expect(await listRow(listId)).toMatchObject({
+			status: 3,
+			found: 0,
+			error: 'No row had a valid email address that was not already in the list.',
+		})
 	})
 
 	test('the worker retries a crashed import and it ends with every row once', async () => {
