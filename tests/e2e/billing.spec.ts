@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test'
-import { expectFitsWidth, joinTeam, PLANS, subscribeTo } from './billing-support.ts'
+import { expectFitsWidth, joinTeam, markOnboarded, PLANS, subscribeTo } from './billing-support.ts'
 import { expectNoSeriousA11yViolations, jsEnabled, signUp } from './support.ts'
 
 // Billing in test mode (no Stripe): the test-payment page stands in for Stripe Checkout.
@@ -11,7 +11,8 @@ test.describe.configure({ timeout: 90_000 })
 test('a new user subscribes through the test-payment page and is let through', async ({
 	page,
 }, testInfo) => {
-	await signUp(page)
+	const { email } = await signUp(page)
+	await markOnboarded(email)
 	await expect(page).toHaveURL(/\/subscription$/)
 	await expect(page.getByRole('heading', { name: 'Subscription', level: 1 })).toBeVisible()
 	await expect(page.getByTestId('test-mode')).toBeVisible()
@@ -119,7 +120,7 @@ test('credit packs are bought through the same checkout and shown in the ledger'
 
 test('billing screens work at 390 px', async ({ page }) => {
 	await page.setViewportSize({ width: 390, height: 844 })
-	await signUp(page)
+	await markOnboarded((await signUp(page)).email)
 	await expect(page.getByTestId('plan-4')).toBeVisible()
 	await expectFitsWidth(page, 390, '[data-testid^="plan-"]')
 	await page.getByRole('button', { name: 'Subscribe to Yearly Unlimited' }).click()
