@@ -157,7 +157,7 @@ test('team members see who owns billing, have nothing to press, and get 403', as
 		await memberPage.goto('/purchase')
 		await expect(memberPage.getByTestId('billing-owner')).toContainText(owner.email)
 		await expect(memberPage.locator('main').getByRole('button')).toHaveCount(0)
-		await expect(memberPage.getByRole('link', { name: 'Subscription' })).toHaveCount(0)
+		await expect(memberPage.getByRole('link', { name: 'Subscription', exact: true })).toHaveCount(0)
 
 		for (const [path, form] of [
 			['/subscription', { intent: 'subscribe', planId: '2' }],

@@ -28,7 +28,9 @@ export async function loader({ context, pattern }: Route.LoaderArgs) {
 		isOwner(account) &&
 		hasActivePlan(account) &&
 		!account.onboardingCompleted &&
-		(screenByPattern(pattern)?.middleware as readonly string[] | undefined)?.includes('subscription')
+		(screenByPattern(pattern)?.middleware as readonly string[] | undefined)?.includes(
+			'subscription',
+		)
 	)
 		throw redirect('/onboarding')
 	return {
