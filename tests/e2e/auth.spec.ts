@@ -36,7 +36,7 @@ test('forgot and reset password through the mailed link', async ({ page }) => {
 	await signOut(page)
 
 	await page.goto('/forgot-password')
-	await page.getByLabel('Email').fill(email)
+	await page.getByLabel('Email', { exact: true }).fill(email)
 	await page.getByRole('button', { name: 'Send reset link' }).click()
 	await expect(page.getByText('If an account exists for that email, we sent a link')).toBeVisible()
 

@@ -28,8 +28,8 @@ export async function signUp(
 }
 
 export async function signIn(page: Page, email: string, password = PASSWORD) {
-	await page.getByLabel('Email').fill(email)
-	await page.getByLabel('Password').fill(password)
+	await page.getByLabel('Email', { exact: true }).fill(email)
+	await page.getByLabel('Password', { exact: true }).fill(password)
 	await page.getByRole('button', { name: 'Sign in' }).click()
 }
 
@@ -38,6 +38,7 @@ export async function signOut(page: Page) {
 	await page.locator('summary', { hasText: '@' }).or(page.getByText('Account menu')).first().click()
 	await page.getByRole('button', { name: 'Sign out' }).click()
 	await page.waitForURL('**/signin')
+	await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor()
 }
 
 /** The newest mail to `email` in the local mailbox, and the first link in it. */
