@@ -196,7 +196,7 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 									</td>
 									<td className="px-4 py-3">
 										<div className="flex flex-wrap gap-x-3 gap-y-1">
-											{list.status === 2 && hasDownload(list.kind) ? (
+											{list.status === 2 ? (
 												<a
 													href={`/lists/${list.id}/download?kind=${list.kind}`}
 													className="text-sm font-medium text-indigo-700 hover:underline"
@@ -245,11 +245,6 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 			)}
 		</>
 	)
-}
-
-// The CSV download route comes with the list pages.
-function hasDownload(_kind: string) {
-	return true
 }
 
 export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Scrape')

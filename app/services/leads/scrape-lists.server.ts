@@ -12,6 +12,7 @@ import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
+import { deleteLeadList } from '../lists/manage-list.server.ts'
 import { actingAccount, canUseWorkspace, type ActingAccount } from '../workspaces/access.server.ts'
 import { JobStatus, leadScrapeReference, settleCredits } from './run-lead-scrape.server.ts'
 
@@ -85,7 +86,7 @@ async function findList(account: ActingAccount, kind: ListKind, id: string) {
 	if (!isUuid(id)) notFound('This list')
 	const list = await db
 		.selectFrom(TABLE[kind])
-		.select(['id', 'name', 'status', 'workspace_id', 'found'])
+		.select(['id', 'name', 'status', 'workspace_id', 'found', 'source_type'])
 		.where('id', '=', id)
 		.where('user_id', '=', account.accountId)
 		.executeTakeFirst()
@@ -233,8 +234,11 @@ export async function retryScrape(context: AccountContext | null, kind: ListKind
 export async function deleteScrapeList(context: AccountContext | null, kind: ListKind, id: string) {
 	const account = actingAccount(context)
 	const list = await findList(account, kind, id)
-	if (list.status === JobStatus.pending || list.status === JobStatus.processing)
+	// an uploaded list also takes its stored file (and stops its import)
+	if (kind === 'leads' && list.source_type === 'upload') return deleteLeadList(account, id)
+	if (list.status === JobStatus.pending || list.status === JobStatus.processing) {
 		await cancelScrape(account, kind, id)
+	}
 	await db
 		.deleteFrom(TABLE[kind])
 		.where('id', '=', list.id)
