@@ -318,4 +318,11 @@ test('an inbox order is fulfilled from a CSV of credentials, checked row by row'
 			(await db.query('select address from inboxes where order_id = $1', [orderId])).rows,
 	)
 	expect(inboxes).toEqual([{ address: `ada@${domain}` }])
+
+	// and the owner finds them on Inboxes Management
+	const mine = await owner.c.get('/inboxes')
+	expect(mine.status()).toBe(200)
+	const html = await mine.text()
+	expect(html).toContain('Inboxes Management')
+	expect(html).toContain(`ada@${domain}`)
 })
