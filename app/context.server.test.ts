@@ -1,6 +1,6 @@
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, sql } from 'kysely'
 import { beforeEach, describe, expect, test } from 'vitest'
-import { db, getPool } from '../db/index.server.ts'
+import { createDb, db, getPool } from '../db/index.server.ts'
 import type { DB } from '../db/schema.ts'
 import { insertSubscription, insertUser } from '../tests/support/factories.ts'
 import { loadAccountContext } from './context.server.ts'
@@ -196,5 +196,21 @@ describe('the request context', () => {
 			teamRole: null,
 			activePlan: 0,
 		})
+	})
+
+	test('is a prepared statement: each connection plans it once', async () => {
+		const user = await insertUser(db)
+		const oneConnection = createDb(process.env.DATABASE_URL!, { max: 1 })
+		try {
+			const first = await loadAccountContext(oneConnection, user)
+			const second = await loadAccountContext(oneConnection, user)
+			expect(second).toEqual(first)
+			const { rows } = await sql<{
+				name: string
+			}>`select name from pg_prepared_statements`.execute(oneConnection)
+			expect(rows.map((row) => row.name)).toContain('account_context')
+		} finally {
+			await oneConnection.destroy()
+		}
 	})
 })

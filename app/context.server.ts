@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { createContext } from 'react-router'
-import type { Database } from '../db/index.server.ts'
+import { prepareStatement, type Database } from '../db/index.server.ts'
 import type { Supabase } from './services/auth/session.server.ts'
 
 export const SCOPES = ['all', 'domain-management:read', 'domain-management:write'] as const
@@ -88,7 +88,7 @@ export async function loadAccountContext(
 	db: Database,
 	user: { id: string; email: string },
 ): Promise<AccountContext> {
-	const { rows } = await sql<ContextRow>`
+	const query = sql<ContextRow>`
 		with
 		me as (select primary_user_id from profiles where user_id = ${user.id}),
 		tm as (
@@ -158,7 +158,10 @@ export async function loadAccountContext(
 			), '[]') as workspaces,
 			coalesce((select completed_at is not null from onboarding
 				where user_id = (select id from acct)), false) as onboarding_completed
-	`.execute(db)
+	`.compile(db)
+	// Planning this statement costs more than running it: prepared once per connection.
+	prepareStatement('account_context', query.sql)
+	const { rows } = await db.executeQuery(query)
 	const row = rows[0]!
 	const team = row.team_member
 	const isTeamMember = row.primary_user_id !== null

@@ -9,8 +9,30 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v))
 
 export type Database = Kysely<DB>
 
+// Statements sent on (nearly) every request, keyed by their exact SQL text: sent as named
+// prepared statements, so each connection parses and plans them once instead of every time.
+const preparedNames = new Map<string, string>()
+
+/** Sends `text` as the named prepared statement `name` from now on (per connection, once). */
+export function prepareStatement(name: string, text: string) {
+	if (!preparedNames.has(text)) preparedNames.set(text, name)
+}
+
+class PreparingClient extends pg.Client {
+	constructor(config?: string | pg.ClientConfig) {
+		super(config)
+		const query = this.query.bind(this) as (...args: unknown[]) => unknown
+		this.query = ((text: unknown, values: unknown, ...rest: unknown[]) => {
+			const name = typeof text === 'string' ? preparedNames.get(text) : undefined
+			return name && Array.isArray(values)
+				? query({ name, text, values }, ...rest)
+				: query(text, values, ...rest)
+		}) as pg.Client['query']
+	}
+}
+
 export function createPool(connectionString: string, options: { max?: number } = {}) {
-	const pool = new pg.Pool({ connectionString, max: options.max ?? 10 })
+	const pool = new pg.Pool({ connectionString, max: options.max ?? 10, Client: PreparingClient })
 	pool.on('error', (error) => console.error('postgres pool error', error))
 	return pool
 }

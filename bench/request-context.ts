@@ -1,0 +1,64 @@
+// `npm run bench:context`: the request context statement (app/context.server.ts) sent
+// as a named prepared statement, as the app sends it, against the same text sent unnamed
+// (parsed and planned every time), on one connection of a real (embedded) PostgreSQL.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
+import type { DB } from '../db/schema.ts'
+import { freePort } from '../tests/support/free-port.ts'
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 3000)
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-context-'))
+chmodSync(dataDir, 0o755) // the server runs as the postgres user when we are root
+const { startEmbeddedPostgres } = await import('../db/embedded.ts')
+const pg = await startEmbeddedPostgres({
+	dir: path.join(dataDir, 'pg'),
+	port: await freePort(),
+	persistent: false,
+})
+
+try {
+	const { createDb, createPool } = await import('../db/index.server.ts')
+	const { migrateToLatest } = await import('../db/migrate.ts')
+	const { seedPricePlans } = await import('../db/seed.ts')
+	const { loadAccountContext } = await import('../app/context.server.ts')
+	const { insertSubscription, insertUser } = await import('../tests/support/factories.ts')
+	const db = createDb(pg.url, { max: 1 })
+	await migrateToLatest(db)
+	await seedPricePlans(db)
+	const user = await insertUser(db)
+	await insertSubscription(db, user.id, { plan: 2 })
+
+	// The statement as the app compiles it, captured once from Kysely's query log.
+	let compiled: CompiledQuery | undefined
+	const capture = new Kysely<DB>({
+		dialect: new PostgresDialect({ pool: createPool(pg.url, { max: 1 }) }),
+		log(event) {
+			compiled ??= event.query
+		},
+	})
+	await loadAccountContext(capture, user)
+	await capture.destroy()
+	// The same text with a comment in front is a different statement: sent unnamed.
+	const unnamed = CompiledQuery.raw(`/* unnamed */ ${compiled!.sql}`, [...compiled!.parameters])
+
+	const prepared = await time(() => loadAccountContext(db, user))
+	const unprepared = await time(() => db.executeQuery(unnamed))
+	console.log(
+		`request context, ${CALLS} calls on one connection: prepared ${prepared.toFixed(3)} ms, ` +
+			`unprepared ${unprepared.toFixed(3)} ms per call`,
+	)
+	await db.destroy()
+} finally {
+	await pg.stop()
+	rmSync(dataDir, { recursive: true, force: true })
+}
+
+async function time(call: () => Promise<unknown>) {
+	for (let i = 0; i < 50; i++) await call()
+	const start = performance.now()
+	for (let i = 0; i < CALLS; i++) await call()
+	return (performance.now() - start) / CALLS
+}
