@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import { forbidden, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import {
@@ -32,53 +33,59 @@ function parseType(type: unknown): AttachableType {
 	return type as AttachableType
 }
 
-async function selectItem(accountId: string, type: AttachableType, id: string) {
-	switch (type) {
-		case 'list':
-			return db
-				.selectFrom('processing_list')
-				.select(['id', 'name', 'workspace_id'])
-				.where('id', '=', id)
-				.where('user_id', '=', accountId)
-				.executeTakeFirst()
-		case 'company-list':
-			return db
-				.selectFrom('company_scraping_list')
-				.select(['id', 'name', 'workspace_id'])
-				.where('id', '=', id)
-				.where('user_id', '=', accountId)
-				.executeTakeFirst()
-		case 'domain':
-			return db
-				.selectFrom('domains')
-				.select(['id', 'name', 'workspace_id'])
-				.where('id', '=', id)
-				.where('user_id', '=', accountId)
-				.executeTakeFirst()
-		case 'inbox-order': {
-			const order = await db
-				.selectFrom('inbox_orders')
-				.select([
-					'id',
-					'provider',
-					'inboxes_per_domain',
-					'domain_ids',
-					'workspace_id',
-					'created_at',
-				])
-				.where('id', '=', id)
-				.where('user_id', '=', accountId)
-				.executeTakeFirst()
-			if (!order) return undefined
-			const provider = order.provider === 'google' ? 'Google' : 'Microsoft'
-			const date = new Date(order.created_at).toLocaleDateString('en', { dateStyle: 'medium' })
-			const count = order.inboxes_per_domain * Math.max(order.domain_ids.length, 1)
-			return {
-				id: order.id,
-				name: `${provider} inboxes (${count}), ordered ${date}`,
-				workspace_id: order.workspace_id,
-			}
-		}
+// Where each kind of item lives, and the rows that carry its workspace with it.
+type Carrier = { table: string; key: 'id' | 'list_id' | 'order_id'; stamped: boolean }
+const ITEM_TABLES: Record<Exclude<AttachableType, 'inbox-order'>, string> = {
+	list: 'processing_list',
+	'company-list': 'company_scraping_list',
+	domain: 'domains',
+}
+const CARRIERS: Record<AttachableType, Carrier[]> = {
+	list: [
+		{ table: 'processing_list', key: 'id', stamped: true },
+		{ table: 'leads', key: 'list_id', stamped: false },
+		{ table: 'emailbison_upload', key: 'list_id', stamped: true },
+	],
+	'company-list': [
+		{ table: 'company_scraping_list', key: 'id', stamped: true },
+		{ table: 'companies', key: 'list_id', stamped: false },
+	],
+	domain: [{ table: 'domains', key: 'id', stamped: true }],
+	'inbox-order': [
+		{ table: 'inbox_orders', key: 'id', stamped: true },
+		{ table: 'inboxes', key: 'order_id', stamped: true },
+	],
+}
+
+type ItemRow = { id: string; name: string; workspace_id: string | null }
+
+async function selectItem(
+	accountId: string,
+	type: AttachableType,
+	id: string,
+): Promise<ItemRow | undefined> {
+	if (type !== 'inbox-order') {
+		const { rows } = await sql<ItemRow>`
+			select id, name, workspace_id from ${sql.table(ITEM_TABLES[type])}
+			where id = ${id} and user_id = ${accountId}
+		`.execute(db)
+		return rows[0]
+	}
+	const order = await db
+		.selectFrom('inbox_orders')
+		.select(['id', 'provider', 'inboxes_per_domain', 'domain_ids', 'workspace_id', 'created_at'])
+		.where('id', '=', id)
+		.where('user_id', '=', accountId)
+		.executeTakeFirst()
+	if (!order) return undefined
+	// An inbox order has no name of its own: it is named by what was ordered, and when.
+	const provider = order.provider === 'google' ? 'Google' : 'Microsoft'
+	const date = new Date(order.created_at).toLocaleDateString('en', { dateStyle: 'medium' })
+	const count = order.inboxes_per_domain * Math.max(order.domain_ids.length, 1)
+	return {
+		id: order.id,
+		name: `${provider} inboxes (${count}), ordered ${date}`,
+		workspace_id: order.workspace_id,
 	}
 }
 
@@ -125,63 +132,12 @@ export async function moveToWorkspace(
 	const accountId = account.accountId
 	await db.transaction().execute(async (trx) => {
 		const now = new Date()
-		switch (item.type) {
-			case 'list':
-				await trx
-					.updateTable('processing_list')
-					.set({ workspace_id: target.id, updated_at: now })
-					.where('id', '=', item.id)
-					.where('user_id', '=', accountId)
-					.execute()
-				await trx
-					.updateTable('leads')
-					.set({ workspace_id: target.id })
-					.where('list_id', '=', item.id)
-					.where('user_id', '=', accountId)
-					.execute()
-				await trx
-					.updateTable('emailbison_upload')
-					.set({ workspace_id: target.id, updated_at: now })
-					.where('list_id', '=', item.id)
-					.where('user_id', '=', accountId)
-					.execute()
-				break
-			case 'company-list':
-				await trx
-					.updateTable('company_scraping_list')
-					.set({ workspace_id: target.id, updated_at: now })
-					.where('id', '=', item.id)
-					.where('user_id', '=', accountId)
-					.execute()
-				await trx
-					.updateTable('companies')
-					.set({ workspace_id: target.id })
-					.where('list_id', '=', item.id)
-					.where('user_id', '=', accountId)
-					.execute()
-				break
-			case 'domain':
-				await trx
-					.updateTable('domains')
-					.set({ workspace_id: target.id, updated_at: now })
-					.where('id', '=', item.id)
-					.where('user_id', '=', accountId)
-					.execute()
-				break
-			case 'inbox-order':
-				await trx
-					.updateTable('inbox_orders')
-					.set({ workspace_id: target.id, updated_at: now })
-					.where('id', '=', item.id)
-					.where('user_id', '=', accountId)
-					.execute()
-				await trx
-					.updateTable('inboxes')
-					.set({ workspace_id: target.id, updated_at: now })
-					.where('order_id', '=', item.id)
-					.where('user_id', '=', accountId)
-					.execute()
-				break
+		for (const { table, key, stamped } of CARRIERS[item.type]) {
+			await sql`
+				update ${sql.table(table)}
+				set workspace_id = ${target.id}${stamped ? sql`, updated_at = ${now}` : sql``}
+				where ${sql.ref(key)} = ${item.id} and user_id = ${accountId}
+			`.execute(trx)
 		}
 	})
 	return { item, workspace: target, moved: true }

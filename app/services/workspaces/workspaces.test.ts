@@ -93,6 +93,15 @@ describe('workspaces', () => {
 			.where('order_id', '=', inX.inboxOrder)
 			.execute()
 		expect(inboxes.map((i) => i.workspace_id)).toEqual([workspaces.Y])
+		await moveToWorkspace(owner, 'company-list', inX.companyList, workspaces.Y)
+		await moveToWorkspace(owner, 'domain', inX.domain, workspaces.Y)
+		const moved = await db
+			.selectFrom('company_scraping_list')
+			.select('workspace_id')
+			.where('id', '=', inX.companyList)
+			.unionAll(db.selectFrom('domains').select('workspace_id').where('id', '=', inX.domain))
+			.execute()
+		expect(moved.map((row) => row.workspace_id)).toEqual([workspaces.Y, workspaces.Y])
 		// moving where it already is changes nothing
 		expect(await moveToWorkspace(owner, 'list', inX.list, workspaces.Y)).toMatchObject({
 			moved: false,
