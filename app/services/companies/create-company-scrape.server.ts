@@ -5,13 +5,12 @@ import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { companyScrapeJob } from '../../jobs/definitions/company-scrape.server.ts'
-import { leadScrapeJob } from '../../jobs/definitions/lead-scrape.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { parseDomainList } from '../../utils/domains.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { parseApolloUrl } from '../leads/apollo-url.ts'
-import { leadScrapeReference } from '../leads/run-lead-scrape.server.ts'
+import { checkPayment, startApolloSearch } from '../leads/start-apollo-search.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { MAX_DOMAINS } from './schemas.ts'
 import { companyScrapeReference } from './run-company-scrape.server.ts'
@@ -77,18 +76,11 @@ export async function createCompanyScrape(
 			throw new FormError(`Use at most ${MAX_DOMAINS.toLocaleString('en')} domains at once`, field)
 		if (input.payWith === 'apifyKey')
 			throw new FormError('Domains are looked up with an Apollo key or credits', 'payWith')
-		if (input.payWith === 'apolloKey' && !account.apiKeyProviders.includes('apollo')) {
-			throw new FormError(
-				'Add your Apollo API key on the API keys page first, or pay with credits',
-				'payWith',
-			)
-		}
-		if (input.payWith === 'credits' && !config.APOLLO_API_KEY) {
-			throw new FormError(
-				'Paying with credits is not available here yet: use your own Apollo key',
-				'payWith',
-			)
-		}
+		checkPayment(account, {
+			payWith: input.payWith,
+			provider: 'apollo',
+			platformHasKey: Boolean(config.APOLLO_API_KEY),
+		})
 		const reserved = input.payWith === 'credits' ? domains.length * price : 0
 		return withCredits(async (trx) => {
 			const list = await trx
@@ -129,18 +121,11 @@ export async function createCompanyScrape(
 			'An Apollo search runs through Apify: use your Apify key or credits',
 			'payWith',
 		)
-	if (input.payWith === 'apifyKey' && !account.apiKeyProviders.includes('apify')) {
-		throw new FormError(
-			'Add your Apify API key on the API keys page first, or pay with credits',
-			'payWith',
-		)
-	}
-	if (input.payWith === 'credits' && !config.APIFY_TOKEN) {
-		throw new FormError(
-			'Paying with credits is not available here yet: use your own Apify key',
-			'payWith',
-		)
-	}
+	checkPayment(account, {
+		payWith: input.payWith,
+		provider: 'apify',
+		platformHasKey: Boolean(config.APIFY_TOKEN),
+	})
 	const reserved = input.payWith === 'credits' ? count * price : 0
 	return withCredits(async (trx) => {
 		const list = await trx
@@ -156,31 +141,15 @@ export async function createCompanyScrape(
 			})
 			.returning('id')
 			.executeTakeFirstOrThrow()
-		const request = await trx
-			.insertInto('apollo_requests')
-			.values({
-				user_id: account.accountId,
-				company_list_id: list.id,
-				url: parsed.search.url,
-				requested_count: count,
-				key_kind: input.payWith === 'credits' ? 'credits' : 'apifyKey',
-				actor_id: config.APIFY_APOLLO_COMPANY_ACTOR,
-				credits_reserved: reserved,
-			})
-			.returning('id')
-			.executeTakeFirstOrThrow()
-		if (reserved > 0) {
-			await reserveCredits(trx, {
-				accountId: account.accountId,
-				amount: reserved,
-				reference: leadScrapeReference(request.id, 1),
-			})
-		}
-		await enqueue(
-			leadScrapeJob,
-			{ requestId: request.id },
-			{ db: trx, singletonKey: `${request.id}:1` },
-		)
+		await startApolloSearch(trx, {
+			accountId: account.accountId,
+			list: { companyListId: list.id },
+			url: parsed.search.url,
+			count,
+			keyKind: input.payWith === 'credits' ? 'credits' : 'apifyKey',
+			actorId: config.APIFY_APOLLO_COMPANY_ACTOR,
+			credits: reserved,
+		})
 		return { listId: list.id }
 	})
 }

@@ -1,14 +1,12 @@
 import { db } from '../../../db/index.server.ts'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { enqueue } from '../../jobs/enqueue.server.ts'
-import { leadScrapeJob } from '../../jobs/definitions/lead-scrape.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
-import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
+import { InsufficientCreditsError } from '../billing/credits.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { parseApolloUrl } from './apollo-url.ts'
-import { leadScrapeReference } from './run-lead-scrape.server.ts'
 import type { CreateLeadsInput } from './schemas.ts'
+import { checkPayment, startApolloSearch } from './start-apollo-search.server.ts'
 
 export function leadScrapePrice(count: number) {
 	return count * getConfig().CREDITS_PER_LEAD
@@ -25,18 +23,11 @@ export async function createLeadScrape(context: AccountContext | null, input: Cr
 	if (!parsed.ok) throw new FormError(parsed.error, 'url')
 	if (!canUseWorkspace(account, input.workspaceId))
 		throw new FormError('Choose one of your workspaces', 'workspaceId')
-	if (input.payWith === 'apifyKey' && !account.apiKeyProviders.includes('apify')) {
-		throw new FormError(
-			'Add your Apify API key on the API keys page first, or pay with credits',
-			'payWith',
-		)
-	}
-	if (input.payWith === 'credits' && !config.APIFY_TOKEN) {
-		throw new FormError(
-			'Paying with credits is not available here yet: use your own Apify key',
-			'payWith',
-		)
-	}
+	checkPayment(account, {
+		payWith: input.payWith,
+		provider: 'apify',
+		platformHasKey: Boolean(config.APIFY_TOKEN),
+	})
 	const price = input.payWith === 'credits' ? leadScrapePrice(input.count) : 0
 	try {
 		return await db.transaction().execute(async (trx) => {
@@ -51,32 +42,16 @@ export async function createLeadScrape(context: AccountContext | null, input: Cr
 				})
 				.returning('id')
 				.executeTakeFirstOrThrow()
-			const request = await trx
-				.insertInto('apollo_requests')
-				.values({
-					user_id: account.accountId,
-					list_id: list.id,
-					url: parsed.search.url,
-					requested_count: input.count,
-					key_kind: input.payWith,
-					actor_id: config.APIFY_APOLLO_ACTOR,
-					credits_reserved: price,
-				})
-				.returning('id')
-				.executeTakeFirstOrThrow()
-			if (price > 0) {
-				await reserveCredits(trx, {
-					accountId: account.accountId,
-					amount: price,
-					reference: leadScrapeReference(request.id, 1),
-				})
-			}
-			await enqueue(
-				leadScrapeJob,
-				{ requestId: request.id },
-				{ db: trx, singletonKey: `${request.id}:1` },
-			)
-			return { listId: list.id, requestId: request.id }
+			const requestId = await startApolloSearch(trx, {
+				accountId: account.accountId,
+				list: { listId: list.id },
+				url: parsed.search.url,
+				count: input.count,
+				keyKind: input.payWith,
+				actorId: config.APIFY_APOLLO_ACTOR,
+				credits: price,
+			})
+			return { listId: list.id, requestId }
 		})
 	} catch (error) {
 		if (error instanceof InsufficientCreditsError) {
