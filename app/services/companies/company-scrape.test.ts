@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeApify, type FakeApify } from '../../../tests/fakes/apify/server.ts'
 import { startFakeApollo, type FakeApollo } from '../../../tests/fakes/apollo/server.ts'
-import { insertUser } from '../../../tests/support/factories.ts'
-import { loadAccountContext } from '../../context.server.ts'
+import {
+	accountWithCredits,
+	settledCompanyList,
+	withProviderKey,
+} from '../../../tests/support/jobs.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
-import { sealSecret } from '../../utils/secrets.server.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
-import { API_KEY_PURPOSE, apiKeyOwner } from '../api-keys/get-provider-key.server.ts'
-import { getCreditBalance, grantCredits } from '../billing/credits.server.ts'
+import { getCreditBalance } from '../billing/credits.server.ts'
 import { createCompanyScrape } from './create-company-scrape.server.ts'
 
 let apollo: FakeApollo
@@ -33,43 +34,10 @@ afterAll(async () => {
 	await apify.close()
 })
 
-async function account(credits = 0) {
-	const user = await insertUser(db)
-	if (credits)
-		await grantCredits(db, {
-			accountId: user.id,
-			amount: credits,
-			reason: 'admin',
-			reference: `seed-${user.id}`,
-		})
-	return loadAccountContext(db, user)
-}
-
-async function settled(listId: string) {
-	await expect
-		.poll(
-			async () =>
-				(
-					await db
-						.selectFrom('company_scraping_list')
-						.select('status')
-						.where('id', '=', listId)
-						.executeTakeFirstOrThrow()
-				).status,
-			{ timeout: 20_000, interval: 100 },
-		)
-		.toBeGreaterThanOrEqual(2)
-	return db
-		.selectFrom('company_scraping_list')
-		.selectAll()
-		.where('id', '=', listId)
-		.executeTakeFirstOrThrow()
-}
-
 describe('company scrape', () => {
 	test('pasted domains are enriched through Apollo; unknown ones are not charged', async () => {
 		apollo.rateLimitNext(3)
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const domains = [
 			...Array.from({ length: 28 }, (_, i) => `acme-${i}.com`),
 			'unknown-one.com',
@@ -82,7 +50,7 @@ describe('company scrape', () => {
 			domainsText: domains.join('\n'),
 			payWith: 'credits',
 		})
-		const list = await settled(listId)
+		const list = await settledCompanyList(listId)
 		expect(list).toMatchObject({ status: 2, requested: 30, found: 28, progress: 100 })
 		const companies = await db
 			.selectFrom('companies')
@@ -100,7 +68,7 @@ describe('company scrape', () => {
 	})
 
 	test('an invalid domain is reported with its line and nothing is written', async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const error = await createCompanyScrape(me, {
 			name: 'Bad',
 			workspaceId: null,
@@ -122,7 +90,7 @@ describe('company scrape', () => {
 	})
 
 	test('domains from a CSV column named website', async () => {
-		const me = await account(10)
+		const me = await accountWithCredits(10)
 		const { listId } = await createCompanyScrape(me, {
 			name: 'From CSV',
 			workspaceId: null,
@@ -130,21 +98,12 @@ describe('company scrape', () => {
 			csv: '\uFEFFCompany,Website\nAcme,https://acme.io\n"Beta, Inc",beta.dev\n',
 			payWith: 'credits',
 		})
-		expect(await settled(listId)).toMatchObject({ status: 2, found: 2 })
+		expect(await settledCompanyList(listId)).toMatchObject({ status: 2, found: 2 })
 	})
 
 	test("a wrong Apollo key of the account's own fails the list clearly", async () => {
-		const me = await account(0)
-		await db
-			.insertInto('api_keys')
-			.values({
-				user_id: me.accountId!,
-				provider: 'apollo',
-				encrypted_key: sealSecret('nope', API_KEY_PURPOSE, apiKeyOwner(me.accountId!, 'apollo')),
-				last4: 'nope',
-			})
-			.execute()
-		const withKey = await loadAccountContext(db, me.user)
+		const me = await accountWithCredits(0)
+		const withKey = await withProviderKey(me, 'apollo', 'nope')
 		const { listId } = await createCompanyScrape(withKey, {
 			name: 'Own key',
 			workspaceId: null,
@@ -152,13 +111,13 @@ describe('company scrape', () => {
 			domainsText: 'acme.com',
 			payWith: 'apolloKey',
 		})
-		const list = await settled(listId)
+		const list = await settledCompanyList(listId)
 		expect(list.status).toBe(3)
 		expect(list.error).toBe('The Apollo API key is not valid. Check it on the API keys page.')
 	})
 
 	test('an Apollo company search runs through Apify', async () => {
-		const me = await account(50)
+		const me = await accountWithCredits(50)
 		const { listId } = await createCompanyScrape(me, {
 			name: 'SaaS in France',
 			workspaceId: null,
@@ -167,7 +126,7 @@ describe('company scrape', () => {
 			count: 40,
 			payWith: 'credits',
 		})
-		expect(await settled(listId)).toMatchObject({ status: 2, found: 40 })
+		expect(await settledCompanyList(listId)).toMatchObject({ status: 2, found: 40 })
 		expect(await getCreditBalance(me.accountId!)).toBe(10)
 	})
 })
@@ -175,7 +134,7 @@ describe('company scrape', () => {
 describe('retrying a company list', () => {
 	test('a failed domain list goes on from where it stopped, charging only what it finds', async () => {
 		const { retryScrape } = await import('../leads/scrape-lists.server.ts')
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const { listId } = await createCompanyScrape(me, {
 			name: 'Retry me',
 			workspaceId: null,
@@ -183,7 +142,7 @@ describe('retrying a company list', () => {
 			domainsText: Array.from({ length: 10 }, (_, i) => `retry-${i}.com`).join(' '),
 			payWith: 'credits',
 		})
-		await settled(listId)
+		await settledCompanyList(listId)
 		// as if the first attempt had failed after 4 domains
 		await db
 			.updateTable('company_scraping_list')
@@ -201,7 +160,7 @@ describe('retrying a company list', () => {
 			.where('id', '=', listId)
 			.execute()
 		await retryScrape(me, 'companies', listId)
-		expect(await settled(listId)).toMatchObject({ status: 2, found: 10, error: null })
+		expect(await settledCompanyList(listId)).toMatchObject({ status: 2, found: 10, error: null })
 		// 10 credits for the first attempt, 6 more for the retry's 6 new companies
 		expect(await getCreditBalance(me.accountId!)).toBe(84)
 	})

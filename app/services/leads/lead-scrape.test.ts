@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeApify, type FakeApify } from '../../../tests/fakes/apify/server.ts'
-import { insertUser } from '../../../tests/support/factories.ts'
-import { loadAccountContext } from '../../context.server.ts'
+import {
+	accountWithCredits,
+	settledLeadList,
+	withProviderKey,
+} from '../../../tests/support/jobs.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
-import { sealSecret } from '../../utils/secrets.server.ts'
-import { getCreditBalance, grantCredits } from '../billing/credits.server.ts'
-import { API_KEY_PURPOSE, apiKeyOwner } from '../api-keys/get-provider-key.server.ts'
+import { getCreditBalance } from '../billing/credits.server.ts'
 import { createLeadScrape } from './create-lead-scrape.server.ts'
 import { runLeadScrape } from './run-lead-scrape.server.ts'
 
@@ -29,39 +30,6 @@ afterAll(async () => {
 
 const search = (tag: string) => `https://app.apollo.io/#/people?personTitles[]=ceo&qKeywords=${tag}`
 
-async function account(credits = 0) {
-	const user = await insertUser(db)
-	if (credits)
-		await grantCredits(db, {
-			accountId: user.id,
-			amount: credits,
-			reason: 'admin',
-			reference: `seed-${user.id}`,
-		})
-	return loadAccountContext(db, user)
-}
-
-async function settled(listId: string) {
-	await expect
-		.poll(
-			async () =>
-				(
-					await db
-						.selectFrom('processing_list')
-						.select('status')
-						.where('id', '=', listId)
-						.executeTakeFirstOrThrow()
-				).status,
-			{ timeout: 20_000, interval: 100 },
-		)
-		.toBeGreaterThanOrEqual(2)
-	return db
-		.selectFrom('processing_list')
-		.selectAll()
-		.where('id', '=', listId)
-		.executeTakeFirstOrThrow()
-}
-
 const leadCount = async (listId: string) =>
 	Number(
 		(
@@ -76,7 +44,7 @@ const leadCount = async (listId: string) =>
 describe('lead scrape', () => {
 	test('a search ends in success with its leads, paid in credits', async () => {
 		apify.scenario('plain', { pollsBeforeFinish: 2 })
-		const me = await account(500)
+		const me = await accountWithCredits(500)
 		const { listId } = await createLeadScrape(me, {
 			name: 'CEOs',
 			url: search('plain'),
@@ -85,7 +53,7 @@ describe('lead scrape', () => {
 			workspaceId: null,
 		})
 		expect(await getCreditBalance(me.accountId!)).toBe(380)
-		const list = await settled(listId)
+		const list = await settledLeadList(listId)
 		expect(list).toMatchObject({ status: 2, found: 120, progress: 100, error: null })
 		expect(await leadCount(listId)).toBe(120)
 		expect(await getCreditBalance(me.accountId!)).toBe(380)
@@ -93,7 +61,7 @@ describe('lead scrape', () => {
 
 	test('a run that stops early at 25 refunds the unused credits', async () => {
 		apify.scenario('early', { stopAt25: true })
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const { listId } = await createLeadScrape(me, {
 			name: 'Early',
 			url: search('early'),
@@ -101,13 +69,13 @@ describe('lead scrape', () => {
 			payWith: 'credits',
 			workspaceId: null,
 		})
-		expect(await settled(listId)).toMatchObject({ status: 2, found: 25 })
+		expect(await settledLeadList(listId)).toMatchObject({ status: 2, found: 25 })
 		expect(await getCreditBalance(me.accountId!)).toBe(75)
 	})
 
 	test('a failed run fails the list with the reason and refunds everything', async () => {
 		apify.scenario('broken', { outcome: 'FAILED', statusMessage: 'Apollo session expired' })
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const { listId } = await createLeadScrape(me, {
 			name: 'Broken',
 			url: search('broken'),
@@ -115,7 +83,7 @@ describe('lead scrape', () => {
 			payWith: 'credits',
 			workspaceId: null,
 		})
-		const list = await settled(listId)
+		const list = await settledLeadList(listId)
 		expect(list.status).toBe(3)
 		expect(list.error).toBe('The Apify run failed: Apollo session expired')
 		expect(await getCreditBalance(me.accountId!)).toBe(100)
@@ -123,7 +91,7 @@ describe('lead scrape', () => {
 
 	test('429s on dataset pages are waited out; messy items are mapped and deduped', async () => {
 		apify.scenario('messy', { rateLimitPages: 2, messy: true })
-		const me = await account(1000)
+		const me = await accountWithCredits(1000)
 		const { listId } = await createLeadScrape(me, {
 			name: 'Messy',
 			url: search('messy'),
@@ -131,7 +99,7 @@ describe('lead scrape', () => {
 			payWith: 'credits',
 			workspaceId: null,
 		})
-		const list = await settled(listId)
+		const list = await settledLeadList(listId)
 		// of 100 items, 10 have no email and 10 repeat an earlier email
 		expect(list).toMatchObject({ status: 2, found: 80 })
 		expect(await leadCount(listId)).toBe(80)
@@ -140,21 +108,8 @@ describe('lead scrape', () => {
 
 	test("the account's own Apify key is used, and a bad one fails clearly without touching credits", async () => {
 		apify.scenario('own', {})
-		const me = await account(10)
-		await db
-			.insertInto('api_keys')
-			.values({
-				user_id: me.accountId!,
-				provider: 'apify',
-				encrypted_key: sealSecret(
-					'wrong-token',
-					API_KEY_PURPOSE,
-					apiKeyOwner(me.accountId!, 'apify'),
-				),
-				last4: 'oken',
-			})
-			.execute()
-		const withKey = await loadAccountContext(db, me.user)
+		const me = await accountWithCredits(10)
+		const withKey = await withProviderKey(me, 'apify', 'wrong-token')
 		const { listId } = await createLeadScrape(withKey, {
 			name: 'Own key',
 			url: search('own'),
@@ -162,14 +117,14 @@ describe('lead scrape', () => {
 			payWith: 'apifyKey',
 			workspaceId: null,
 		})
-		const list = await settled(listId)
+		const list = await settledLeadList(listId)
 		expect(list.status).toBe(3)
 		expect(list.error).toContain('Apify API token is not valid')
 		expect(await getCreditBalance(me.accountId!)).toBe(10)
 	})
 
 	test('too few credits is a field error and writes nothing', async () => {
-		const me = await account(5)
+		const me = await accountWithCredits(5)
 		const error = await createLeadScrape(me, {
 			name: 'Big',
 			url: search('plain'),
@@ -193,7 +148,7 @@ describe('lead scrape', () => {
 		['https://example.com/#/people?personTitles[]=ceo', 'url'],
 		['https://app.apollo.io/#/people?page=1', 'url'],
 	])('%s is refused at the field', async (url, field) => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		await expect(
 			createLeadScrape(me, { name: 'x', url, count: 10, payWith: 'credits', workspaceId: null }),
 		).rejects.toMatchObject({ field })
@@ -202,7 +157,7 @@ describe('lead scrape', () => {
 	test('a worker that stops mid-job resumes from its checkpoint: no lead lost or duplicated', async () => {
 		// Run the handler by hand (no queue) so the test decides when the worker "dies".
 		apify.scenario('resume', { pageDelayMs: 150 })
-		const me = await account(5000)
+		const me = await accountWithCredits(5000)
 		const { listId, requestId } = await createLeadScrape(me, {
 			name: 'Resume',
 			url: search('resume'),
@@ -234,7 +189,7 @@ describe('lead scrape', () => {
 			retryCount: 1,
 			signal: new AbortController().signal,
 		})
-		const list = await settled(listId)
+		const list = await settledLeadList(listId)
 		expect(list).toMatchObject({ status: 2, found: 3500 })
 		expect(await leadCount(listId)).toBe(3500)
 		expect(await getCreditBalance(me.accountId!)).toBe(1500)
