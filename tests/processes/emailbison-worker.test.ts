@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { db } from '../../db/index.server.ts'
 import { loadAccountContext } from '../../app/context.server.ts'
@@ -6,43 +5,22 @@ import { saveEmailBisonSettings } from '../../app/services/emailbison/settings.s
 import { startEmailBisonUpload } from '../../app/services/emailbison/uploads.server.ts'
 import { startFakeEmailBison, type FakeEmailBison } from '../fakes/emailbison/server.ts'
 import { insertUser } from '../support/factories.ts'
+import { workerProcesses } from '../support/worker-process.ts'
 
 // This process plays the web process: it only enqueues. `npm run worker` runs the
 // emailbison-upload job, is killed (SIGKILL) mid-upload, and a new worker finishes it.
 let eb: FakeEmailBison
-const children = new Set<ChildProcess>()
 
 beforeAll(async () => {
 	eb = await startFakeEmailBison({ workspaces: 2 })
 })
 afterAll(async () => {
-	for (const child of children) child.kill('SIGKILL')
+	workers.killAll()
 	await eb.close()
 })
 
-function startWorker() {
-	const child = spawn(process.execPath, ['worker.ts'], {
-		env: {
-			...process.env,
-			WORKERS: '2',
-			JOB_HEARTBEAT_SECONDS: '10',
-			JOB_MONITOR_SECONDS: '1',
-			LOG_LEVEL: 'warn',
-			NODE_ENV: 'test',
-		},
-		stdio: ['ignore', 'pipe', 'pipe'],
-	})
-	children.add(child)
-	child.once('exit', () => children.delete(child))
-	let output = ''
-	child.stdout!.on('data', (d) => (output += d))
-	child.stderr!.on('data', (d) => (output += d))
-	const ready = new Promise<void>((resolve, reject) => {
-		child.stdout!.on('data', () => output.includes('workers are running') && resolve())
-		child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${output}`)))
-	})
-	return { child, ready }
-}
+const workers = workerProcesses()
+const startWorker = workers.start
 
 const uploadOf = (id: string) =>
 	db.selectFrom('emailbison_upload').selectAll().where('id', '=', id).executeTakeFirstOrThrow()

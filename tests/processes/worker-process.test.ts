@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { db } from '../../db/index.server.ts'
 import { loadAccountContext } from '../../app/context.server.ts'
@@ -7,11 +6,11 @@ import { createLeadScrape } from '../../app/services/leads/create-lead-scrape.se
 import { resetSingleton } from '../../app/utils/singleton.server.ts'
 import { startFakeApify, type FakeApify } from '../fakes/apify/server.ts'
 import { insertUser } from '../support/factories.ts'
+import { workerProcesses } from '../support/worker-process.ts'
 
 // This process plays the web process with WORKERS=0: it only enqueues.
 // `npm run worker` (node worker.ts) runs the jobs, and is killed mid-job.
 let apify: FakeApify
-const children = new Set<ChildProcess>()
 
 beforeAll(async () => {
 	apify = await startFakeApify()
@@ -20,33 +19,12 @@ beforeAll(async () => {
 	resetSingleton('config')
 })
 afterAll(async () => {
-	for (const child of children) child.kill('SIGKILL')
+	workers.killAll()
 	await apify.close()
 })
 
-function startWorker() {
-	const child = spawn(process.execPath, ['worker.ts'], {
-		env: {
-			...process.env,
-			WORKERS: '2',
-			JOB_HEARTBEAT_SECONDS: '10',
-			JOB_MONITOR_SECONDS: '1',
-			LOG_LEVEL: 'warn',
-			NODE_ENV: 'test',
-		},
-		stdio: ['ignore', 'pipe', 'pipe'],
-	})
-	children.add(child)
-	child.once('exit', () => children.delete(child))
-	let output = ''
-	child.stdout!.on('data', (d) => (output += d))
-	child.stderr!.on('data', (d) => (output += d))
-	const ready = new Promise<void>((resolve, reject) => {
-		child.stdout!.on('data', () => output.includes('workers are running') && resolve())
-		child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${output}`)))
-	})
-	return { child, ready }
-}
+const workers = workerProcesses()
+const startWorker = workers.start
 
 async function account() {
 	const user = await insertUser(db)
