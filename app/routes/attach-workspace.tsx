@@ -4,7 +4,7 @@ import { data, Form, Link } from 'react-router'
 import type { Route } from './+types/attach-workspace'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
-import { ErrorList, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { FormErrors, SelectField } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { RedirectToSchema } from '../services/auth/schemas.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
@@ -13,7 +13,6 @@ import {
 	moveToWorkspace,
 } from '../services/workspaces/move-to-workspace.server.ts'
 import { AttachWorkspaceSchema } from '../services/workspaces/schemas.ts'
-import { cn } from '../utils/cn.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithInfo, redirectWithSuccess } from '../utils/toast.server.ts'
@@ -116,28 +115,13 @@ export default function AttachWorkspace({ loaderData, actionData }: Route.Compon
 					<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
 						<FormErrors id={form.errorId} errors={form.errors} />
 						{redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
-						<div>
-							<label
-								htmlFor={fields.workspaceId.id}
-								className="block text-sm font-medium text-slate-800"
-							>
-								Move it to
-							</label>
-							<select
-								{...getSelectProps(fields.workspaceId)}
-								aria-describedby={
-									fields.workspaceId.errors?.length ? fields.workspaceId.errorId : undefined
-								}
-								className={cn('mt-1', inputClasses)}
-							>
-								{others.map((w) => (
-									<option key={w.id} value={w.id}>
-										{w.name}
-									</option>
-								))}
-							</select>
-							<ErrorList id={fields.workspaceId.errorId} errors={fields.workspaceId.errors} />
-						</div>
+						<SelectField
+							label="Move it to"
+							errors={fields.workspaceId.errors}
+							errorId={fields.workspaceId.errorId}
+							selectProps={getSelectProps(fields.workspaceId)}
+							options={others}
+						/>
 						<div className="flex flex-wrap items-center justify-end gap-3">
 							<Link
 								to={cancelTo}

@@ -13,7 +13,7 @@ import type { Route } from './+types/create-companies'
 import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
-import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { ErrorList, Field, FormErrors, inputClasses, SelectField } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
 import { createCompanyScrape } from '../services/companies/create-company-scrape.server.ts'
@@ -185,22 +185,13 @@ export default function CreateCompanies({ loaderData, actionData }: Route.Compon
 						inputProps={getInputProps(fields.name, { type: 'text' })}
 					/>
 					{workspaces.length > 0 ? (
-						<div>
-							<label
-								htmlFor={fields.workspaceId.id}
-								className="block text-sm font-medium text-slate-800"
-							>
-								Workspace
-							</label>
-							<select {...getSelectProps(fields.workspaceId)} className={`mt-1 ${inputClasses}`}>
-								{workspaces.map((w) => (
-									<option key={w.id} value={w.id}>
-										{w.name}
-									</option>
-								))}
-							</select>
-							<ErrorList id={fields.workspaceId.errorId} errors={fields.workspaceId.errors} />
-						</div>
+						<SelectField
+							label="Workspace"
+							errors={fields.workspaceId.errors}
+							errorId={fields.workspaceId.errorId}
+							selectProps={getSelectProps(fields.workspaceId)}
+							options={workspaces}
+						/>
 					) : null}
 					<ChoiceGroup
 						legend="Pay with"

@@ -7,7 +7,7 @@ import type { Route } from './+types/create-leads'
 import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
-import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { Field, FormErrors, inputClasses, SelectField } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
 import { fillTemplate, parseApolloUrl, type ApolloFilter } from '../services/leads/apollo-url.ts'
@@ -280,25 +280,13 @@ export default function CreateLeads({ loaderData, actionData }: Route.ComponentP
 								}}
 							/>
 							{workspaces.length > 0 ? (
-								<div>
-									<label
-										htmlFor={fields.workspaceId.id}
-										className="block text-sm font-medium text-slate-800"
-									>
-										Workspace
-									</label>
-									<select
-										{...getSelectProps(fields.workspaceId)}
-										className={`mt-1 ${inputClasses}`}
-									>
-										{workspaces.map((w) => (
-											<option key={w.id} value={w.id}>
-												{w.name}
-											</option>
-										))}
-									</select>
-									<ErrorList id={fields.workspaceId.errorId} errors={fields.workspaceId.errors} />
-								</div>
+								<SelectField
+									label="Workspace"
+									errors={fields.workspaceId.errors}
+									errorId={fields.workspaceId.errorId}
+									selectProps={getSelectProps(fields.workspaceId)}
+									options={workspaces}
+								/>
 							) : null}
 						</div>
 						<ChoiceGroup

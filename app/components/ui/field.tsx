@@ -1,4 +1,4 @@
-import type { InputHTMLAttributes, ReactNode } from 'react'
+import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react'
 import { cn } from '../../utils/cn.ts'
 
 export function ErrorList({ id, errors }: { id?: string; errors?: readonly string[] | null }) {
@@ -48,6 +48,43 @@ export function Field({
 					{hint}
 				</p>
 			) : null}
+			<ErrorList id={errorId} errors={errors} />
+		</div>
+	)
+}
+
+/** A labelled select of `options` with its errors underneath, wired for screen readers. */
+export function SelectField({
+	label,
+	errors,
+	errorId,
+	selectProps,
+	options,
+}: {
+	label: ReactNode
+	errors?: readonly string[] | null
+	errorId: string
+	selectProps: SelectHTMLAttributes<HTMLSelectElement> & { id: string }
+	options: readonly { id: string; name: string }[]
+}) {
+	const hasErrors = Boolean(errors?.filter(Boolean).length)
+	return (
+		<div>
+			<label htmlFor={selectProps.id} className="block text-sm font-medium text-slate-800">
+				{label}
+			</label>
+			<select
+				{...selectProps}
+				aria-invalid={hasErrors || undefined}
+				aria-describedby={hasErrors ? errorId : undefined}
+				className={cn('mt-1', inputClasses, selectProps.className)}
+			>
+				{options.map((option) => (
+					<option key={option.id} value={option.id}>
+						{option.name}
+					</option>
+				))}
+			</select>
 			<ErrorList id={errorId} errors={errors} />
 		</div>
 	)
