@@ -1,5 +1,4 @@
-import { useEffect } from 'react'
-import { data, Form, Link, useRevalidator } from 'react-router'
+import { data, Form, Link } from 'react-router'
 import { z } from 'zod'
 import type { Route } from './+types/scrape'
 import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
@@ -15,6 +14,7 @@ import {
 } from '../services/leads/scrape-lists.server.ts'
 import { FormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
+import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -86,17 +86,8 @@ function ActionButton({
 
 export default function Scrape({ loaderData }: Route.ComponentProps) {
 	const { lists, canOpenList, canMove, workspaceName } = loaderData
-	const revalidator = useRevalidator()
 	const running = lists.some((l) => isRunning(l.status))
-	// Live progress with JavaScript; without it, a reload shows the same.
-	useEffect(() => {
-		if (!running) return
-		const timer = setInterval(() => {
-			if (revalidator.state === 'idle' && document.visibilityState === 'visible')
-				void revalidator.revalidate()
-		}, 2000)
-		return () => clearInterval(timer)
-	}, [running, revalidator])
+	useLiveRefresh(running, 2000)
 
 	return (
 		<>

@@ -1,5 +1,4 @@
-import { useEffect } from 'react'
-import { Form, Link, useRevalidator } from 'react-router'
+import { Form, Link } from 'react-router'
 import type { Route } from './+types/uploads'
 import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
@@ -10,6 +9,7 @@ import { listUploads } from '../services/emailbison/uploads.server.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import { isUuid } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
+import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 
 // EmailBison uploads: history per list (?list=), per workspace (?workspace=) and per
 // EmailBison workspace (?eb=), with live progress while one runs.
@@ -37,16 +37,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export default function Uploads({ loaderData }: Route.ComponentProps) {
 	const { uploads, workspaces, filter } = loaderData
-	const revalidator = useRevalidator()
 	const running = uploads.some((u) => isRunning(u.status))
-	// Live progress with JavaScript; without it, a reload shows the same.
-	useEffect(() => {
-		if (!running) return
-		const timer = setInterval(() => {
-			if (revalidator.state === 'idle') void revalidator.revalidate()
-		}, 1500)
-		return () => clearInterval(timer)
-	}, [running, revalidator])
+	useLiveRefresh(running, 1500)
 	const scope = [
 		filter.list ? `of ${filter.list}` : null,
 		filter.eb ? `to the EmailBison workspace ${filter.eb}` : null,
