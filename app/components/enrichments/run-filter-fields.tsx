@@ -97,7 +97,8 @@ export function RunFilterFields({
 				{ROW_CHOICES.map((choice) => (
 					<Choice
 						key={choice}
-						label={ROW_CHOICE_LABELS[choice]}
+						label={ROW_CHOICE_LABELS[choice].label}
+						description={ROW_CHOICE_LABELS[choice].description}
 						inputProps={{
 							...getInputProps(fields.only, { type: 'radio', value: choice }),
 							id: `${fields.only.id}-${choice}`,

@@ -8,10 +8,16 @@ export const FILTER_SLOTS = 3
 export const ROW_CHOICES = ['all', 'failed', 'empty-output'] as const
 export type RowChoice = (typeof ROW_CHOICES)[number]
 
-export const ROW_CHOICE_LABELS: Record<RowChoice, string> = {
-	all: 'Every matching lead',
-	failed: 'Only leads whose last run of this enrichment or chain failed or did not finish',
-	'empty-output': 'Only leads whose output column is still empty',
+export const ROW_CHOICE_LABELS: Record<RowChoice, { label: string; description?: string }> = {
+	all: { label: 'Every matching lead' },
+	failed: {
+		label: 'Only leads that failed last time',
+		description: 'Their last run of the chosen enrichment or chain failed or did not finish.',
+	},
+	'empty-output': {
+		label: 'Only leads whose output is still empty',
+		description: 'For a chain: any of its output columns.',
+	},
 }
 
 export type RunFilter = { q: string; where: Condition[]; only: RowChoice }
