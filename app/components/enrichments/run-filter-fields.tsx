@@ -35,8 +35,8 @@ export function RunFilterFields({
 				const column = (c.column.initialValue as string | undefined) ?? ''
 				const needsValue = c.op.value === 'equals' || c.op.value === 'contains'
 				return (
-					<fieldset key={slot.key} className="grid gap-2 sm:grid-cols-3">
-						<legend className="mb-1 text-sm font-medium text-slate-800">
+					<fieldset key={slot.key} className="grid grid-cols-2 gap-2">
+						<legend className="mb-1 text-sm font-medium text-slate-800 col-span-2">
 							Condition {index + 1}
 						</legend>
 						<div>
@@ -79,7 +79,7 @@ export function RunFilterFields({
 							</select>
 							<ErrorList id={c.op.errorId} errors={c.op.errors} />
 						</div>
-						<div>
+						<div className="col-span-2">
 							<label htmlFor={c.value.id} className="block text-sm text-slate-700">
 								Value
 							</label>
