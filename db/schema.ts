@@ -445,6 +445,7 @@ export interface EnrichmentRuns {
   credits_reserved: Generated<number>;
   enrichment_id: string | null;
   error: string | null;
+  filter: Json | null;
   finished_at: Timestamp | null;
   id: Generated<string>;
   key_kind: string;

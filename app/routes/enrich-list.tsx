@@ -10,8 +10,21 @@ import { Badge, Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { ErrorList, FormErrors, inputClasses } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
-import { listChains, listEnrichments } from '../services/enrichments/enrichments.server.ts'
-import { RunActionSchema, RunSchema } from '../services/enrichments/schemas.ts'
+import { RunFilterFields } from '../components/enrichments/run-filter-fields.tsx'
+import {
+	knownColumns,
+	listChains,
+	listEnrichments,
+} from '../services/enrichments/enrichments.server.ts'
+import {
+	parseResultsQuery,
+	RESULT_STATUSES,
+	RESULTS_PAGE_SIZE,
+	resultsSearch,
+	type ResultStatus,
+} from '../services/enrichments/results-query.ts'
+import { FILTER_SLOTS } from '../services/enrichments/run-filter.ts'
+import { RunActionSchema, RunFilterSchema, RunSchema } from '../services/enrichments/schemas.ts'
 import {
 	cancelRun,
 	estimateRun,
@@ -32,16 +45,23 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const account = actingAccount(context.get(requestContext).account)
 	const { list } = await findLeadList(account, params.listId)
 	const runs = await listRuns(account, list.id)
-	const runParam = new URL(request.url).searchParams.get('run')
+	const search = new URL(request.url).searchParams
+	const runParam = search.get('run')
 	const shown = runs.find((r) => r.id === runParam) ?? runs[0] ?? null
+	const resultsQuery = parseResultsQuery(search)
+	// a filter in the URL (the list page's "Enrich these leads" link) fills the run form
+	const linked = parseWithZod(search, { schema: RunFilterSchema })
 	const config = getConfig()
 	return {
 		list: { id: list.id, name: list.name, found: list.found },
 		enrichments: (await listEnrichments(account)).map((e) => ({ id: e.id, name: e.name })),
 		chains: (await listChains(account)).map((c) => ({ id: c.id, name: c.name })),
+		columns: await knownColumns(account, list.id),
+		filter: linked.status === 'success' ? linked.value : null,
 		runs,
 		shown,
-		results: shown ? await runResults(account, list.id, shown.id) : [],
+		resultsQuery,
+		results: shown ? await runResults(account, list.id, shown.id, resultsQuery) : null,
 		hasOwnKey: account.apiKeyProviders.includes('openai'),
 		creditsAvailable: Boolean(config.OPENAI_API_KEY),
 		creditsPerCall: config.CREDITS_PER_ENRICHMENT,
@@ -92,7 +112,12 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 			{ status: 400 },
 		)
 	const value = submission.value
-	const input = { listId: params.listId, target: value.target, payWith: value.payWith }
+	const input = {
+		listId: params.listId,
+		target: value.target,
+		payWith: value.payWith,
+		filter: { q: value.q, where: value.where, only: value.only },
+	}
 	try {
 		if (value.intent === 'estimate') {
 			const estimate = await estimateRun(account, input)
@@ -105,7 +130,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 		const { runId, estimate } = await startRun(account, input)
 		return redirectWithSuccess(
 			`${here}?run=${runId}`,
-			`“${estimate.name}” is running on ${estimate.rows.toLocaleString('en')} leads`,
+			`“${estimate.name}” is running on ${estimate.rows.toLocaleString('en')} lead${estimate.rows === 1 ? '' : 's'}`,
 		)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
@@ -129,7 +154,7 @@ function show(value: unknown) {
 }
 
 export default function EnrichList({ loaderData, actionData }: Route.ComponentProps) {
-	const { list, runs, shown, results } = loaderData
+	const { list, runs, shown, results, resultsQuery } = loaderData
 	const result = actionData as ActionResult | undefined
 	const estimating = useIsPending('estimate')
 	const running = useIsPending('run')
@@ -149,6 +174,12 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 		constraint: getZodConstraint(RunSchema),
 		defaultValue: {
 			payWith: loaderData.hasOwnKey || !loaderData.creditsAvailable ? 'ownKey' : 'credits',
+			q: loaderData.filter?.q ?? '',
+			where: Array.from(
+				{ length: FILTER_SLOTS },
+				(_, i) => loaderData.filter?.where[i] ?? { column: '', op: undefined, value: '' },
+			),
+			only: loaderData.filter?.only ?? 'all',
 		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: RunSchema }),
 		shouldRevalidate: 'onBlur',
@@ -189,7 +220,9 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 								<select
 									id={fields.target.id}
 									name={fields.target.name}
-									defaultValue={estimate?.target ?? ''}
+									defaultValue={
+										estimate?.target ?? (fields.target.initialValue as string | undefined) ?? ''
+									}
 									className={`mt-1 ${inputClasses}`}
 								>
 									<option value="">Choose…</option>
@@ -210,6 +243,7 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 								</select>
 								<ErrorList id={fields.target.errorId} errors={fields.target.errors} />
 							</div>
+							<RunFilterFields fields={fields} columns={loaderData.columns} />
 							<ChoiceGroup
 								legend="Pay with"
 								errors={fields.payWith.errors}
@@ -251,7 +285,11 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 									data-testid="estimate"
 								>
 									<p>
-										“{estimate.name}” on {estimate.rows.toLocaleString('en')} leads:{' '}
+										“{estimate.name}” on{' '}
+										<strong data-testid="estimate-rows">
+											{estimate.rows.toLocaleString('en')} lead{estimate.rows === 1 ? '' : 's'}
+										</strong>
+										{estimate.filter.length ? ` (${estimate.filter.join(' · ')})` : ''}:{' '}
 										{estimate.calls.toLocaleString('en')} model calls at most,{' '}
 										<strong>
 											{estimate.payWith === 'ownKey'
@@ -290,6 +328,11 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 											{run.done} of {run.total} done · {run.failed} failed · {run.calls} model calls
 											· {run.cached} from cache · {run.keyKind === 'ownKey' ? 'own key' : 'credits'}
 										</p>
+										{run.filter.length ? (
+											<p className="text-slate-600" data-testid={`run-${run.id}-filter`}>
+												Only leads with {run.filter.join(' · ')}
+											</p>
+										) : null}
 										{run.error ? <p className="text-red-700">{run.error}</p> : null}
 									</div>
 									<div className="flex gap-2">
@@ -311,45 +354,126 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 							))}
 						</ul>
 					)}
-					{shown ? (
-						<div className="mt-6 overflow-x-auto">
-							<h3 className="font-semibold">Results of “{shown.name}” (first 50 leads)</h3>
-							<table className="mt-2 w-full text-left text-sm" data-testid="results">
-								<thead>
-									<tr className="text-slate-600">
-										<th className="py-1 pr-4">Email</th>
-										<th className="py-1 pr-4">Name</th>
-										{shown.outputColumns.map((c) => (
-											<th key={c} className="py-1 pr-4">
-												{c}
-											</th>
-										))}
-										<th className="py-1">Status</th>
-									</tr>
-								</thead>
-								<tbody>
-									{results.map((row) => (
-										<tr key={row.id} className="border-t border-slate-100 align-top">
-											<td className="py-1 pr-4">{row.email}</td>
-											<td className="py-1 pr-4">{row.name}</td>
-											{shown.outputColumns.map((c) => (
-												<td key={c} className="py-1 pr-4">
-													{show(row.data[c])}
-												</td>
-											))}
-											<td className="py-1">
-												<Badge tone={STATUS[row.status]!.tone}>{STATUS[row.status]!.label}</Badge>
-												{row.error ? <p className="text-red-700">{row.error}</p> : null}
-											</td>
-										</tr>
-									))}
-								</tbody>
-							</table>
-						</div>
+					{shown && results ? (
+						<RunResults run={shown} results={results} status={resultsQuery.status} key={shown.id} />
 					) : null}
 				</Card>
 			</div>
 		</>
+	)
+}
+
+type ResultsData = NonNullable<Route.ComponentProps['loaderData']['results']>
+type RunData = NonNullable<Route.ComponentProps['loaderData']['shown']>
+
+/** A run's leads, a page at a time, with a filter by row status. */
+function RunResults({
+	run,
+	results,
+	status,
+}: {
+	run: RunData
+	results: ResultsData
+	status: ResultStatus
+}) {
+	const counts: Record<ResultStatus, number> = {
+		all: run.total,
+		done: run.done,
+		failed: run.failed,
+		pending: Math.max(0, run.total - run.done - run.failed),
+	}
+	const { rows, firstIndex, previous, next } = results
+	const lastIndex = firstIndex + rows.length - 1
+	return (
+		<div className="mt-6 overflow-x-auto">
+			<h3 className="font-semibold">Results of “{run.name}”</h3>
+			<nav aria-label="Rows by status" className="mt-2 flex flex-wrap gap-1 text-sm">
+				{RESULT_STATUSES.map((s) => (
+					<Link
+						key={s.key}
+						to={resultsSearch({ run: run.id, status: s.key })}
+						aria-current={status === s.key ? 'true' : undefined}
+						className={`rounded px-2 py-1 ${status === s.key ? 'bg-indigo-50 font-semibold text-indigo-800' : 'text-slate-600 hover:bg-slate-100'}`}
+					>
+						{s.label} ({counts[s.key].toLocaleString('en')})
+					</Link>
+				))}
+			</nav>
+			<table className="mt-2 w-full text-left text-sm" data-testid="results">
+				<caption className="sr-only">Leads of this run, {RESULTS_PAGE_SIZE} a page</caption>
+				<thead>
+					<tr className="text-slate-600">
+						<th className="py-1 pr-4">Email</th>
+						<th className="py-1 pr-4">Name</th>
+						{run.outputColumns.map((c) => (
+							<th key={c} className="py-1 pr-4">
+								{c}
+							</th>
+						))}
+						<th className="py-1">Status</th>
+					</tr>
+				</thead>
+				<tbody>
+					{rows.length === 0 ? (
+						<tr>
+							<td colSpan={run.outputColumns.length + 3} className="py-3 text-slate-600">
+								{status === 'all' ? 'No leads in this run.' : `No ${status} rows.`}
+							</td>
+						</tr>
+					) : (
+						rows.map((row) => (
+							<tr
+								key={row.id}
+								className="border-t border-slate-100 align-top"
+								data-testid="result-row"
+							>
+								<td className="py-1 pr-4">{row.email}</td>
+								<td className="py-1 pr-4">{row.name}</td>
+								{run.outputColumns.map((c) => (
+									<td key={c} className="py-1 pr-4">
+										{show(row.data[c])}
+									</td>
+								))}
+								<td className="py-1">
+									<Badge tone={STATUS[row.status]!.tone}>{STATUS[row.status]!.label}</Badge>
+									{row.error ? <p className="text-red-700">{row.error}</p> : null}
+								</td>
+							</tr>
+						))
+					)}
+				</tbody>
+			</table>
+			<nav
+				aria-label="Result pages"
+				className="mt-3 flex flex-wrap items-center justify-between gap-3 text-sm"
+			>
+				<p className="text-slate-600" data-testid="results-page">
+					{rows.length > 0
+						? `${firstIndex.toLocaleString('en')}–${lastIndex.toLocaleString('en')} of ${counts[status].toLocaleString('en')}`
+						: ''}
+				</p>
+				<div className="flex gap-2">
+					{previous ? (
+						<Link
+							to={resultsSearch({ run: run.id, status, ...previous })}
+							className={buttonClasses('secondary')}
+							rel="prev"
+						>
+							Previous
+						</Link>
+					) : null}
+					{next ? (
+						<Link
+							to={resultsSearch({ run: run.id, status, ...next })}
+							className={buttonClasses('secondary')}
+							rel="next"
+						>
+							Next
+						</Link>
+					) : null}
+				</div>
+			</nav>
+		</div>
 	)
 }
 

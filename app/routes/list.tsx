@@ -7,7 +7,7 @@ import { Card, PageHeader } from '../components/ui/card.tsx'
 import { inputClasses } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { importSummary } from '../services/imports/import-report.server.ts'
-import { listLeadsPage } from '../services/lists/leads-page.server.ts'
+import { countSearchMatches, listLeadsPage } from '../services/lists/leads-page.server.ts'
 import {
 	LEAD_SORTS,
 	LEADS_PAGE_SIZE,
@@ -22,8 +22,11 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const summary =
 		page.list.sourceType === 'upload' ? await importSummary(account, page.list.id) : null
 	const { list } = page
+	// what "Enrich these leads" would take (counted up to a cap, so a broad search stays cheap)
+	const matching = page.query.q ? await countSearchMatches(account, list.id, page.query.q) : null
 	return {
 		...page,
+		matching,
 		list: {
 			id: list.id,
 			name: list.name,
@@ -53,7 +56,8 @@ const COLUMNS: { key: string; label: string; sort?: LeadSort }[] = [
 ]
 
 export default function ListPage({ loaderData }: Route.ComponentProps) {
-	const { list, leads, query, summary, total, firstIndex, previous, next, dataKeys } = loaderData
+	const { list, leads, query, summary, total, firstIndex, previous, next, dataKeys, matching } =
+		loaderData
 	const revalidator = useRevalidator()
 	const navigation = useNavigation()
 	const running = isRunning(list.status)
@@ -95,9 +99,19 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 								Import report
 							</Link>
 						) : null}
-						<Link to={`/lists/${list.id}/enrich`} className={buttonClasses('secondary')}>
-							Enrich
-						</Link>
+						{matching && matching.count > 0 ? (
+							<Link
+								to={`/lists/${list.id}/enrich?${new URLSearchParams({ q: query.q })}`}
+								className={buttonClasses('secondary')}
+							>
+								Enrich these {matching.count.toLocaleString('en')}
+								{matching.more ? '+' : ''} {matching.count === 1 ? 'lead' : 'leads'}
+							</Link>
+						) : (
+							<Link to={`/lists/${list.id}/enrich`} className={buttonClasses('secondary')}>
+								Enrich
+							</Link>
+						)}
 						<Link to={`/lists/${list.id}/upload`} className={buttonClasses('secondary')}>
 							Upload to EmailBison
 						</Link>

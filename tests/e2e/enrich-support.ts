@@ -34,3 +34,39 @@ export async function seedLeadList(email: string, name: string, count: number) {
 		return listId
 	})
 }
+
+/** An AI enrichment of the account (by its email), as the enrichments page saves it. */
+export async function seedEnrichment(
+	email: string,
+	enrichment: { name: string; prompt: string; outputColumn: string; jsonFields?: string[] },
+) {
+	return withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string }>(
+			`insert into ai_enrichments (user_id, name, prompt, output_column, output_format, output_fields, model)
+			 select id, $2, $3, $4, $5, $6, 'gpt-4o-mini' from auth.users where email = $1
+			 returning id`,
+			[
+				email,
+				enrichment.name,
+				enrichment.prompt,
+				enrichment.outputColumn,
+				enrichment.jsonFields ? 'json' : 'text',
+				JSON.stringify((enrichment.jsonFields ?? []).map((name) => ({ name, type: 'string' }))),
+			],
+		)
+		return rows[0]!.id
+	})
+}
+
+/** Sets the title of the list's leads: `titles[i]` for lead i (by its email), else `other`. */
+export async function setTitles(listId: string, titles: Record<number, string>, other: string) {
+	await withDatabase(async (client) => {
+		await client.query('update leads set title = $2 where list_id = $1', [listId, other])
+		for (const [i, title] of Object.entries(titles))
+			await client.query(`update leads set title = $3 where list_id = $1 and email like $2`, [
+				listId,
+				`lead${i}@%`,
+				title,
+			])
+	})
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { OutputField } from '../../integrations/openai.server.ts'
+import { FILTER_SLOTS, ROW_CHOICES } from './run-filter.ts'
 import { placeholders } from './template.ts'
 
 export const OUTPUT_COLUMN = /^[a-z][a-z0-9_]{0,39}$/
@@ -121,12 +122,42 @@ export const CreateChainSchema = z.object({
 		.refine((steps) => steps.some((s) => s.kind !== ''), { message: 'Add at least one step.' }),
 })
 
+const FILTER_OPS = ['empty', 'not-empty', 'equals', 'contains'] as const
+
+/** One "only leads where" condition; a slot left blank is no condition. */
+const FilterCondition = z
+	.object({
+		column: z.string().trim().max(120, 'At most 120 characters.').optional(),
+		op: z
+			.enum(FILTER_OPS, {
+				error: 'Choose how to compare: is empty, is not empty, equals or contains.',
+			})
+			.optional(),
+		value: z.string().trim().max(200, 'At most 200 characters.').optional(),
+	})
+	.superRefine((c, ctx) => {
+		if (c.op && !c.column)
+			ctx.addIssue({ code: 'custom', path: ['column'], message: 'Choose a column.' })
+		if (c.column && !c.op)
+			ctx.addIssue({ code: 'custom', path: ['op'], message: 'Choose how to compare.' })
+		if ((c.op === 'equals' || c.op === 'contains') && !c.value)
+			ctx.addIssue({ code: 'custom', path: ['value'], message: 'Enter a value to compare with.' })
+	})
+
+/** Which leads of the list a run takes (also read from the enrich page's URL). */
+export const RunFilterSchema = z.object({
+	q: z.string().trim().max(200, 'At most 200 characters.').optional(),
+	where: z.array(FilterCondition).max(FILTER_SLOTS).default([]),
+	only: z.enum(ROW_CHOICES, { error: 'Choose which leads.' }).default('all'),
+})
+
 export const RunSchema = z.object({
 	intent: z.enum(['estimate', 'run']),
 	target: z
 		.string({ error: 'Choose an enrichment or a chain.' })
 		.regex(/^(enrichment|chain):[0-9a-f-]{36}$/i, 'Choose an enrichment or a chain.'),
 	payWith: z.enum(['ownKey', 'credits'], { error: 'Choose how to pay.' }),
+	...RunFilterSchema.shape,
 })
 
 export const RunActionSchema = z.object({

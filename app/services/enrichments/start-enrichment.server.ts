@@ -9,6 +9,15 @@ import { InsufficientCreditsError, reserveCredits } from '../billing/credits.ser
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import { findChain, findEnrichment, listEnrichments } from './enrichments.server.ts'
+import type { ResultsQuery, ResultStatus } from './results-query.ts'
+import { RESULTS_PAGE_SIZE } from './results-query.ts'
+import { describeFilter, isWholeList, type RunFilter } from './run-filter.ts'
+import {
+	checkFilter,
+	filteredLeads,
+	type FilterTarget,
+	type RunFilterInput,
+} from './run-filter.server.ts'
 import { cancelRunById, enrichReference, JobStatus, type RunStep } from './run-enrichment.server.ts'
 
 export type RunTarget = { kind: 'enrichment' | 'chain'; id: string }
@@ -68,26 +77,62 @@ export type Estimate = {
 	credits: number
 	payWith: 'ownKey' | 'credits'
 	name: string
+	/** the filter in words; empty for the whole list */
+	filter: string[]
 }
 
-/** Rows times AI steps times CREDITS_PER_ENRICHMENT, or 0 with the account's own key. */
-export async function estimateRun(
-	context: AccountContext | null,
-	input: { listId: string; target: string; payWith: 'ownKey' | 'credits' },
-): Promise<Estimate> {
-	const account = actingAccount(context)
+export type RunInput = {
+	listId: string
+	target: string
+	payWith: 'ownKey' | 'credits'
+	/** which leads of the list (the whole list without one) */
+	filter?: RunFilterInput
+}
+
+/** The list, the steps and the leads a run would take, checked. */
+async function prepareRun(account: AccountContext & { accountId: string }, input: RunInput) {
 	const { list } = await findLeadList(account, input.listId)
-	const { name, steps } = await resolveSteps(account, parseTarget(input.target))
-	const { n } = await db
-		.selectFrom('leads')
+	const resolved = await resolveSteps(account, parseTarget(input.target))
+	const filter = await checkFilter(account, list.id, input.filter)
+	const target: FilterTarget = {
+		listId: list.id,
+		accountId: account.accountId,
+		enrichmentId: resolved.enrichmentId,
+		chainId: resolved.chainId,
+		outputColumns: [...new Set(resolved.steps.map((s) => s.outputColumn))],
+	}
+	const aiSteps = resolved.steps.filter((s) => s.kind === 'ai').length
+	const price = input.payWith === 'ownKey' ? 0 : getConfig().CREDITS_PER_ENRICHMENT
+	const estimate = (rows: number): Estimate => ({
+		rows,
+		aiSteps,
+		calls: rows * aiSteps,
+		credits: rows * aiSteps * price,
+		payWith: input.payWith,
+		name: resolved.name,
+		filter: describeFilter(filter),
+	})
+	return { list, resolved, filter, target, aiSteps, estimate }
+}
+
+function nothingToRun(filter: RunFilter) {
+	return isWholeList(filter)
+		? new FormError('This list has no leads yet.', 'target')
+		: new FormError('No lead of this list matches these filters: nothing to run. Loosen them.')
+}
+
+/**
+ * Rows times AI steps times CREDITS_PER_ENRICHMENT (0 with the account's own key), for the
+ * leads the filter takes; none is a form error.
+ */
+export async function estimateRun(context: AccountContext | null, input: RunInput) {
+	const account = actingAccount(context)
+	const run = await prepareRun(account, input)
+	const { n } = await filteredLeads(db, run.target, run.filter)
 		.select((eb) => eb.fn.countAll<number>().as('n'))
-		.where('list_id', '=', list.id)
 		.executeTakeFirstOrThrow()
-	const rows = Number(n)
-	const aiSteps = steps.filter((s) => s.kind === 'ai').length
-	const calls = rows * aiSteps
-	const credits = input.payWith === 'ownKey' ? 0 : calls * getConfig().CREDITS_PER_ENRICHMENT
-	return { rows, aiSteps, calls, credits, payWith: input.payWith, name }
+	if (Number(n) === 0) throw nothingToRun(run.filter)
+	return run.estimate(Number(n))
 }
 
 function checkProvider(account: AccountContext, aiSteps: number, payWith: 'ownKey' | 'credits') {
@@ -98,17 +143,16 @@ function checkProvider(account: AccountContext, aiSteps: number, payWith: 'ownKe
 		throw new FormError('Paying with credits is not available: use your own key.', 'payWith')
 }
 
-/** Creates the run, its rows and the credit hold, and queues the enrich job, in one transaction. */
-export async function startRun(
-	context: AccountContext | null,
-	input: { listId: string; target: string; payWith: 'ownKey' | 'credits' },
-) {
+/**
+ * Creates the run, its rows (the leads the filter takes now: a snapshot, so a resumed job
+ * enriches the same leads and leads added later are left out) and the credit hold for exactly
+ * those rows, and queues the enrich job, in one transaction.
+ */
+export async function startRun(context: AccountContext | null, input: RunInput) {
 	const account = actingAccount(context)
-	const { list } = await findLeadList(account, input.listId)
-	const resolved = await resolveSteps(account, parseTarget(input.target))
-	const estimate = await estimateRun(account, input)
-	checkProvider(account, estimate.aiSteps, input.payWith)
-	if (estimate.rows === 0) throw new FormError('This list has no leads yet.', 'target')
+	const prepared = await prepareRun(account, input)
+	const { list, resolved, filter } = prepared
+	checkProvider(account, prepared.aiSteps, input.payWith)
 	try {
 		return await db.transaction().execute(async (trx) => {
 			const run = await trx
@@ -121,21 +165,29 @@ export async function startRun(
 					chain_id: resolved.chainId,
 					name: resolved.name,
 					steps: JSON.stringify(resolved.steps),
+					filter: isWholeList(filter) ? null : JSON.stringify(filter),
 					key_kind: input.payWith,
-					credits_reserved: estimate.credits,
 					credits_per_call: input.payWith === 'credits' ? getConfig().CREDITS_PER_ENRICHMENT : 0,
 				})
 				.returning('id')
 				.executeTakeFirstOrThrow()
-			const inserted = await sql<{ n: number }>`
-				with ins as (
-					insert into enrichment_run_rows (run_id, lead_id)
-					select ${run.id}::uuid, id from leads where list_id = ${list.id}
-					returning 1
-				) select count(*)::int as n from ins`.execute(trx)
+			const inserted = await trx
+				.insertInto('enrichment_run_rows')
+				.columns(['run_id', 'lead_id'])
+				.expression(
+					filteredLeads(trx, prepared.target, filter).select([
+						sql<string>`${run.id}::uuid`.as('run_id'),
+						'leads.id as lead_id',
+					]),
+				)
+				.executeTakeFirstOrThrow()
+			const rows = Number(inserted.numInsertedOrUpdatedRows ?? 0)
+			// the transaction is rolled back: a run of nothing writes nothing
+			if (rows === 0) throw nothingToRun(filter)
+			const estimate = prepared.estimate(rows)
 			await trx
 				.updateTable('enrichment_runs')
-				.set({ total: inserted.rows[0]!.n })
+				.set({ total: rows, credits_reserved: estimate.credits })
 				.where('id', '=', run.id)
 				.execute()
 			if (estimate.credits > 0)
@@ -241,6 +293,8 @@ export type RunSummary = {
 	cached: number
 	keyKind: string
 	outputColumns: string[]
+	/** the filter it was started with, in words; empty for the whole list */
+	filter: string[]
 	createdAt: Date
 }
 
@@ -258,6 +312,7 @@ export async function listRuns(context: AccountContext | null, listId: string) {
 			'e.total',
 			'e.key_kind',
 			'e.steps',
+			'e.filter',
 			'e.created_at',
 			(eb) =>
 				eb
@@ -301,29 +356,70 @@ export async function listRuns(context: AccountContext | null, listId: string) {
 		cached: r.cached ?? 0,
 		keyKind: r.key_kind,
 		outputColumns: [...new Set((r.steps as RunStep[]).map((s) => s.outputColumn))],
+		filter: describeFilter(r.filter as RunFilter | null),
 		createdAt: r.created_at,
 	}))
 }
 
-/** Leads of the list with the run's output columns and each row's status (first 50). */
-export async function runResults(context: AccountContext | null, listId: string, runId: string) {
+const STATUS_OF: Record<ResultStatus, number[] | null> = {
+	all: null,
+	done: [JobStatus.success],
+	failed: [JobStatus.fail],
+	pending: [JobStatus.pending, JobStatus.processing],
+}
+
+/**
+ * One page of a run's leads with its output columns and each row's status, optionally only
+ * the done, failed or pending ones, paged by keyset on the lead id (the `after`/`before`
+ * cursors of the previous page's links), so the last page of 10,000 rows costs what the
+ * first does; a page number without a cursor falls back to an offset.
+ */
+export async function runResults(
+	context: AccountContext | null,
+	listId: string,
+	runId: string,
+	query: ResultsQuery = { status: 'all', page: 1 },
+) {
 	const account = actingAccount(context)
 	const run = await findRun(account, runId)
 	if (run.list_id !== listId) notFound('This run')
-	const rows = await db
+	const statuses = STATUS_OF[query.status]
+	const cursor = query.after ?? query.before
+	const backwards = !query.after && query.before !== undefined
+	const fetched = await db
 		.selectFrom('enrichment_run_rows as r')
 		.innerJoin('leads as l', 'l.id', 'r.lead_id')
 		.select(['l.id', 'l.email', 'l.first_name', 'l.last_name', 'l.data', 'r.status', 'r.error'])
 		.where('r.run_id', '=', run.id)
-		.orderBy('l.id')
-		.limit(50)
+		.$if(statuses !== null, (q) => q.where('r.status', 'in', statuses!))
+		.$if(cursor !== undefined, (q) => q.where('r.lead_id', backwards ? '<' : '>', cursor!))
+		.orderBy('r.lead_id', backwards ? 'desc' : 'asc')
+		.limit(RESULTS_PAGE_SIZE + 1)
+		.offset(cursor ? 0 : (query.page - 1) * RESULTS_PAGE_SIZE)
 		.execute()
-	return rows.map((r) => ({
-		id: r.id,
-		email: r.email,
-		name: [r.first_name, r.last_name].filter(Boolean).join(' '),
-		data: r.data as Record<string, unknown>,
-		status: r.status,
-		error: r.error,
-	}))
+	const more = fetched.length > RESULTS_PAGE_SIZE
+	const rows = fetched.slice(0, RESULTS_PAGE_SIZE)
+	if (backwards) rows.reverse()
+	const first = rows[0]
+	const last = rows.at(-1)
+	const hasPrevious = backwards ? more : query.page > 1
+	const hasNext = backwards ? true : more
+	return {
+		rows: rows.map((r) => ({
+			id: r.id,
+			email: r.email,
+			name: [r.first_name, r.last_name].filter(Boolean).join(' '),
+			data: r.data as Record<string, unknown>,
+			status: r.status,
+			error: r.error,
+		})),
+		firstIndex: (query.page - 1) * RESULTS_PAGE_SIZE + 1,
+		previous:
+			hasPrevious && first
+				? query.page <= 2
+					? { page: 1 }
+					: { page: query.page - 1, before: first.id }
+				: null,
+		next: hasNext && last ? { page: query.page + 1, after: last.id } : null,
+	}
 }

@@ -86,7 +86,7 @@ export async function listLeadsPage(
 		])
 		.select(keyOf ? keyOf.as('sort_key') : sql<null>`null`.as('sort_key'))
 		.where('list_id', '=', list.id)
-	if (query.q) builder = builder.where(matches(query.q))
+	if (query.q) builder = builder.where(searchCondition(query.q))
 	const cursor = after ?? before
 	if (cursor) {
 		const forward = after !== null
@@ -144,7 +144,8 @@ function likePrefix(value: string) {
 	return `${value.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`
 }
 
-function matches(q: string) {
+/** The list page's search as a condition on `leads` (also what a run on a search takes). */
+export function searchCondition(q: string) {
 	const prefix = likePrefix(q)
 	const words = q.split(/\s+/).filter(Boolean)
 	const parts = [
@@ -159,6 +160,32 @@ function matches(q: string) {
 		)
 	}
 	return sql<boolean>`(${sql.join(parts, sql` or `)})`
+}
+
+/**
+ * How many leads of the list match a search, counting at most `cap` of them (a broad search
+ * on a list of 1,000,000 stays cheap): `{ count, more }` says whether there are more.
+ */
+export async function countSearchMatches(
+	context: AccountContext | null,
+	listId: unknown,
+	q: string,
+	cap = 10_000,
+) {
+	const { list } = await findLeadList(context, listId)
+	const { n } = await db
+		.selectFrom((eb) =>
+			eb
+				.selectFrom('leads')
+				.select('id')
+				.where('list_id', '=', list.id)
+				.where(searchCondition(q))
+				.limit(cap + 1)
+				.as('hit'),
+		)
+		.select((eb) => eb.fn.countAll<number>().as('n'))
+		.executeTakeFirstOrThrow()
+	return { count: Math.min(Number(n), cap), more: Number(n) > cap }
 }
 
 export type { LeadsQuery }

@@ -1,0 +1,111 @@
+import { getInputProps, getSelectProps, type useForm } from '@conform-to/react'
+import type { z } from 'zod'
+import type { RunSchema } from '../../services/enrichments/schemas.ts'
+import { ROW_CHOICE_LABELS, ROW_CHOICES } from '../../services/enrichments/run-filter.ts'
+import { CONDITION_LABELS } from '../../services/enrichments/template.ts'
+import { Choice, ChoiceGroup } from '../ui/choice.tsx'
+import { ErrorList, Field, inputClasses } from '../ui/field.tsx'
+
+type RunFormFields = ReturnType<typeof useForm<z.input<typeof RunSchema>>>[1]
+
+/** "Which leads" of the run form: search, up to FILTER_SLOTS conditions, and which rows. */
+export function RunFilterFields({
+	fields,
+	columns,
+}: {
+	fields: RunFormFields
+	columns: readonly string[]
+}) {
+	const slots = fields.where.getFieldList()
+	return (
+		<fieldset className="space-y-3 rounded-md p-3 ring-1 ring-slate-200">
+			<legend className="px-1 text-sm font-medium text-slate-800">Which leads</legend>
+			<p className="text-sm text-slate-600">
+				Leave these blank to enrich the whole list. A lead is taken when every condition holds.
+			</p>
+			<Field
+				label="Search"
+				hint="The start of an email, a name or a company, as on the list page."
+				errors={fields.q.errors}
+				inputProps={getInputProps(fields.q, { type: 'search' })}
+			/>
+			<ErrorList id={fields.where.errorId} errors={fields.where.errors} />
+			{slots.map((slot, index) => {
+				const c = slot.getFieldset()
+				const column = (c.column.initialValue as string | undefined) ?? ''
+				const needsValue = c.op.value === 'equals' || c.op.value === 'contains'
+				return (
+					<fieldset key={slot.key} className="grid grid-cols-2 gap-2">
+						<legend className="mb-1 text-sm font-medium text-slate-800 col-span-2">
+							Condition {index + 1}
+						</legend>
+						<div>
+							<label htmlFor={c.column.id} className="block text-sm text-slate-700">
+								Column
+							</label>
+							<select
+								{...getSelectProps(c.column)}
+								defaultValue={column}
+								className={`mt-1 ${inputClasses}`}
+							>
+								<option value="">(no condition)</option>
+								{columns.map((name) => (
+									<option key={name} value={name}>
+										{name}
+									</option>
+								))}
+								{/* a column named in the URL that the list lacks stays visible with its error */}
+								{column && !columns.includes(column) ? (
+									<option value={column}>{column}</option>
+								) : null}
+							</select>
+							<ErrorList id={c.column.errorId} errors={c.column.errors} />
+						</div>
+						<div>
+							<label htmlFor={c.op.id} className="block text-sm text-slate-700">
+								Comparison
+							</label>
+							<select
+								{...getSelectProps(c.op)}
+								defaultValue={(c.op.initialValue as string | undefined) ?? ''}
+								className={`mt-1 ${inputClasses}`}
+							>
+								<option value="">(choose)</option>
+								{Object.entries(CONDITION_LABELS).map(([op, label]) => (
+									<option key={op} value={op}>
+										{label}
+									</option>
+								))}
+							</select>
+							<ErrorList id={c.op.errorId} errors={c.op.errors} />
+						</div>
+						<div className="col-span-2">
+							<label htmlFor={c.value.id} className="block text-sm text-slate-700">
+								Value
+							</label>
+							<input
+								{...getInputProps(c.value, { type: 'text' })}
+								placeholder={needsValue ? undefined : '(for equals and contains)'}
+								className={`mt-1 ${inputClasses}`}
+							/>
+							<ErrorList id={c.value.errorId} errors={c.value.errors} />
+						</div>
+					</fieldset>
+				)
+			})}
+			<ChoiceGroup legend="Rows" errors={fields.only.errors} errorId={fields.only.errorId}>
+				{ROW_CHOICES.map((choice) => (
+					<Choice
+						key={choice}
+						label={ROW_CHOICE_LABELS[choice].label}
+						description={ROW_CHOICE_LABELS[choice].description}
+						inputProps={{
+							...getInputProps(fields.only, { type: 'radio', value: choice }),
+							id: `${fields.only.id}-${choice}`,
+						}}
+					/>
+				))}
+			</ChoiceGroup>
+		</fieldset>
+	)
+}
