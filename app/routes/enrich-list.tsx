@@ -1,7 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { useEffect } from 'react'
-import { data, Form, Link, useRevalidator } from 'react-router'
+import { data, Form, Link } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/enrich-list'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
@@ -39,6 +38,7 @@ import { actingAccount } from '../services/workspaces/access.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
+import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
@@ -158,15 +158,8 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 	const result = actionData as ActionResult | undefined
 	const estimating = useIsPending('estimate')
 	const running = useIsPending('run')
-	const revalidator = useRevalidator()
 	const live = runs.some((r) => r.status === 0 || r.status === 1)
-	useEffect(() => {
-		if (!live) return
-		const timer = setInterval(() => {
-			if (revalidator.state === 'idle') void revalidator.revalidate()
-		}, 1500)
-		return () => clearInterval(timer)
-	}, [live, revalidator])
+	useLiveRefresh(live, 1500)
 	const [form, fields] = useForm<z.input<typeof RunSchema>>({
 		id: 'run',
 		lastResult:
