@@ -57,6 +57,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			domain: i.domain,
 			workspace: i.workspace,
 			status: i.status === 'active' && i.cancel_at_period_end ? 'cancelling' : i.status,
+			period:
+				i.status === 'active'
+					? i.period_end
+						? `${i.cancel_at_period_end ? 'Ends' : 'Renews'} ${formatDate(i.period_end)}`
+						: null
+					: i.ended_at
+						? `Ended ${formatDate(i.ended_at)}`
+						: null,
 		})),
 	}
 }
@@ -73,7 +81,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		return redirectWithSuccess(
 			'/inboxes',
 			cancel
-				? `${inbox.address} ends at the end of its period`
+				? `${inbox.address} ends on ${formatDate(inbox.period_end) ?? 'its period end'}`
 				: `${inbox.address} renews as usual`,
 		)
 	} catch (error) {
@@ -91,7 +99,7 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 		<>
 			<PageHeader
 				title="Inboxes Management"
-				description="Your sending inboxes by domain, workspace and status."
+				description="Your sending inboxes by domain, workspace and status. Each inbox is billed monthly until you cancel it; a cancelled inbox works until the end of its paid month."
 				actions={
 					<div className="flex gap-2">
 						<a
@@ -203,6 +211,9 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 								<th scope="col" className="px-4 py-3 font-semibold">
 									Status
 								</th>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Renews or ends
+								</th>
 								{canChange ? (
 									<th scope="col" className="px-4 py-3">
 										<span className="sr-only">Actions</span>
@@ -212,7 +223,7 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 						</thead>
 						<tbody className="divide-y divide-slate-100">
 							{inboxes.map((i) => (
-								<tr key={i.id}>
+								<tr key={i.id} data-inbox={i.address}>
 									<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
 										{i.address}
 										<span className="ml-2 text-xs text-slate-500">{i.provider}</span>
@@ -222,9 +233,10 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 									<td className="px-4 py-3 text-slate-700">{i.workspace ?? '—'}</td>
 									<td className="px-4 py-3">
 										<Badge tone={TONES[i.status as keyof typeof TONES] ?? 'slate'}>
-											{i.status}
+											{i.status === 'cancelling' ? 'cancelled at period end' : i.status}
 										</Badge>
 									</td>
+									<td className="px-4 py-3 text-slate-700">{i.period ?? '—'}</td>
 									{canChange ? (
 										<td className="px-4 py-3 text-right">
 											{i.status === 'active' || i.status === 'cancelling' ? (
