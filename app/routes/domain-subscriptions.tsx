@@ -46,7 +46,9 @@ export async function loader({ context }: Route.LoaderArgs) {
 						: r.status === 'past_due'
 							? 'past due'
 							: 'active'
-					: (r.status ?? 'none'),
+					: r.status === 'active' || r.status === 'past_due'
+						? 'expired' // its period is over; the renewal job has not marked it yet
+						: (r.status ?? 'none'),
 				price: r.price_cents !== null ? formatCents(r.price_cents) : null,
 				renewal: r.expire_date ? formatDate(r.expire_date) : null,
 				cancelAtPeriodEnd: r.cancel_at_period_end ?? false,

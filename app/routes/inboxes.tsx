@@ -14,6 +14,7 @@ import {
 	setInboxCancel,
 } from '../services/inboxes/inboxes.server.ts'
 import { listInboxOrders } from '../services/inboxes/orders.server.ts'
+import { paymentProvider } from '../services/billing/payments.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
 import { FormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -36,6 +37,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	return {
 		canChange: canChangeDomains(acting),
 		withPasswords: exportShowsCredentials(acting),
+		testMode: paymentProvider() === 'test',
 		filters,
 		exportQuery: params.toString(),
 		domains: domains.map((d) => ({ id: d.id, name: d.name })),
@@ -93,8 +95,16 @@ export async function action({ request, context }: Route.ActionArgs) {
 const TONES = { active: 'green', cancelling: 'amber', cancelled: 'slate' } as const
 
 export default function Inboxes({ loaderData }: Route.ComponentProps) {
-	const { inboxes, domains, workspaces, filters, canChange, withPasswords, pendingOrders } =
-		loaderData
+	const {
+		inboxes,
+		domains,
+		workspaces,
+		filters,
+		canChange,
+		withPasswords,
+		pendingOrders,
+		testMode,
+	} = loaderData
 	return (
 		<>
 			<PageHeader
@@ -124,6 +134,11 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 					? 'It includes passwords: keep it safe.'
 					: 'Passwords are only in the account owner’s export.'}
 			</p>
+			{testMode ? (
+				<p className="mb-4 text-sm text-slate-600" data-testid="test-mode-renewal">
+					TEST MODE: monthly renewals are recorded on the renewal date without charging anyone.
+				</p>
+			) : null}
 			{pendingOrders.length ? (
 				<Card className="mb-4">
 					<p className="text-sm text-slate-700" data-testid="pending-orders">

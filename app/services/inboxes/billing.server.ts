@@ -368,12 +368,26 @@ export async function renewTestInboxOrders(now = new Date(), db: Kysely<DB> = de
  */
 export async function reconcileStripeQuantities(db: Kysely<DB> = defaultDb) {
 	if (paymentProvider() !== 'stripe') return 0
+	// Only fulfilled orders can differ: before fulfilment the ordered count is what Stripe bills.
 	const orders = await db
-		.selectFrom('inbox_orders')
-		.selectAll()
-		.where('billing_provider', '=', 'stripe')
-		.where('provider_subscription_id', 'is not', null)
-		.where('billing_status', 'in', LIVE_BILLING)
+		.selectFrom('inbox_orders as o')
+		.selectAll('o')
+		.where('o.billing_provider', '=', 'stripe')
+		.where('o.provider_subscription_id', 'is not', null)
+		.where('o.billing_status', 'in', LIVE_BILLING)
+		.where('o.status', '=', 2)
+		.where((eb) =>
+			eb(
+				'o.quantity',
+				'!=',
+				eb
+					.selectFrom('inboxes as i')
+					.select((e) => e.fn.countAll<number>().as('n'))
+					.whereRef('i.order_id', '=', 'o.id')
+					.where('i.status', '=', 'active')
+					.where('i.cancel_at_period_end', '=', false),
+			),
+		)
 		.execute()
 	let changed = 0
 	for (const order of orders) {

@@ -239,6 +239,15 @@ describe('with Stripe', () => {
 		expect((await orderOf(user.id)).billing_status).toBe('active')
 	})
 
+	test('fulfilled with fewer inboxes than ordered: the job bills only those from next month', async () => {
+		const { user, domain, stripeSub, order } = await orderedWithStripe(2)
+		await fulfil(order.id, domain.name, 1)
+		expect(fake.subscriptions.get(stripeSub.id)!.items.data[0].quantity).toBe(2)
+		await runRenewalJob()
+		expect(fake.subscriptions.get(stripeSub.id)!.items.data[0].quantity).toBe(1)
+		expect((await orderOf(user.id)).quantity).toBe(1)
+	})
+
 	test('a failed order: its paid invoice is refunded and the subscription cancelled', async () => {
 		const { user, stripeSub, order } = await orderedWithStripe(2)
 		const invoiceId = fake.subscriptions.get(stripeSub.id)!.latest_invoice
