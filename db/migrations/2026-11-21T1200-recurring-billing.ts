@@ -7,6 +7,8 @@ import { sql, type Kysely } from 'kysely'
 //   price, how many inboxes are billed, and the date the order is paid through.
 // - inboxes: period_end (paid through; renewals move it on), ended_at (when a cancelled inbox
 //   ended at its period end).
+// - domain_subscriptions: changes NOTIFY domain_forwarding_changed too (the forwarding table
+//   keeps each domain's paid-through time).
 // Orders that existed before get their first month from their payment date.
 export async function up(db: Kysely<any>) {
 	await sql
@@ -35,6 +37,12 @@ create index inboxes_period_end_idx on inboxes (period_end) where status = 'acti
 create index domain_subscriptions_provider_subscription_idx
 	on domain_subscriptions (provider_subscription_id) where provider_subscription_id is not null;
 
+-- The forwarding table holds each domain's paid-through time: a renewal (or an end) of its
+-- subscription refreshes it in every process, as a change to domains does.
+create trigger domain_subscriptions_forwarding_notify
+	after insert or update or delete or truncate on domain_subscriptions
+	for each statement execute function domain_forwarding_changed();
+
 update inbox_orders set
 	billing_provider = case when payment_reference like 'stripe:%' then 'stripe' else 'test' end,
 	quantity = inboxes_per_domain * coalesce(array_length(domain_ids, 1), 0),
@@ -54,6 +62,7 @@ export async function down(db: Kysely<any>) {
 	await sql
 		.raw(
 			`
+drop trigger domain_subscriptions_forwarding_notify on domain_subscriptions;
 drop index domain_subscriptions_provider_subscription_idx;
 drop index inboxes_period_end_idx;
 alter table inboxes drop column period_end, drop column ended_at;

@@ -171,21 +171,28 @@ export async function domainSubscriptionDeleted(db: Kysely<DB>, sub: DomainSubsc
 }
 
 /**
+ * The job runs every 5 minutes: a period ending before its next run is renewed now (its new
+ * period still starts at the old end), so a renewing domain never stops forwarding meanwhile.
+ */
+export const RENEW_AHEAD_MS = 10 * 60_000
+
+/**
  * Test mode (no Stripe, so no card to charge): the subscription-renewal job renews every
- * test-mode subscription that reached its period end and was not cancelled, a month at a time
- * (a server that was off for longer catches up, one audited period each), as Stripe would
- * charge the card. Only while this server takes test payments: a test-mode subscription on a
- * server that now uses Stripe ends at its period end instead. Idempotent.
+ * test-mode subscription at its period end unless it was cancelled, a month at a time (a server
+ * that was off for longer catches up, one audited period each), as Stripe would charge the
+ * card. Only while this server takes test payments: a test-mode subscription on a server that
+ * now uses Stripe ends at its period end instead. Idempotent.
  */
 export async function renewTestDomainSubscriptions(now = new Date(), db: Kysely<DB> = defaultDb) {
 	if (paymentProvider() !== 'test') return []
+	const horizon = new Date(now.getTime() + RENEW_AHEAD_MS)
 	const due = await db
 		.selectFrom('domain_subscriptions')
 		.select('id')
 		.where('provider', '=', 'test')
 		.where('status', '=', 'active')
 		.where('cancel_at_period_end', '=', false)
-		.where('expire_date', '<=', now)
+		.where('expire_date', '<=', horizon)
 		.execute()
 	const renewed: { id: string; domain_id: string; expire_date: Date }[] = []
 	for (const { id } of due) {
@@ -196,13 +203,13 @@ export async function renewTestDomainSubscriptions(now = new Date(), db: Kysely<
 				.where('id', '=', id)
 				.where('status', '=', 'active')
 				.where('cancel_at_period_end', '=', false)
-				.where('expire_date', '<=', now)
+				.where('expire_date', '<=', horizon)
 				.forUpdate()
 				.skipLocked()
 				.executeTakeFirst()
 			if (!sub?.expire_date) return
 			let start = sub.expire_date
-			while (start <= now) {
+			while (start <= horizon) {
 				const end = addMonths(start, 1)
 				await trx
 					.updateTable('domain_subscriptions')

@@ -221,9 +221,9 @@ describe('test mode: the renewal job', () => {
 		for (const d of domains) await forward(account, d.id)
 		const cancelledSub = await subscriptionOf(cancelled.id)
 		await setDomainSubscriptionCancel(account, cancelledSub.id, true)
+		await expect.poll(() => findForward(cancelled.name)).toMatchObject({ code: 302 })
 		const endRenewing = await periodOver(renewing.id)
 		await periodOver(cancelled.id)
-		await expect.poll(() => findForward(cancelled.name)).toMatchObject({ code: 302 })
 
 		await runRenewalJob()
 
@@ -239,7 +239,7 @@ describe('test mode: the renewal job', () => {
 		expect(renewal).toHaveLength(1)
 		expect(renewal[0]!.after).toMatchObject({ provider: 'test', price_cents: 1500 })
 		expect(await domainStatus(renewing.id)).toBe('active')
-		expect(await findForward(renewing.name)).toMatchObject({ code: 302 })
+		await expect.poll(() => findForward(renewing.name)).toMatchObject({ code: 302 })
 
 		expect((await subscriptionOf(cancelled.id)).status).toBe('expired')
 		expect(await domainStatus(cancelled.id)).toBe('expired')
@@ -263,6 +263,35 @@ describe('test mode: the renewal job', () => {
 		expect(
 			await auditOf((await subscriptionOf(renewing.id)).id, 'domains.subscription.renew'),
 		).toHaveLength(1)
+	})
+
+	test('a period ending before the next run renews now, so forwarding never pauses', async () => {
+		const { account, domains } = await subscribedInTestMode()
+		const domain = domains[0]!
+		await forward(account, domain.id)
+		const soon = new Date(Date.now() + 4 * 60_000)
+		await db
+			.updateTable('domain_subscriptions')
+			.set({ expire_date: soon })
+			.where('domain_id', '=', domain.id)
+			.execute()
+		await runRenewalJob()
+		expect(await subscriptionOf(domain.id)).toMatchObject({
+			billing_date: soon,
+			expire_date: addMonths(soon, 1),
+		})
+		await expect.poll(() => findForward(domain.name)).toMatchObject({ code: 302 })
+	})
+
+	test('forwarding stops at the end of the paid period, even before the job runs', async () => {
+		const { account, domains } = await subscribedInTestMode()
+		const domain = domains[0]!
+		await forward(account, domain.id)
+		await expect.poll(() => findForward(domain.name)).toMatchObject({ code: 302 })
+		await setDomainSubscriptionCancel(account, (await subscriptionOf(domain.id)).id, true)
+		await periodOver(domain.id)
+		await expect.poll(() => findForward(domain.name), { timeout: 5000 }).toBeUndefined()
+		expect(await domainStatus(domain.id)).toBe('active') // the job has not run yet
 	})
 
 	test('resumed before the period ends, it renews as usual', async () => {
