@@ -466,10 +466,12 @@ export interface Inboxes {
   created_at: Generated<Timestamp>;
   domain_id: string | null;
   encrypted_credentials: string | null;
+  ended_at: Timestamp | null;
   first_name: string | null;
   id: Generated<string>;
   last_name: string | null;
   order_id: string | null;
+  period_end: Timestamp | null;
   provider: string;
   status: Generated<string>;
   updated_at: Generated<Timestamp>;
@@ -479,6 +481,9 @@ export interface Inboxes {
 
 export interface InboxOrders {
   address_patterns: Generated<string[]>;
+  billing_date: Timestamp | null;
+  billing_provider: Generated<string>;
+  billing_status: Generated<string>;
   checkout_session_id: string | null;
   created_at: Generated<Timestamp>;
   domain_ids: Generated<string[]>;
@@ -487,9 +492,13 @@ export interface InboxOrders {
   id: Generated<string>;
   inboxes_per_domain: number;
   line_index: number | null;
+  paid_through: Timestamp | null;
   payment_reference: string | null;
   personas: Generated<Json>;
+  price_cents: Generated<number>;
   provider: string;
+  provider_subscription_id: string | null;
+  quantity: Generated<number>;
   refund_cents: Generated<number>;
   refunded_at: Timestamp | null;
   status: Generated<number>;

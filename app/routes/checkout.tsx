@@ -64,7 +64,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 					description: `${d.addresses.length} ${quote.provider === 'google' ? 'Google' : 'Microsoft'} inboxes at ${d.name}: ${d.addresses.join(', ')}`,
 					amount: formatCents(d.addresses.length * quote.unitCents),
 				})),
-				total: formatCents(quote.totalCents),
+				total: `${formatCents(quote.totalCents)} a month`,
 				backTo: '/ordering-inboxes',
 			}
 		}

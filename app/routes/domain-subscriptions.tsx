@@ -11,6 +11,7 @@ import {
 	listDomainSubscriptions,
 	setDomainSubscriptionCancel,
 } from '../services/domains/subscriptions.server.ts'
+import { paymentProvider } from '../services/billing/payments.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
 import { FormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -21,20 +22,33 @@ export async function loader({ context }: Route.LoaderArgs) {
 	const acting = domainAccount(context.get(requestContext).account, 'view')
 	const rows = await listDomainSubscriptions(acting)
 	const now = Date.now()
+	const testMode = paymentProvider() === 'test'
 	return {
 		canChange: canChangeDomains(acting),
 		price: formatCents(domainPriceCents()),
+		testMode,
 		rows: rows.map((r) => {
 			const live =
 				(r.status === 'active' || r.status === 'past_due') &&
 				r.expire_date !== null &&
 				new Date(r.expire_date).getTime() > now
+			// Stripe charges the card; test mode renews only while this server takes test payments.
+			const renews = live && !r.cancel_at_period_end && (r.provider === 'stripe' || testMode)
 			return {
 				domainId: r.domain_id,
 				name: r.name,
 				subscriptionId: r.subscription_id,
 				live,
-				status: live ? (r.cancel_at_period_end ? 'ends' : 'active') : (r.status ?? 'none'),
+				renews,
+				status: live
+					? r.cancel_at_period_end
+						? 'ends'
+						: r.status === 'past_due'
+							? 'past due'
+							: 'active'
+					: r.status === 'active' || r.status === 'past_due'
+						? 'expired' // its period is over; the renewal job has not marked it yet
+						: (r.status ?? 'none'),
 				price: r.price_cents !== null ? formatCents(r.price_cents) : null,
 				renewal: r.expire_date ? formatDate(r.expire_date) : null,
 				cancelAtPeriodEnd: r.cancel_at_period_end ?? false,
@@ -64,16 +78,21 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 }
 
-const TONES = { active: 'green', ends: 'amber', none: 'slate' } as const
+const TONES = { active: 'green', ends: 'amber', 'past due': 'amber', none: 'slate' } as const
 
 export default function DomainSubscriptions({ loaderData }: Route.ComponentProps) {
-	const { rows, canChange, price } = loaderData
+	const { rows, canChange, price, testMode } = loaderData
 	return (
 		<>
 			<PageHeader
 				title="Domain subscriptions"
-				description={`Each domain is billed ${price} a month. A domain without an active subscription loses forwarding and inbox ordering.`}
+				description={`Each domain is billed ${price} a month and renews each month until you cancel. A cancelled subscription runs to the end of its paid month; then the domain loses forwarding and inbox ordering.`}
 			/>
+			{testMode ? (
+				<p className="mb-4 text-sm text-slate-600" data-testid="test-mode-renewal">
+					TEST MODE: renewals are recorded on the renewal date without charging anyone.
+				</p>
+			) : null}
 			{rows.length === 0 ? (
 				<Card>
 					<p className="text-sm text-slate-600">
@@ -125,7 +144,7 @@ export default function DomainSubscriptions({ loaderData }: Route.ComponentProps
 									</td>
 									<td className="px-4 py-3 text-slate-700">
 										{r.renewal
-											? `${r.live && !r.cancelAtPeriodEnd ? 'Renews' : 'Ends'} ${r.renewal}`
+											? `${r.renews ? 'Renews' : r.live ? 'Ends' : 'Ended'} ${r.renewal}`
 											: '—'}
 									</td>
 									<td className="px-4 py-3 text-slate-700">{r.price ?? '—'}</td>

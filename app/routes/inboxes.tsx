@@ -14,6 +14,7 @@ import {
 	setInboxCancel,
 } from '../services/inboxes/inboxes.server.ts'
 import { listInboxOrders } from '../services/inboxes/orders.server.ts'
+import { paymentProvider } from '../services/billing/payments.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
 import { FormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -36,6 +37,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	return {
 		canChange: canChangeDomains(acting),
 		withPasswords: exportShowsCredentials(acting),
+		testMode: paymentProvider() === 'test',
 		filters,
 		exportQuery: params.toString(),
 		domains: domains.map((d) => ({ id: d.id, name: d.name })),
@@ -57,6 +59,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			domain: i.domain,
 			workspace: i.workspace,
 			status: i.status === 'active' && i.cancel_at_period_end ? 'cancelling' : i.status,
+			period:
+				i.status === 'active'
+					? i.period_end
+						? `${i.cancel_at_period_end ? 'Ends' : 'Renews'} ${formatDate(i.period_end)}`
+						: null
+					: i.ended_at
+						? `Ended ${formatDate(i.ended_at)}`
+						: null,
 		})),
 	}
 }
@@ -73,7 +83,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		return redirectWithSuccess(
 			'/inboxes',
 			cancel
-				? `${inbox.address} ends at the end of its period`
+				? `${inbox.address} ends on ${formatDate(inbox.period_end) ?? 'its period end'}`
 				: `${inbox.address} renews as usual`,
 		)
 	} catch (error) {
@@ -85,13 +95,21 @@ export async function action({ request, context }: Route.ActionArgs) {
 const TONES = { active: 'green', cancelling: 'amber', cancelled: 'slate' } as const
 
 export default function Inboxes({ loaderData }: Route.ComponentProps) {
-	const { inboxes, domains, workspaces, filters, canChange, withPasswords, pendingOrders } =
-		loaderData
+	const {
+		inboxes,
+		domains,
+		workspaces,
+		filters,
+		canChange,
+		withPasswords,
+		pendingOrders,
+		testMode,
+	} = loaderData
 	return (
 		<>
 			<PageHeader
 				title="Inboxes Management"
-				description="Your sending inboxes by domain, workspace and status."
+				description="Your sending inboxes by domain, workspace and status. Each inbox is billed monthly until you cancel it; a cancelled inbox works until the end of its paid month."
 				actions={
 					<div className="flex gap-2">
 						<a
@@ -116,6 +134,11 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 					? 'It includes passwords: keep it safe.'
 					: 'Passwords are only in the account owner’s export.'}
 			</p>
+			{testMode ? (
+				<p className="mb-4 text-sm text-slate-600" data-testid="test-mode-renewal">
+					TEST MODE: monthly renewals are recorded on the renewal date without charging anyone.
+				</p>
+			) : null}
 			{pendingOrders.length ? (
 				<Card className="mb-4">
 					<p className="text-sm text-slate-700" data-testid="pending-orders">
@@ -203,6 +226,9 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 								<th scope="col" className="px-4 py-3 font-semibold">
 									Status
 								</th>
+								<th scope="col" className="px-4 py-3 font-semibold">
+									Renews or ends
+								</th>
 								{canChange ? (
 									<th scope="col" className="px-4 py-3">
 										<span className="sr-only">Actions</span>
@@ -212,7 +238,7 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 						</thead>
 						<tbody className="divide-y divide-slate-100">
 							{inboxes.map((i) => (
-								<tr key={i.id}>
+								<tr key={i.id} data-inbox={i.address}>
 									<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
 										{i.address}
 										<span className="ml-2 text-xs text-slate-500">{i.provider}</span>
@@ -222,9 +248,10 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 									<td className="px-4 py-3 text-slate-700">{i.workspace ?? '—'}</td>
 									<td className="px-4 py-3">
 										<Badge tone={TONES[i.status as keyof typeof TONES] ?? 'slate'}>
-											{i.status}
+											{i.status === 'cancelling' ? 'cancelled at period end' : i.status}
 										</Badge>
 									</td>
+									<td className="px-4 py-3 text-slate-700">{i.period ?? '—'}</td>
 									{canChange ? (
 										<td className="px-4 py-3 text-right">
 											{i.status === 'active' || i.status === 'cancelling' ? (

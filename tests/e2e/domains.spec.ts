@@ -147,3 +147,63 @@ test('scope routes: read-only views, cannot change; no scope is refused', async 
 	expect(pay.status()).toBe(403)
 	await page.close()
 })
+
+/** A date as the app shows it (formatDate: medium, UTC). */
+function shown(date: Date) {
+	return date.toLocaleDateString('en-US', { dateStyle: 'medium', timeZone: 'UTC' })
+}
+
+test('domain subscriptions: the renewal date, cancel at period end, resume; an ended one says so', async ({
+	page,
+	browser,
+}) => {
+	const { email } = await subscribedAccount(page)
+	const [renewing, lapsed] = [uniqueDomain('renew'), uniqueDomain('lapsed')]
+	const [renewingId, lapsedId] = await subscribedDomains(email, [renewing, lapsed])
+	const { expire, subscriptionId } = await withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string; expire_date: Date }>(
+			'select id, expire_date from domain_subscriptions where domain_id = $1',
+			[renewingId],
+		)
+		// the lapsed one was cancelled and its month is over
+		await client.query(
+			`update domain_subscriptions set cancel_at_period_end = true,
+				billing_date = now() - interval '32 days', expire_date = now() - interval '2 days'
+			where domain_id = $1`,
+			[lapsedId],
+		)
+		return { expire: rows[0]!.expire_date, subscriptionId: rows[0]!.id }
+	})
+	await page.goto('/domain-subscriptions')
+	await expect(page.getByTestId('test-mode-renewal')).toContainText('TEST MODE')
+	const row = page.locator(`tr[data-domain="${renewing}"]`)
+	await expect(row).toContainText('active')
+	await expect(row).toContainText(`Renews ${shown(expire)}`)
+
+	await page.getByRole('button', { name: `Cancel at period end ${renewing}` }).click()
+	await expect(page.getByText(`${renewing} ends on ${shown(expire)}`)).toBeVisible()
+	await expect(row).toContainText('cancelled at period end')
+	await expect(row).toContainText(`Ends ${shown(expire)}`)
+
+	await page.getByRole('button', { name: `Resume ${renewing}` }).click()
+	await expect(page.getByText(`${renewing} renews as usual`)).toBeVisible()
+	await expect(row).toContainText(`Renews ${shown(expire)}`)
+	await expect(page.getByRole('button', { name: `Cancel at period end ${renewing}` })).toBeVisible()
+
+	const ended = page.locator(`tr[data-domain="${lapsed}"]`)
+	await expect(ended).toContainText(/Ended \w{3} \d+, \d{4}/)
+	await expect(ended.getByRole('link', { name: `Subscribe ${lapsed}` })).toBeVisible()
+	await expect(ended.getByRole('button')).toHaveCount(0)
+
+	// another account cannot cancel this subscription
+	const other = await browser.newPage()
+	await subscribedAccount(other)
+	const post = await other.request.post('/domain-subscriptions', {
+		form: { intent: 'cancel', id: subscriptionId },
+		maxRedirects: 0,
+	})
+	expect(post.status()).toBe(404)
+	await other.close()
+	await page.reload()
+	await expect(row).toContainText(`Renews ${shown(expire)}`)
+})

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test'
-import { subscribedDomains, uniqueDomain } from './domains-support.ts'
+import { accountOf, subscribedDomains, uniqueDomain } from './domains-support.ts'
 import { subscribedAccount } from './leads-support.ts'
 import { expectNoSeriousA11yViolations, jsEnabled, withDatabase } from './support.ts'
 
@@ -55,7 +55,7 @@ test('quote then pay: the order exists only after payment', async ({ page }, tes
 
 	await page.getByRole('link', { name: 'Continue to checkout' }).click()
 	await expect(page).toHaveURL(/\/checkout\?order=/)
-	await expect(page.getByTestId('checkout-total')).toHaveText('$12.00')
+	await expect(page.getByTestId('checkout-total')).toHaveText('$12.00 a month')
 	expect(await ordersOf(email)).toEqual([])
 	await page.getByRole('button', { name: 'Pay $12.00' }).click()
 	await expect(page).toHaveURL(/\/test-payment\//)
@@ -86,4 +86,82 @@ test('an expired domain cannot take inboxes', async ({ page }) => {
 	await expect(page.getByText('no active domain subscription')).toBeVisible()
 	await page.goto('/ordering-inboxes')
 	await expect(page.getByLabel(ok)).toHaveCount(0)
+})
+
+/** A date as the app shows it (formatDate: medium, UTC). */
+function shown(date: Date) {
+	return date.toLocaleDateString('en-US', { dateStyle: 'medium', timeZone: 'UTC' })
+}
+
+test('inboxes: renewal date, cancel at period end, resume; an ended inbox shows its date', async ({
+	page,
+	browser,
+}) => {
+	const { email } = await subscribedAccount(page)
+	const domain = uniqueDomain('mbox')
+	const [domainId] = await subscribedDomains(email, [domain])
+	const { userId, workspaceId } = await accountOf(email)
+	const [ada, grace] = [`ada@${domain}`, `grace@${domain}`]
+	const { paidThrough, endedAt, adaId } = await withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string; paid_through: Date }>(
+			`insert into inbox_orders (user_id, workspace_id, provider, status, inboxes_per_domain,
+				domain_ids, total_cents, billing_provider, price_cents, quantity, billing_date, paid_through)
+			values ($1, $2, 'google', 2, 2, array[$3::uuid], 600, 'test', 300, 1, now(),
+				now() + interval '20 days')
+			returning id, paid_through`,
+			[userId, workspaceId, domainId],
+		)
+		const order = rows[0]!
+		const { rows: inboxes } = await client.query<{ id: string; address: string }>(
+			`insert into inboxes (user_id, workspace_id, order_id, domain_id, provider, address,
+				first_name, last_name, status, period_end)
+			values ($1, $2, $3, $4, 'google', $5, 'Ada', 'Lovelace', 'active', $6)
+			returning id, address`,
+			[userId, workspaceId, order.id, domainId, ada, order.paid_through],
+		)
+		// Grace was cancelled last month and has ended
+		const { rows: ended } = await client.query<{ ended_at: Date }>(
+			`insert into inboxes (user_id, workspace_id, order_id, domain_id, provider, address,
+				first_name, last_name, status, cancel_at_period_end, period_end, ended_at)
+			values ($1, $2, $3, $4, 'google', $5, 'Grace', 'Hopper', 'cancelled', true,
+				now() - interval '10 days', now() - interval '10 days')
+			returning ended_at`,
+			[userId, workspaceId, order.id, domainId, grace],
+		)
+		return { paidThrough: order.paid_through, endedAt: ended[0]!.ended_at, adaId: inboxes[0]!.id }
+	})
+
+	await page.goto('/inboxes')
+	await expect(page.getByRole('heading', { name: 'Inboxes Management', level: 1 })).toBeVisible()
+	const adaRow = page.locator(`tr[data-inbox="${ada}"]`)
+	await expect(adaRow).toContainText('active')
+	await expect(adaRow).toContainText(`Renews ${shown(paidThrough)}`)
+	const graceRow = page.locator(`tr[data-inbox="${grace}"]`)
+	await expect(graceRow).toContainText('cancelled')
+	await expect(graceRow).toContainText(`Ended ${shown(endedAt)}`)
+	await expect(graceRow.getByRole('button')).toHaveCount(0)
+
+	await page.getByRole('button', { name: `Cancel at period end ${ada}` }).click()
+	await expect(page.getByText(`${ada} ends on ${shown(paidThrough)}`)).toBeVisible()
+	await expect(adaRow).toContainText('cancelled at period end')
+	await expect(adaRow).toContainText(`Ends ${shown(paidThrough)}`)
+
+	await page.getByRole('button', { name: `Resume ${ada}` }).click()
+	await expect(page.getByText(`${ada} renews as usual`)).toBeVisible()
+	await expect(adaRow).toContainText(`Renews ${shown(paidThrough)}`)
+
+	// the export holds the live inbox only
+	const csv = await (await page.request.get('/inboxes/export')).text()
+	expect(csv).toContain(ada)
+	expect(csv).not.toContain(grace)
+
+	// another account's inbox is 404
+	const other = await browser.newPage()
+	await subscribedAccount(other)
+	const post = await other.request.post('/inboxes', {
+		form: { intent: 'cancel', id: adaId },
+		maxRedirects: 0,
+	})
+	expect(post.status()).toBe(404)
+	await other.close()
 })

@@ -3,14 +3,22 @@ import {
 	expireSubscriptions,
 	grantDuePlanCredits,
 } from '../../services/billing/expire-subscriptions.server.ts'
+import { renewTestDomainSubscriptions } from '../../services/domains/renewals.server.ts'
 import { expireDomainSubscriptions } from '../../services/domains/subscriptions.server.ts'
+import {
+	endCancelledInboxes,
+	reconcileStripeQuantities,
+	renewTestInboxOrders,
+} from '../../services/inboxes/billing.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { defineJob } from '../define.server.ts'
 
 /**
  * DESIGN.md section 7's subscription-renewal queue, every five minutes: ends
- * subscriptions past their expire_date (the next request sees no plan) and
- * grants the monthly credits of longer plans. Both are idempotent.
+ * subscriptions past their expire_date (the next request sees no plan), grants
+ * the monthly credits of longer plans, renews test-mode domain subscriptions and
+ * inbox orders (Stripe renews its own through the webhook), ends what is past
+ * its period, and ends inboxes cancelled at period end. All idempotent.
  */
 export const subscriptionExpiryJob = defineJob({
 	name: 'subscription-renewal',
@@ -23,13 +31,25 @@ export const subscriptionExpiryJob = defineJob({
 		const now = new Date()
 		const expired = await expireSubscriptions(now)
 		const granted = await grantDuePlanCredits(now)
-		// Domain subscriptions past their period end: the domain loses forwarding and inbox orders.
+		// Test mode renews first, so only cancelled or unpaid domain subscriptions expire: the
+		// domain then loses forwarding and inbox orders.
+		const domainsRenewed = await renewTestDomainSubscriptions(now)
 		const domains = await expireDomainSubscriptions(now)
-		if (expired.length || granted || domains.length) {
-			logger.info(
-				{ expired: expired.length, granted, domains: domains.length },
-				'subscriptions renewed and expired',
-			)
+		// Inboxes cancelled at period end end before their order renews without them.
+		const inboxesEnded = await endCancelledInboxes(now)
+		const ordersRenewed = await renewTestInboxOrders(now)
+		const quantities = await reconcileStripeQuantities()
+		const counts = {
+			expired: expired.length,
+			granted,
+			domainsRenewed: domainsRenewed.length,
+			domains: domains.length,
+			inboxesEnded: inboxesEnded.length,
+			ordersRenewed: ordersRenewed.length,
+			quantities,
+		}
+		if (Object.values(counts).some(Boolean)) {
+			logger.info(counts, 'subscriptions renewed and expired')
 		}
 	},
 })

@@ -8,6 +8,22 @@ import { logger } from '../../utils/logger.server.ts'
 import { completeCheckout } from './checkout.server.ts'
 import { findPlanForStripePrice, getPricePlan } from './plans.server.ts'
 import { changeSubscription, startPeriod, type SubscriptionRow } from './subscriptions.server.ts'
+import {
+	domainInvoicePaid,
+	domainPaymentFailed,
+	domainSubscriptionDeleted,
+	domainSubscriptionUpdated,
+	findDomainSubscriptionByProvider,
+	type DomainSubscriptionRow,
+} from '../domains/renewals.server.ts'
+import {
+	findInboxOrderByProvider,
+	inboxInvoicePaid,
+	inboxPaymentFailed,
+	inboxSubscriptionDeleted,
+	inboxSubscriptionUpdated,
+	type InboxOrderRow,
+} from '../inboxes/billing.server.ts'
 
 export type WebhookResult = { status: number; message: string }
 
@@ -159,27 +175,36 @@ async function checkoutExpired(db: Kysely<DB>, session: Stripe.Checkout.Session)
 		.execute()
 }
 
-/** Our subscription for a Stripe subscription id, locked; unknown ones are logged. */
-async function findSubscription(
+/** What a Stripe subscription pays for: a plan, a domain subscription or an inbox order. */
+type Billed =
+	| { kind: 'plan'; sub: SubscriptionRow }
+	| { kind: 'domain'; sub: DomainSubscriptionRow }
+	| { kind: 'inboxes'; order: InboxOrderRow }
+
+/** Ours for a Stripe subscription id, locked; unknown ones are logged. */
+async function findBilled(
 	db: Kysely<DB>,
 	subscriptionId: string | null,
 	context: { event: string; customer: string | null },
-): Promise<SubscriptionRow | undefined> {
-	const sub = subscriptionId
-		? await db
-				.selectFrom('subscriptions')
-				.selectAll()
-				.where('provider_subscription_id', '=', subscriptionId)
-				.forUpdate()
-				.executeTakeFirst()
-		: undefined
-	if (!sub) {
-		logger.warn(
-			{ ...context, subscription: subscriptionId },
-			'Stripe event for an unknown customer or subscription: nothing changed',
-		)
+): Promise<Billed | undefined> {
+	if (subscriptionId) {
+		const sub = await db
+			.selectFrom('subscriptions')
+			.selectAll()
+			.where('provider_subscription_id', '=', subscriptionId)
+			.forUpdate()
+			.executeTakeFirst()
+		if (sub) return { kind: 'plan', sub }
+		const domain = await findDomainSubscriptionByProvider(db, subscriptionId)
+		if (domain) return { kind: 'domain', sub: domain }
+		const order = await findInboxOrderByProvider(db, subscriptionId)
+		if (order) return { kind: 'inboxes', order }
 	}
-	return sub
+	logger.warn(
+		{ ...context, subscription: subscriptionId },
+		'Stripe event for an unknown customer or subscription: nothing changed',
+	)
+	return undefined
 }
 
 /** Whether the account already has another active subscription (one at a time). */
@@ -194,24 +219,35 @@ async function hasOtherActive(db: Kysely<DB>, sub: SubscriptionRow) {
 	return !!other
 }
 
-/** invoice.paid: a renewal. The period moves on and its plan credits are granted (once). */
+/**
+ * invoice.paid: a renewal. The period moves on: a plan's credits are granted (once), a domain
+ * subscription or an inbox order is paid through the period's end.
+ */
 async function invoicePaid(db: Kysely<DB>, invoice: Stripe.Invoice) {
 	const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription)
 	if (!subscriptionId) return // a one-off invoice: checkout.session.completed handles those
-	const sub = await findSubscription(db, subscriptionId, {
+	const billed = await findBilled(db, subscriptionId, {
 		event: 'invoice.paid',
 		customer: idOf(invoice.customer),
 	})
-	if (!sub) return
-	if (sub.status === 'canceled' || (sub.status !== 'active' && (await hasOtherActive(db, sub)))) {
-		logger.info({ subscription: subscriptionId }, 'invoice paid for an ended subscription')
-		return
-	}
+	if (!billed) return
 	const line =
 		invoice.lines.data.find(
 			(l) => l.parent?.subscription_item_details?.subscription === subscriptionId,
 		) ?? invoice.lines.data[0]
 	if (!line) return
+	const paid = {
+		periodStart: new Date(line.period.start * 1000),
+		periodEnd: new Date(line.period.end * 1000),
+		invoiceId: invoice.id,
+	}
+	if (billed.kind === 'domain') return domainInvoicePaid(db, billed.sub, paid)
+	if (billed.kind === 'inboxes') return inboxInvoicePaid(db, billed.order, paid)
+	const sub = billed.sub
+	if (sub.status === 'canceled' || (sub.status !== 'active' && (await hasOtherActive(db, sub)))) {
+		logger.info({ subscription: subscriptionId }, 'invoice paid for an ended subscription')
+		return
+	}
 	const priceId = idOf(line.pricing?.price_details?.price)
 	const plan =
 		(priceId ? await findPlanForStripePrice(db, { id: priceId }) : undefined) ??
@@ -233,11 +269,15 @@ async function invoicePaid(db: Kysely<DB>, invoice: Stripe.Invoice) {
 async function invoicePaymentFailed(db: Kysely<DB>, invoice: Stripe.Invoice) {
 	const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription)
 	if (!subscriptionId) return
-	const sub = await findSubscription(db, subscriptionId, {
+	const billed = await findBilled(db, subscriptionId, {
 		event: 'invoice.payment_failed',
 		customer: idOf(invoice.customer),
 	})
-	if (!sub || sub.status !== 'active') return
+	if (!billed) return
+	if (billed.kind === 'domain') return domainPaymentFailed(db, billed.sub, invoice.id)
+	if (billed.kind === 'inboxes') return inboxPaymentFailed(db, billed.order, invoice.id)
+	const sub = billed.sub
+	if (sub.status !== 'active') return
 	await changeSubscription(
 		db,
 		sub,
@@ -259,12 +299,25 @@ const STATUSES: Record<string, string> = {
 
 /** customer.subscription.updated: status, plan, period end and cancel-at-period-end follow Stripe. */
 async function subscriptionUpdated(db: Kysely<DB>, remote: Stripe.Subscription) {
-	const sub = await findSubscription(db, remote.id, {
+	const billed = await findBilled(db, remote.id, {
 		event: 'customer.subscription.updated',
 		customer: idOf(remote.customer),
 	})
-	if (!sub || sub.status === 'canceled') return
+	if (!billed) return
 	const item = remote.items.data[0]
+	if (billed.kind !== 'plan') {
+		const mirrored = {
+			status: STATUSES[remote.status],
+			cancelAtPeriodEnd: remote.cancel_at_period_end,
+			periodStart: item ? new Date(item.current_period_start * 1000) : null,
+			periodEnd: item ? new Date(item.current_period_end * 1000) : null,
+		}
+		return billed.kind === 'domain'
+			? domainSubscriptionUpdated(db, billed.sub, mirrored)
+			: inboxSubscriptionUpdated(db, billed.order, mirrored)
+	}
+	const sub = billed.sub
+	if (sub.status === 'canceled') return
 	const plan = item ? await findPlanForStripePrice(db, item.price) : undefined
 	const changes: Parameters<typeof changeSubscription>[2] = {}
 	const status = STATUSES[remote.status] ?? sub.status
@@ -293,11 +346,15 @@ async function subscriptionUpdated(db: Kysely<DB>, remote: Stripe.Subscription) 
 
 /** customer.subscription.deleted: the subscription ended (cancelled at period end, or unpaid). */
 async function subscriptionDeleted(db: Kysely<DB>, remote: Stripe.Subscription) {
-	const sub = await findSubscription(db, remote.id, {
+	const billed = await findBilled(db, remote.id, {
 		event: 'customer.subscription.deleted',
 		customer: idOf(remote.customer),
 	})
-	if (!sub || sub.status === 'canceled') return
+	if (!billed) return
+	if (billed.kind === 'domain') return domainSubscriptionDeleted(db, billed.sub)
+	if (billed.kind === 'inboxes') return inboxSubscriptionDeleted(db, billed.order)
+	const sub = billed.sub
+	if (sub.status === 'canceled') return
 	await changeSubscription(
 		db,
 		sub,

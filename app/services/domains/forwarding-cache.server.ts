@@ -3,11 +3,18 @@ import pg from 'pg'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 
-export type Forward = { to: string; code: 301 | 302; keepPath: boolean }
+export type Forward = {
+	to: string
+	code: 301 | 302
+	keepPath: boolean
+	/** the domain's subscription is paid until then (ms): forwarding stops on time, job or not */
+	until: number
+}
 
 /**
  * The Host -> redirect table every request is checked against, held in memory. A change to
- * domains (any process) sends NOTIFY domain_forwarding_changed (a trigger, see the migration);
+ * domains or their subscriptions (any process) sends NOTIFY domain_forwarding_changed (triggers,
+ * see the migrations);
  * each process LISTENs and reloads on the next request. Without a listener (it failed, or
  * it is reconnecting) the table is reloaded at most every FALLBACK_MS.
  */
@@ -43,15 +50,25 @@ async function load(): Promise<Map<string, Forward>> {
 	const rows = await defaultDb
 		.selectFrom('domains')
 		.select(['name', 'forward_to', 'redirect_code', 'forward_keep_path'])
+		.select((eb) =>
+			eb
+				.selectFrom('domain_subscriptions as s')
+				.select((e) => e.fn.max('s.expire_date').as('until'))
+				.whereRef('s.domain_id', '=', 'domains.id')
+				.where('s.status', 'in', ['active', 'past_due'])
+				.as('paid_until'),
+		)
 		.where('forward_to', 'is not', null)
 		.where('status', '=', 'active')
 		.execute()
 	const table = new Map<string, Forward>()
 	for (const row of rows) {
+		if (!row.paid_until) continue // only a domain with a live subscription forwards
 		table.set(row.name, {
 			to: row.forward_to!,
 			code: row.redirect_code === 301 ? 301 : 302,
 			keepPath: row.forward_keep_path,
+			until: new Date(row.paid_until).getTime(),
 		})
 	}
 	// A change that arrived while loading wins: keep the table only if nothing changed since.
@@ -121,7 +138,10 @@ export function redirectTarget(forward: Forward, pathAndQuery: string) {
 export async function findForward(host: string) {
 	const name = host.toLowerCase().replace(/\.$/, '')
 	const forwards = await table()
-	return forwards.get(name) ?? (name.startsWith('www.') ? forwards.get(name.slice(4)) : undefined)
+	const forward =
+		forwards.get(name) ?? (name.startsWith('www.') ? forwards.get(name.slice(4)) : undefined)
+	// Past its paid-through time the subscription has expired, even before the renewal job says so.
+	return forward && forward.until > Date.now() ? forward : undefined
 }
 
 /**

@@ -2,11 +2,10 @@ import type { Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { getStripe } from '../../integrations/stripe.server.ts'
 import { FormError, forbidden, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { sealSecret } from '../../utils/secrets.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
-import { callStripe } from '../billing/subscriptions.server.ts'
+import { cancelInboxBilling, refundAndStopInboxBilling } from './billing.server.ts'
 import { parseCsv } from './csv.ts'
 
 /**
@@ -198,6 +197,7 @@ export async function fulfilOrder(
 					first_name: inbox.first || null,
 					last_name: inbox.last || null,
 					status: 'active',
+					period_end: order.paid_through,
 				})
 				.returning('id')
 				.executeTakeFirstOrThrow()
@@ -251,22 +251,8 @@ export async function failOrder(
 	if (!order) notFound('This order')
 	if (order.status === 2 || order.status === 3)
 		throw new FormError('This order is already finished.')
-	if (order.payment_reference?.startsWith('stripe:') && order.total_cents > 0) {
-		const sessionId = order.payment_reference.slice('stripe:'.length)
-		const session = await callStripe(() => getStripe().checkout.sessions.retrieve(sessionId))
-		const intent =
-			typeof session.payment_intent === 'string'
-				? session.payment_intent
-				: session.payment_intent?.id
-		if (intent) {
-			await callStripe(() =>
-				getStripe().refunds.create(
-					{ payment_intent: intent },
-					{ idempotencyKey: `refund-order-${order.id}` },
-				),
-			)
-		}
-	}
+	// Stripe: the monthly subscription stops and its paid invoice is refunded (decision 0013).
+	await refundAndStopInboxBilling(order)
 	return db.transaction().execute(async (trx) => {
 		const locked = await lockOrder(trx, id)
 		if (locked.status === 2 || locked.status === 3)
@@ -282,6 +268,7 @@ export async function failOrder(
 			})
 			.where('id', '=', locked.id)
 			.execute()
+		await cancelInboxBilling(trx, locked.id)
 		await recordAudit(trx, {
 			actorUserId: admin.user.id,
 			action: 'inboxes.order.fail',

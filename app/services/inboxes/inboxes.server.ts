@@ -7,6 +7,8 @@ import { openSecret } from '../../utils/secrets.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { domainAccount } from '../domains/access.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
+import { formatDate } from '../../utils/money.ts'
+import { billedQuantity, recordQuantity, setStripeQuantity } from './billing.server.ts'
 import { toCsv } from './csv.ts'
 import { CREDENTIALS_PURPOSE, type Credentials } from './fulfilment.server.ts'
 
@@ -41,7 +43,9 @@ function visibleInboxes(acting: ActingAccount, filters: InboxFilters, db: Kysely
 			.where('inboxes.status', '=', 'active')
 			.where('inboxes.cancel_at_period_end', '=', false)
 	if (filters.status === 'cancelling')
-		query = query.where('inboxes.cancel_at_period_end', '=', true)
+		query = query
+			.where('inboxes.status', '=', 'active')
+			.where('inboxes.cancel_at_period_end', '=', true)
 	if (filters.status === 'cancelled') query = query.where('inboxes.status', '=', 'cancelled')
 	return query
 }
@@ -62,6 +66,8 @@ export async function listInboxes(
 			'inboxes.provider',
 			'inboxes.status',
 			'inboxes.cancel_at_period_end',
+			'inboxes.period_end',
+			'inboxes.ended_at',
 			'inboxes.created_at',
 			'domains.name as domain',
 			'workspaces.name as workspace',
@@ -95,7 +101,8 @@ export function exportShowsCredentials(account: AccountContext) {
 /**
  * The inboxes as the sender-import CSV outreach platforms take: Email, First Name, Last Name,
  * Password, SMTP Host, SMTP Port, IMAP Host, IMAP Port. Passwords only in the owner's (or a
- * platform admin's) export; every cell formula-safe.
+ * platform admin's) export; every cell formula-safe. Ended inboxes are left out unless the
+ * cancelled ones are asked for.
  */
 export async function exportInboxesCsv(
 	account: AccountContext | null,
@@ -105,6 +112,7 @@ export async function exportInboxesCsv(
 	const acting = domainAccount(account, 'view')
 	const withSecrets = exportShowsCredentials(acting)
 	const rows = await visibleInboxes(acting, filters, db)
+		.$if(filters.status !== 'cancelled', (q) => q.where('inboxes.status', '=', 'active'))
 		.select([
 			'inboxes.id',
 			'inboxes.address',
@@ -149,7 +157,10 @@ export async function exportInboxesCsv(
 	])
 }
 
-/** Cancels an inbox at its period end (or takes that back). */
+/**
+ * Cancels an inbox at its period end (or takes that back before then). Its order bills one inbox
+ * less (or more) from the next month: Stripe is told first, so a failure changes nothing.
+ */
 export async function setInboxCancel(
 	account: AccountContext | null,
 	id: string,
@@ -159,31 +170,61 @@ export async function setInboxCancel(
 	const acting = domainAccount(account, 'change')
 	if (!isUuid(id)) notFound('This inbox')
 	const inbox = await visibleInboxes(acting, {}, db)
-		.select(['inboxes.id', 'inboxes.address', 'inboxes.status', 'inboxes.cancel_at_period_end'])
+		.select([
+			'inboxes.id',
+			'inboxes.address',
+			'inboxes.status',
+			'inboxes.cancel_at_period_end',
+			'inboxes.period_end',
+			'inboxes.ended_at',
+			'inboxes.order_id',
+		])
 		.where('inboxes.id', '=', id)
 		.executeTakeFirst()
 	if (!inbox) notFound('This inbox')
-	if (inbox.status !== 'active') throw new FormError(`${inbox.address} is already cancelled.`)
+	if (inbox.status !== 'active') {
+		throw new FormError(
+			`${inbox.address} ${inbox.ended_at ? `ended on ${formatDate(inbox.ended_at)}` : 'is already cancelled'}.`,
+		)
+	}
 	if (inbox.cancel_at_period_end === cancel) {
 		throw new FormError(
 			cancel
-				? `${inbox.address} already ends at its period end.`
-				: `${inbox.address} is not cancelled.`,
+				? `${inbox.address} already ends on ${formatDate(inbox.period_end) ?? 'its period end'}.`
+				: `${inbox.address} is not cancelled; it renews as usual.`,
 		)
 	}
+	const order = inbox.order_id
+		? await db
+				.selectFrom('inbox_orders')
+				.selectAll()
+				.where('id', '=', inbox.order_id)
+				.executeTakeFirst()
+		: undefined
+	if (!cancel) {
+		if (inbox.period_end && inbox.period_end <= new Date()) {
+			throw new FormError(`${inbox.address} ended on ${formatDate(inbox.period_end)}.`)
+		}
+		if (order && !['active', 'past_due'].includes(order.billing_status)) {
+			throw new FormError(`The billing of ${inbox.address} has ended; order a new inbox instead.`)
+		}
+	}
+	const quantity = order ? await billedQuantity(db, order, { inboxId: inbox.id, cancel }) : null
+	if (order && quantity !== null) await setStripeQuantity(order, quantity)
 	await db.transaction().execute(async (trx) => {
 		await trx
 			.updateTable('inboxes')
 			.set({ cancel_at_period_end: cancel, updated_at: new Date() })
 			.where('id', '=', inbox.id)
 			.execute()
+		if (order && quantity !== null) await recordQuantity(trx, order, quantity)
 		await recordAudit(trx, {
 			actorUserId: acting.user.id,
 			action: cancel ? 'inboxes.inbox.cancel_at_period_end' : 'inboxes.inbox.resume',
 			targetType: 'inbox',
 			targetId: inbox.id,
 			before: { cancel_at_period_end: inbox.cancel_at_period_end },
-			after: { cancel_at_period_end: cancel },
+			after: { cancel_at_period_end: cancel, period_end: inbox.period_end, quantity },
 		})
 	})
 	return inbox

@@ -10,6 +10,7 @@ import type { FulfilmentContext } from '../billing/fulfilments.server.ts'
 import { assertWorkspace, domainAccount } from '../domains/access.server.ts'
 import { visibleDomains } from '../domains/domains.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
+import { startInboxBilling } from './billing.server.ts'
 import { parsePersonas, planAddresses, type AddressPattern, type Persona } from './personas.ts'
 import { InboxOrderSchema, type InboxOrderInput } from './schemas.ts'
 
@@ -184,11 +185,13 @@ export async function startInboxOrderCheckout(
 ) {
 	const quote = await quoteInboxOrder(account, raw, options)
 	const acting = domainAccount(account, 'change')
+	// Inboxes are billed monthly (decision 0013): a recurring item whose quantity is the inboxes.
 	return createCheckout(acting, {
-		mode: 'payment',
+		mode: 'subscription',
 		items: [
 			{
 				kind: 'inbox_order',
+				interval: 'month',
 				description: `${quote.count} ${quote.provider === 'google' ? 'Google' : 'Microsoft'} inboxes on ${quote.domains.length} domain${quote.domains.length === 1 ? '' : 's'}`,
 				quantity: quote.count,
 				unitAmountCents: quote.unitCents,
@@ -241,6 +244,11 @@ export async function fulfilInboxOrderPayment(
 		.returning('id')
 		.executeTakeFirst()
 	if (!row) return
+	await startInboxBilling(db, row.id, {
+		payment,
+		unitCents: item.unitAmountCents,
+		quantity: item.quantity,
+	})
 	await recordAudit(db, {
 		actorUserId,
 		action: 'inboxes.order.create',

@@ -22,6 +22,10 @@ export type FakeStripe = {
 	prices: Map<string, Obj>
 	sessions: Map<string, Obj>
 	subscriptions: Map<string, Obj>
+	/** invoices the fake made (paySession, renew), by id */
+	invoices: Map<string, Obj>
+	/** refunds made (POST /v1/refunds) */
+	refunds: Obj[]
 	/** the next `count` requests answer 500 */
 	failNext(count?: number): void
 	/** The payer pays a checkout session: it completes (and a subscription starts). */
@@ -76,6 +80,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 	const prices = new Map<string, Obj>()
 	const sessions = new Map<string, Obj>()
 	const subscriptions = new Map<string, Obj>()
+	const invoices = new Map<string, Obj>()
+	const refunds: Obj[] = []
 	const calls: string[] = []
 	let failures = 0
 	const sdk = new Stripe(secretKey)
@@ -189,6 +195,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 					code: 'resource_missing',
 				})
 			}
+			if (change.quantity !== undefined) item.quantity = Number(change.quantity)
+			if (change.price === undefined) continue
 			const price = prices.get(change.price)
 			if (!price) {
 				return stripeError(400, `No such price: '${change.price}'`, { code: 'resource_missing' })
@@ -236,6 +244,48 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 				return { status: 200, body: sub }
 			}
 		}
+		if (method === 'GET' && path === '/v1/invoice_payments') {
+			const invoice = invoices.get(params.invoice)
+			const paid = invoice && invoice.status === 'paid' && invoice.__payment_intent
+			return {
+				status: 200,
+				body: {
+					object: 'list',
+					has_more: false,
+					url: '/v1/invoice_payments',
+					data: paid
+						? [
+								{
+									id: id('inpay'),
+									object: 'invoice_payment',
+									amount_paid: invoice.amount_paid,
+									currency: 'usd',
+									invoice: invoice.id,
+									is_default: true,
+									livemode: false,
+									payment: { type: 'payment_intent', payment_intent: invoice.__payment_intent },
+									status: 'paid',
+								},
+							]
+						: [],
+				},
+			}
+		}
+		if (method === 'POST' && path === '/v1/refunds') {
+			if (!params.payment_intent && !params.charge) {
+				return stripeError(400, 'Missing required param: payment_intent.')
+			}
+			const refund = {
+				id: id('re'),
+				object: 'refund',
+				amount: Number(params.amount ?? 0),
+				currency: 'usd',
+				payment_intent: params.payment_intent ?? null,
+				status: 'succeeded',
+			}
+			refunds.push(refund)
+			return { status: 200, body: refund }
+		}
 		return stripeError(404, `Unrecognized request URL (${method}: ${path}).`)
 	}
 
@@ -277,7 +327,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 	function invoiceFor(sub: Obj, billingReason: string, status = 'paid'): Obj {
 		const item = sub.items.data[0]
 		const amount = item.price.unit_amount * item.quantity
-		return {
+		const invoice = {
 			id: id('in'),
 			object: 'invoice',
 			amount_due: amount,
@@ -331,6 +381,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 				],
 			},
 		}
+		Object.defineProperty(invoice, '__payment_intent', {
+			value: status === 'paid' ? id('pi') : null,
+			enumerable: false,
+		})
+		invoices.set(invoice.id, invoice)
+		return invoice
 	}
 
 	return {
@@ -342,6 +398,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 		prices,
 		sessions,
 		subscriptions,
+		invoices,
+		refunds,
 		failNext(count = 1) {
 			failures = count
 		},

@@ -1,0 +1,456 @@
+import type { Kysely, Selectable } from 'kysely'
+import { db as defaultDb } from '../../../db/index.server.ts'
+import type { DB, InboxOrders } from '../../../db/schema.ts'
+import { getStripe } from '../../integrations/stripe.server.ts'
+import { logger } from '../../utils/logger.server.ts'
+import { recordAudit } from '../audit/audit-log.server.ts'
+import { addMonths } from '../billing/dates.ts'
+import type { Payment } from '../billing/fulfilments.server.ts'
+import { paymentProvider } from '../billing/payments.server.ts'
+import { callStripe } from '../billing/subscriptions.server.ts'
+
+/**
+ * Monthly billing of inboxes (decision 0013). An inbox order is one recurring charge: a Stripe
+ * subscription whose quantity is the number of inboxes billed, or in test mode the same renewed
+ * by the subscription-renewal job. The order is paid through `paid_through`; each live inbox's
+ * `period_end` follows it. An inbox cancelled at period end stops being billed at once (the
+ * Stripe quantity drops, without proration: this month is paid) and the job ends it when its
+ * period is over.
+ */
+export type InboxOrderRow = Selectable<InboxOrders>
+
+const LIVE_BILLING = ['active', 'past_due']
+
+/** Right after the order row is written by the checkout's fulfilment: its first paid month. */
+export async function startInboxBilling(
+	db: Kysely<DB>,
+	orderId: string,
+	paid: { payment: Payment; unitCents: number; quantity: number },
+) {
+	const start = paid.payment.periodStart
+	await db
+		.updateTable('inbox_orders')
+		.set({
+			billing_status: 'active',
+			billing_provider: paid.payment.provider,
+			provider_subscription_id: paid.payment.subscriptionId ?? null,
+			price_cents: paid.unitCents,
+			quantity: paid.quantity,
+			billing_date: start,
+			paid_through: paid.payment.periodEnd ?? addMonths(start, 1),
+		})
+		.where('id', '=', orderId)
+		.execute()
+}
+
+/** The date a new inbox of this order is paid through (set when the inbox is made). */
+export async function orderPaidThrough(db: Kysely<DB>, orderId: string) {
+	const row = await db
+		.selectFrom('inbox_orders')
+		.select('paid_through')
+		.where('id', '=', orderId)
+		.executeTakeFirst()
+	return row?.paid_through ?? null
+}
+
+/**
+ * How many inboxes the order bills next month: none once it failed; the ordered count until it
+ * is fulfilled; then its inboxes that are active and not cancelled at period end.
+ */
+export async function billedQuantity(
+	db: Kysely<DB>,
+	order: Pick<InboxOrderRow, 'id' | 'status' | 'inboxes_per_domain' | 'domain_ids'>,
+	change?: { inboxId: string; cancel: boolean },
+) {
+	if (order.status === 3) return 0
+	if (order.status !== 2) return order.inboxes_per_domain * order.domain_ids.length
+	const inboxes = await db
+		.selectFrom('inboxes')
+		.select(['id', 'cancel_at_period_end'])
+		.where('order_id', '=', order.id)
+		.where('status', '=', 'active')
+		.execute()
+	return inboxes.filter((i) =>
+		change && i.id === change.inboxId ? !change.cancel : !i.cancel_at_period_end,
+	).length
+}
+
+/**
+ * Tells Stripe how many inboxes the order bills from the next invoice on (no proration: the
+ * current month is paid). None left: the subscription ends at its period end; some again:
+ * it goes on. A call to Stripe, so outside any transaction; a failure is a form message.
+ */
+export async function setStripeQuantity(order: InboxOrderRow, quantity: number) {
+	if (order.billing_provider !== 'stripe' || !order.provider_subscription_id) return
+	if (!LIVE_BILLING.includes(order.billing_status)) return
+	const stripe = getStripe()
+	const id = order.provider_subscription_id
+	const remote = await callStripe(() => stripe.subscriptions.retrieve(id))
+	const item = remote.items.data[0]
+	await callStripe(() =>
+		stripe.subscriptions.update(
+			id,
+			quantity === 0
+				? { cancel_at_period_end: true }
+				: {
+						cancel_at_period_end: false,
+						proration_behavior: 'none',
+						...(item && item.quantity !== quantity ? { items: [{ id: item.id, quantity }] } : {}),
+					},
+		),
+	)
+}
+
+/** Records the quantity billed from the next period on. */
+export async function recordQuantity(db: Kysely<DB>, order: InboxOrderRow, quantity: number) {
+	if (order.quantity === quantity) return
+	await db
+		.updateTable('inbox_orders')
+		.set({ quantity, updated_at: new Date() })
+		.where('id', '=', order.id)
+		.execute()
+}
+
+/** Live inboxes of the order (not cancelled) are paid through `paidThrough`. */
+async function extendInboxPeriods(db: Kysely<DB>, orderId: string, paidThrough: Date) {
+	await db
+		.updateTable('inboxes')
+		.set({ period_end: paidThrough, updated_at: new Date() })
+		.where('order_id', '=', orderId)
+		.where('status', '=', 'active')
+		.where('cancel_at_period_end', '=', false)
+		.where((eb) => eb.or([eb('period_end', 'is', null), eb('period_end', '<', paidThrough)]))
+		.execute()
+}
+
+type OrderChanges = Partial<
+	Pick<InboxOrderRow, 'billing_status' | 'billing_date' | 'paid_through' | 'quantity'>
+>
+
+async function changeOrderBilling(
+	db: Kysely<DB>,
+	order: InboxOrderRow,
+	changes: OrderChanges,
+	audit: { action: string; detail?: Record<string, unknown> },
+) {
+	const keys = Object.keys(changes) as (keyof OrderChanges)[]
+	const updated = await db
+		.updateTable('inbox_orders')
+		.set({ ...changes, updated_at: new Date() })
+		.where('id', '=', order.id)
+		.returningAll()
+		.executeTakeFirstOrThrow()
+	if (changes.paid_through) await extendInboxPeriods(db, order.id, changes.paid_through)
+	await recordAudit(db, {
+		actorUserId: null,
+		action: audit.action,
+		targetType: 'inbox_order',
+		targetId: order.id,
+		before: Object.fromEntries(keys.map((k) => [k, order[k]])),
+		after: { ...Object.fromEntries(keys.map((k) => [k, updated[k]])), ...audit.detail },
+	})
+	return updated
+}
+
+/** Our inbox order for a Stripe subscription id, locked for the change. */
+export async function findInboxOrderByProvider(db: Kysely<DB>, subscriptionId: string) {
+	return db
+		.selectFrom('inbox_orders')
+		.selectAll()
+		.where('provider_subscription_id', '=', subscriptionId)
+		.forUpdate()
+		.executeTakeFirst()
+}
+
+/** invoice.paid for the order's subscription: the month is paid; live inboxes go on. */
+export async function inboxInvoicePaid(
+	db: Kysely<DB>,
+	order: InboxOrderRow,
+	paid: { periodStart: Date; periodEnd: Date; invoiceId: string },
+) {
+	if (order.billing_status === 'canceled' || order.billing_status === 'ended') {
+		logger.info({ order: order.id }, 'invoice paid for an inbox order that no longer bills')
+		return
+	}
+	const forward = !order.paid_through || paid.periodEnd > order.paid_through
+	if (!forward && order.billing_status === 'active') return
+	await changeOrderBilling(
+		db,
+		order,
+		{
+			billing_status: 'active',
+			...(forward ? { billing_date: paid.periodStart, paid_through: paid.periodEnd } : {}),
+		},
+		{ action: 'inboxes.billing.renew', detail: { invoice: paid.invoiceId } },
+	)
+}
+
+export async function inboxPaymentFailed(db: Kysely<DB>, order: InboxOrderRow, invoiceId: string) {
+	if (order.billing_status !== 'active') return
+	await changeOrderBilling(
+		db,
+		order,
+		{ billing_status: 'past_due' },
+		{ action: 'inboxes.billing.past_due', detail: { invoice: invoiceId } },
+	)
+}
+
+/**
+ * customer.subscription.updated: past due or active follow Stripe; the paid-through date only
+ * moves forward. Cancelled at period end in Stripe (its dashboard, or our quantity dropping to
+ * none): every live inbox of the order ends at its period end.
+ */
+export async function inboxSubscriptionUpdated(
+	db: Kysely<DB>,
+	order: InboxOrderRow,
+	remote: {
+		status: string | undefined
+		cancelAtPeriodEnd: boolean
+		periodStart: Date | null
+		periodEnd: Date | null
+	},
+) {
+	if (order.billing_status === 'canceled' || order.billing_status === 'ended') return
+	const changes: OrderChanges = {}
+	if (
+		(remote.status === 'active' || remote.status === 'past_due') &&
+		remote.status !== order.billing_status
+	) {
+		changes.billing_status = remote.status
+	}
+	if (remote.periodEnd && (!order.paid_through || remote.periodEnd > order.paid_through)) {
+		changes.paid_through = remote.periodEnd
+		if (remote.periodStart) changes.billing_date = remote.periodStart
+	}
+	if (Object.keys(changes).length) {
+		await changeOrderBilling(db, order, changes, { action: 'inboxes.billing.sync' })
+	}
+	if (remote.cancelAtPeriodEnd) await cancelAllAtPeriodEnd(db, order.id)
+}
+
+/** customer.subscription.deleted: billing stops; the inboxes end when their paid period does. */
+export async function inboxSubscriptionDeleted(db: Kysely<DB>, order: InboxOrderRow) {
+	if (order.billing_status === 'canceled') return
+	await changeOrderBilling(
+		db,
+		order,
+		{ billing_status: 'canceled', quantity: 0 },
+		{ action: 'inboxes.billing.canceled' },
+	)
+	await cancelAllAtPeriodEnd(db, order.id)
+}
+
+async function cancelAllAtPeriodEnd(db: Kysely<DB>, orderId: string) {
+	const rows = await db
+		.updateTable('inboxes')
+		.set({ cancel_at_period_end: true, updated_at: new Date() })
+		.where('order_id', '=', orderId)
+		.where('status', '=', 'active')
+		.where('cancel_at_period_end', '=', false)
+		.returning(['id', 'period_end'])
+		.execute()
+	for (const row of rows) {
+		await recordAudit(db, {
+			actorUserId: null,
+			action: 'inboxes.inbox.cancel_at_period_end',
+			targetType: 'inbox',
+			targetId: row.id,
+			before: { cancel_at_period_end: false },
+			after: { cancel_at_period_end: true, period_end: row.period_end },
+		})
+	}
+}
+
+/**
+ * Ends inboxes cancelled at period end whose period is over: status cancelled, ended_at. They
+ * leave the export and show as cancelled with the date. Idempotent; run by subscription-renewal.
+ */
+export async function endCancelledInboxes(now = new Date(), db: Kysely<DB> = defaultDb) {
+	return db.transaction().execute(async (trx) => {
+		const ended = await trx
+			.updateTable('inboxes')
+			.set({ status: 'cancelled', ended_at: now, updated_at: now })
+			.where('status', '=', 'active')
+			.where('cancel_at_period_end', '=', true)
+			.where('period_end', '<=', now)
+			.returning(['id', 'order_id', 'address', 'period_end'])
+			.execute()
+		for (const inbox of ended) {
+			await recordAudit(trx, {
+				actorUserId: null,
+				action: 'inboxes.inbox.end',
+				targetType: 'inbox',
+				targetId: inbox.id,
+				before: { status: 'active' },
+				after: { status: 'cancelled', period_end: inbox.period_end, ended_at: now },
+			})
+		}
+		return ended
+	})
+}
+
+/**
+ * Test mode: orders whose month is over and that still bill inboxes are renewed a month at a
+ * time (each an audited charge of quantity x price), as Stripe would; an order that bills none
+ * (all cancelled, or failed) ends instead. Only while this server takes test payments.
+ */
+export async function renewTestInboxOrders(now = new Date(), db: Kysely<DB> = defaultDb) {
+	if (paymentProvider() !== 'test') return []
+	const due = await db
+		.selectFrom('inbox_orders')
+		.select('id')
+		.where('billing_provider', '=', 'test')
+		.where('billing_status', '=', 'active')
+		.where('paid_through', '<=', now)
+		.execute()
+	const renewed: { id: string; paid_through: Date; quantity: number }[] = []
+	for (const { id } of due) {
+		await db.transaction().execute(async (trx) => {
+			const order = await trx
+				.selectFrom('inbox_orders')
+				.selectAll()
+				.where('id', '=', id)
+				.where('billing_status', '=', 'active')
+				.where('paid_through', '<=', now)
+				.forUpdate()
+				.skipLocked()
+				.executeTakeFirst()
+			if (!order?.paid_through) return
+			const quantity = await billedQuantity(trx, order)
+			if (quantity === 0) {
+				await changeOrderBilling(
+					trx,
+					order,
+					{ billing_status: 'ended', quantity: 0 },
+					{ action: 'inboxes.billing.end' },
+				)
+				return
+			}
+			let start = order.paid_through
+			while (start <= now) {
+				const end = addMonths(start, 1)
+				await recordAudit(trx, {
+					actorUserId: null,
+					action: 'inboxes.billing.renew',
+					targetType: 'inbox_order',
+					targetId: order.id,
+					before: { paid_through: start },
+					after: {
+						provider: 'test',
+						quantity,
+						amount_cents: quantity * order.price_cents,
+						billing_date: start,
+						paid_through: end,
+					},
+				})
+				start = end
+			}
+			await trx
+				.updateTable('inbox_orders')
+				.set({
+					quantity,
+					billing_date: addMonths(start, -1),
+					paid_through: start,
+					updated_at: now,
+				})
+				.where('id', '=', order.id)
+				.execute()
+			await extendInboxPeriods(trx, order.id, start)
+			renewed.push({ id: order.id, paid_through: start, quantity })
+		})
+	}
+	return renewed
+}
+
+/**
+ * Stripe orders whose billed quantity changed without a user action (fulfilled with fewer
+ * inboxes than ordered, or failed): Stripe is told, then the quantity recorded. Run by the job.
+ */
+export async function reconcileStripeQuantities(db: Kysely<DB> = defaultDb) {
+	if (paymentProvider() !== 'stripe') return 0
+	// Only fulfilled orders can differ: before fulfilment the ordered count is what Stripe bills.
+	const orders = await db
+		.selectFrom('inbox_orders as o')
+		.selectAll('o')
+		.where('o.billing_provider', '=', 'stripe')
+		.where('o.provider_subscription_id', 'is not', null)
+		.where('o.billing_status', 'in', LIVE_BILLING)
+		.where('o.status', '=', 2)
+		.where((eb) =>
+			eb(
+				'o.quantity',
+				'!=',
+				eb
+					.selectFrom('inboxes as i')
+					.select((e) => e.fn.countAll<number>().as('n'))
+					.whereRef('i.order_id', '=', 'o.id')
+					.where('i.status', '=', 'active')
+					.where('i.cancel_at_period_end', '=', false),
+			),
+		)
+		.execute()
+	let changed = 0
+	for (const order of orders) {
+		const quantity = await billedQuantity(db, order)
+		if (quantity === order.quantity) continue
+		try {
+			await setStripeQuantity(order, quantity)
+			await recordQuantity(db, order, quantity)
+			changed++
+		} catch (error) {
+			logger.warn({ err: error, order: order.id }, 'inbox order quantity not synced with Stripe')
+		}
+	}
+	return changed
+}
+
+/**
+ * A failed order's refund and end of billing. Stripe: the order's subscription is cancelled at
+ * once and its latest paid invoice refunded (a one-off checkout, from before monthly billing,
+ * refunds its payment intent). Test mode: nothing to call. Returns whether Stripe refunded.
+ */
+export async function refundAndStopInboxBilling(order: InboxOrderRow) {
+	if (!order.payment_reference?.startsWith('stripe:') || order.total_cents <= 0) return false
+	const stripe = getStripe()
+	let intent: string | null = null
+	if (order.provider_subscription_id) {
+		const id = order.provider_subscription_id
+		const sub = await callStripe(() => stripe.subscriptions.retrieve(id))
+		const invoice =
+			typeof sub.latest_invoice === 'string' ? sub.latest_invoice : sub.latest_invoice?.id
+		if (invoice) {
+			const payments = await callStripe(() =>
+				stripe.invoicePayments.list({ invoice, status: 'paid', limit: 1 }),
+			)
+			const payment = payments.data[0]?.payment.payment_intent
+			intent = typeof payment === 'string' ? payment : (payment?.id ?? null)
+		}
+		if (sub.status !== 'canceled') await callStripe(() => stripe.subscriptions.cancel(id))
+	} else {
+		const sessionId = order.payment_reference.slice('stripe:'.length)
+		const session = await callStripe(() => stripe.checkout.sessions.retrieve(sessionId))
+		intent =
+			typeof session.payment_intent === 'string'
+				? session.payment_intent
+				: (session.payment_intent?.id ?? null)
+	}
+	if (!intent) return false
+	const paymentIntent = intent
+	await callStripe(() =>
+		stripe.refunds.create(
+			{ payment_intent: paymentIntent },
+			{ idempotencyKey: `refund-order-${order.id}` },
+		),
+	)
+	return true
+}
+
+/** A failed order bills no more (in the transaction that fails it). */
+export async function cancelInboxBilling(db: Kysely<DB>, orderId: string) {
+	await db
+		.updateTable('inbox_orders')
+		.set({ billing_status: 'canceled', quantity: 0, updated_at: new Date() })
+		.where('id', '=', orderId)
+		.where('billing_status', 'in', LIVE_BILLING)
+		.execute()
+}
