@@ -151,7 +151,7 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 			payWith: loaderData.hasOwnKey || !loaderData.creditsAvailable ? 'ownKey' : 'credits',
 		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: RunSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const estimate = result?.estimate
 	const nothing = loaderData.enrichments.length === 0 && loaderData.chains.length === 0

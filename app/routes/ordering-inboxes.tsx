@@ -1,4 +1,10 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
+import {
+	getCollectionProps,
+	getFormProps,
+	getInputProps,
+	getTextareaProps,
+	useForm,
+} from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod/v4'
 import { useMemo } from 'react'
 import { data, Form, Link } from 'react-router'
@@ -112,8 +118,10 @@ function OrderForm({
 		defaultValue,
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: InboxOrderSchema }),
 		shouldValidate: 'onBlur',
+		// Not on blur: a message that vanishes as the field loses focus moves the button away
+		// between mouse down and mouse up, and the click that should submit is lost.
+		shouldRevalidate: 'onInput',
 	})
-	const domainOptions = getInputProps(fields.domainIds, { type: 'checkbox' })
 	return (
 		<Form method="post" {...getFormProps(form)} className="space-y-6">
 			<FormErrors id={form.errorId} errors={form.errors} />
@@ -123,19 +131,14 @@ function OrderForm({
 				errorId={fields.domainIds.errorId}
 				errors={fields.domainIds.errors}
 			>
-				<input type="hidden" name={fields.domainIds.name} value="" />
-				{loaderData.domains.map((d) => (
+				{getCollectionProps(fields.domainIds, {
+					type: 'checkbox',
+					options: loaderData.domains.map((d) => d.id),
+				}).map(({ key, ...props }) => (
 					<Choice
-						key={d.id}
-						label={d.name}
-						inputProps={{
-							...domainOptions,
-							id: `domain-${d.id}`,
-							value: d.id,
-							defaultChecked: (fields.domainIds.initialValue as string[] | undefined)?.includes(
-								d.id,
-							),
-						}}
+						key={key}
+						label={loaderData.domains.find((d) => d.id === props.value)?.name}
+						inputProps={props}
 					/>
 				))}
 			</ChoiceGroup>
@@ -195,15 +198,14 @@ function OrderForm({
 				errorId={fields.patterns.errorId}
 				errors={fields.patterns.errors}
 			>
-				<input type="hidden" name={fields.patterns.name} value="" />
-				{ADDRESS_PATTERNS.map((pattern) => (
+				{getCollectionProps(fields.patterns, {
+					type: 'checkbox',
+					options: [...ADDRESS_PATTERNS],
+				}).map(({ key, ...props }) => (
 					<Choice
-						key={pattern}
-						label={PATTERN_LABELS[pattern]}
-						inputProps={{
-							...getInputProps(fields.patterns, { type: 'checkbox', value: pattern }),
-							id: `pattern-${pattern.replace('.', '-')}`,
-						}}
+						key={key}
+						label={PATTERN_LABELS[props.value as (typeof ADDRESS_PATTERNS)[number]]}
+						inputProps={{ ...props, id: `pattern-${props.value.replace('.', '-')}` }}
 					/>
 				))}
 			</ChoiceGroup>
