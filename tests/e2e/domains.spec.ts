@@ -84,15 +84,30 @@ test('subscribe a domain through /checkout, forward it, and the server redirects
 	await expect(row).toContainText('active')
 	await expect(row).toContainText('Renews')
 
+	// another of the account's domains already forwards to this one
+	const back = uniqueDomain('fwback')
+	const [backId] = await subscribedDomains(email, [back])
+	await withDatabase((client) =>
+		client.query(`update domains set forward_to = $2, redirect_code = 302 where id = $1`, [
+			backId,
+			`https://www.${name}/`,
+		]),
+	)
+
 	await page.goto('/url-forward')
 	await expect(page.getByTestId('record-value')).toBeVisible()
 	// bad input first, corrected and saved in the same page: a forward-to address back at the
-	// domain is a loop, and so is one that is not http(s)
+	// domain is a loop, also through another forwarded domain, and so is one that is not http(s)
 	const save = page.getByRole('button', { name: 'Save forwarding' })
 	await page.getByLabel('Domain').selectOption({ label: name })
 	await page.getByLabel('Forward to').fill(`https://www.${name}/loop`)
 	await save.click()
 	await expect(page.getByText('would loop')).toBeVisible()
+	await page.getByLabel('Forward to').fill(`https://${back}/x`)
+	await save.click()
+	await expect(
+		page.getByText(`${back} forwards back to ${name}, so forwarding there would loop.`),
+	).toBeVisible()
 	await page.getByLabel('Forward to').fill('ftp://example.org/file')
 	await save.click()
 	await expect(page.getByText('Forward to an http:// or https:// address.')).toBeVisible()
