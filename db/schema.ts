@@ -478,6 +478,7 @@ export interface Inboxes {
 
 export interface InboxOrders {
   address_patterns: Generated<string[]>;
+  admins_notified_at: Timestamp | null;
   checkout_session_id: string | null;
   created_at: Generated<Timestamp>;
   domain_ids: Generated<string[]>;
@@ -488,6 +489,8 @@ export interface InboxOrders {
   line_index: number | null;
   payment_reference: string | null;
   personas: Generated<Json>;
+  planned_at: Timestamp | null;
+  planned_inboxes: Json | null;
   provider: string;
   refund_cents: Generated<number>;
   refunded_at: Timestamp | null;

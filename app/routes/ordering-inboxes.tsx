@@ -51,6 +51,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			total: formatCents(o.total_cents),
 			date: formatDate(o.created_at),
 			error: o.error,
+			planned: o.planned,
 		})),
 	}
 }
@@ -290,6 +291,11 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 								<span className="text-slate-600">{o.total}</span>
 								<span className="text-slate-500">{o.date}</span>
 								{o.error ? <span className="text-red-700">{o.error}</span> : null}
+								{o.planned.length && o.status < 3 ? (
+									<p className="w-full break-all text-slate-600" data-testid="planned-addresses">
+										{o.status === 2 ? 'Addresses' : 'Planned addresses'}: {o.planned.join(', ')}
+									</p>
+								) : null}
 							</li>
 						))}
 					</ul>

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test'
 import { subscribedDomains, uniqueDomain } from './domains-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { expectNoSeriousA11yViolations, jsEnabled, withDatabase } from './support.ts'
+import { expectNoSeriousA11yViolations, jsEnabled, signIn, withDatabase } from './support.ts'
 
 // Order inboxes: quote (writes nothing), then /checkout, then the test payment creates the
 // order. With JavaScript on and off.
@@ -66,7 +66,39 @@ test('quote then pay: the order exists only after payment', async ({ page }, tes
 	await expect(page.getByRole('heading', { name: 'Inboxes Management', level: 1 })).toBeVisible()
 	await expect(page).toHaveTitle(/^Inboxes Management \|/)
 	await expect(page.getByTestId('pending-orders')).toContainText('4 inboxes ($12.00')
-	expect(await ordersOf(email)).toEqual([{ status: 0, total_cents: 1200 }])
+
+	// the inbox-order job plans the exact addresses and hands the order to the admins
+	await expect(async () => {
+		await page.reload()
+		await expect(page.getByTestId('planned-addresses')).toContainText(
+			`ada@${a}, grace@${a}, ada@${b}, grace@${b}`,
+			{ timeout: 1_000 },
+		)
+	}).toPass({ timeout: 30_000 })
+	expect(await ordersOf(email)).toEqual([{ status: 1, total_cents: 1200 }])
+	await page.goto('/ordering-inboxes')
+	await expect(page.getByTestId('orders')).toContainText('processing')
+	await expect(page.getByTestId('orders').getByTestId('planned-addresses')).toContainText(
+		`ada@${a}, grace@${a}`,
+	)
+	const mails = await withDatabase(async (client) => {
+		const { rows } = await client.query<{ subject: string }>(
+			`select subject from mailbox where to_address = 'admin@e2e.test' and text_body like $1`,
+			[`%ada@${a}%`],
+		)
+		return rows
+	})
+	expect(mails).toEqual([{ subject: 'Inbox order to set up: 4 Google Workspace inboxes' }])
+
+	// the admin sees the addresses to create on the order
+	await page.context().clearCookies()
+	await page.goto('/admin-login')
+	await signIn(page, 'admin@e2e.test', 'admin-password-1')
+	await page.waitForURL('**/admin-dashboard')
+	await page.goto('/admin-dashboard/inbox-orders?status=processing')
+	await expect(
+		page.locator('section', { hasText: email }).getByTestId('planned-inboxes'),
+	).toContainText(`grace@${b} (Grace Hopper)`)
 })
 
 test('an expired domain cannot take inboxes', async ({ page }) => {
