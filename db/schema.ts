@@ -481,6 +481,7 @@ export interface Inboxes {
 
 export interface InboxOrders {
   address_patterns: Generated<string[]>;
+  admins_notified_at: Timestamp | null;
   billing_date: Timestamp | null;
   billing_provider: Generated<string>;
   billing_status: Generated<string>;
@@ -495,6 +496,8 @@ export interface InboxOrders {
   paid_through: Timestamp | null;
   payment_reference: string | null;
   personas: Generated<Json>;
+  planned_at: Timestamp | null;
+  planned_inboxes: Json | null;
   price_cents: Generated<number>;
   provider: string;
   provider_subscription_id: string | null;

@@ -2,6 +2,7 @@ import type { JobDefinition } from './define.server.ts'
 import { companyScrapeJob } from './definitions/company-scrape.server.ts'
 import { dnsCheckJob } from './definitions/dns-check.server.ts'
 import { csvImportJob } from './definitions/csv-import.server.ts'
+import { inboxOrderJob } from './definitions/inbox-order.server.ts'
 import { enrichJob } from './definitions/enrich.server.ts'
 import { emailBisonUploadJob } from './definitions/emailbison-upload.server.ts'
 import { leadScrapeJob } from './definitions/lead-scrape.server.ts'
@@ -16,6 +17,7 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	csvImportJob,
 	emailBisonUploadJob,
 	dnsCheckJob,
+	inboxOrderJob,
 	enrichJob,
 	checkServerJob,
 ]

@@ -85,6 +85,20 @@ export default function AdminInboxOrders({ loaderData, actionData }: Route.Compo
 							{order.refunded_at ? `; refunded ${formatWhen(order.refunded_at)}` : ''}
 						</p>
 						<p className="text-sm text-slate-600">Domains: {order.domains.join(', ')}</p>
+						{order.planned.length ? (
+							<div className="mt-2 text-sm" data-testid="planned-inboxes">
+								<p className="font-medium text-slate-800">
+									Planned inboxes{order.status < 2 ? ' to create' : ''}:
+								</p>
+								<ul className="mt-1 font-mono text-xs text-slate-700">
+									{order.planned.map((inbox) => (
+										<li key={inbox.address}>
+											{inbox.address} ({inbox.firstName} {inbox.lastName})
+										</li>
+									))}
+								</ul>
+							</div>
+						) : null}
 						{order.error ? <p className="text-sm text-red-700">Reason: {order.error}</p> : null}
 						{canChange && order.status < 2 ? (
 							<div className="mt-4 grid gap-4 md:grid-cols-2">

@@ -60,7 +60,7 @@ export default function AdminLogin({ actionData }: Route.ComponentProps) {
 		lastResult: actionData?.result,
 		constraint: getZodConstraint(SignInSchema),
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: SignInSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<>

@@ -107,7 +107,7 @@ function ProviderCard({
 			label: summary?.label ?? '',
 		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: SaveKeySchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<Card>

@@ -83,7 +83,7 @@ export default function CreateCompanies({ loaderData, actionData }: Route.Compon
 			count: '100',
 		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: CreateCompaniesSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const [source, setSource] = useState(String(fields.source.initialValue ?? 'domains'))
 	// Without JavaScript both parts of the form show; the chosen source decides.

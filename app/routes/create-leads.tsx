@@ -173,14 +173,14 @@ export default function CreateLeads({ loaderData, actionData }: Route.ComponentP
 						? (PreviewSearchSchema as unknown as typeof CreateLeadsSchema)
 						: CreateLeadsSchema,
 			}),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const [templateForm, templateFields] = useForm({
 		id: 'save-template',
 		lastResult: actionData?.intent === 'save-template' ? actionData.result : undefined,
 		constraint: getZodConstraint(SaveTemplateSchema),
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: SaveTemplateSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const [url, setUrl] = useState('')
 	const [count, setCount] = useState(100)

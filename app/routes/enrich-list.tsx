@@ -175,7 +175,7 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 			only: loaderData.filter?.only ?? 'all',
 		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: RunSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const estimate = result?.estimate
 	const nothing = loaderData.enrichments.length === 0 && loaderData.chains.length === 0

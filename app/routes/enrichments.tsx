@@ -140,7 +140,7 @@ function EnrichmentForm({
 			listId: loaderData.defaultListId,
 		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: EnrichmentFormSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<Card>
@@ -298,7 +298,7 @@ function ChainForm({
 		constraint: getZodConstraint(CreateChainSchema),
 		defaultValue: { steps: Array.from({ length: CHAIN_STEP_SLOTS }, () => ({ kind: '' })) },
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: CreateChainSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const steps = fields.steps.getFieldList()
 	return (

@@ -263,7 +263,7 @@ function MappingCard({
 		constraint: getZodConstraint(MappingSchema),
 		defaultValue,
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: MappingSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const rows = Math.max(0, upload.records - (step.hasHeader ? 1 : 0))
 	return (

@@ -37,7 +37,7 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
 		lastResult: actionData?.result,
 		constraint: getZodConstraint(ForgotPasswordSchema),
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: ForgotPasswordSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<>

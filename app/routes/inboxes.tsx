@@ -50,6 +50,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 				total: formatCents(o.total_cents),
 				date: formatDate(o.created_at),
 				count: o.inboxes_per_domain * o.domain_ids.length,
+				planned: o.planned,
 			})),
 		inboxes: inboxes.map((i) => ({
 			id: i.id,
@@ -145,6 +146,11 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 						{pendingOrders.length} order{pendingOrders.length === 1 ? '' : 's'} being set up:{' '}
 						{pendingOrders.map((o) => `${o.count} inboxes (${o.total}, ${o.date})`).join('; ')}.
 					</p>
+					{pendingOrders.some((o) => o.planned.length) ? (
+						<p className="mt-2 text-sm break-all text-slate-600" data-testid="planned-addresses">
+							Planned addresses: {pendingOrders.flatMap((o) => o.planned).join(', ')}
+						</p>
+					) : null}
 				</Card>
 			) : null}
 			<Form

@@ -1,4 +1,10 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
+import {
+	getCollectionProps,
+	getFormProps,
+	getInputProps,
+	getTextareaProps,
+	useForm,
+} from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod/v4'
 import { useMemo } from 'react'
 import { data, Form, Link } from 'react-router'
@@ -45,6 +51,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			total: formatCents(o.total_cents),
 			date: formatDate(o.created_at),
 			error: o.error,
+			planned: o.planned,
 		})),
 	}
 }
@@ -112,8 +119,10 @@ function OrderForm({
 		defaultValue,
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: InboxOrderSchema }),
 		shouldValidate: 'onBlur',
+		// Not on blur: a message that vanishes as the field loses focus moves the button away
+		// between mouse down and mouse up, and the click that should submit is lost.
+		shouldRevalidate: 'onInput',
 	})
-	const domainOptions = getInputProps(fields.domainIds, { type: 'checkbox' })
 	return (
 		<Form method="post" {...getFormProps(form)} className="space-y-6">
 			<FormErrors id={form.errorId} errors={form.errors} />
@@ -123,19 +132,14 @@ function OrderForm({
 				errorId={fields.domainIds.errorId}
 				errors={fields.domainIds.errors}
 			>
-				<input type="hidden" name={fields.domainIds.name} value="" />
-				{loaderData.domains.map((d) => (
+				{getCollectionProps(fields.domainIds, {
+					type: 'checkbox',
+					options: loaderData.domains.map((d) => d.id),
+				}).map(({ key, ...props }) => (
 					<Choice
-						key={d.id}
-						label={d.name}
-						inputProps={{
-							...domainOptions,
-							id: `domain-${d.id}`,
-							value: d.id,
-							defaultChecked: (fields.domainIds.initialValue as string[] | undefined)?.includes(
-								d.id,
-							),
-						}}
+						key={key}
+						label={loaderData.domains.find((d) => d.id === props.value)?.name}
+						inputProps={props}
 					/>
 				))}
 			</ChoiceGroup>
@@ -195,15 +199,14 @@ function OrderForm({
 				errorId={fields.patterns.errorId}
 				errors={fields.patterns.errors}
 			>
-				<input type="hidden" name={fields.patterns.name} value="" />
-				{ADDRESS_PATTERNS.map((pattern) => (
+				{getCollectionProps(fields.patterns, {
+					type: 'checkbox',
+					options: [...ADDRESS_PATTERNS],
+				}).map(({ key, ...props }) => (
 					<Choice
-						key={pattern}
-						label={PATTERN_LABELS[pattern]}
-						inputProps={{
-							...getInputProps(fields.patterns, { type: 'checkbox', value: pattern }),
-							id: `pattern-${pattern.replace('.', '-')}`,
-						}}
+						key={key}
+						label={PATTERN_LABELS[props.value as (typeof ADDRESS_PATTERNS)[number]]}
+						inputProps={{ ...props, id: `pattern-${props.value.replace('.', '-')}` }}
 					/>
 				))}
 			</ChoiceGroup>
@@ -288,6 +291,11 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 								<span className="text-slate-600">{o.total}</span>
 								<span className="text-slate-500">{o.date}</span>
 								{o.error ? <span className="text-red-700">{o.error}</span> : null}
+								{o.planned.length && o.status < 3 ? (
+									<p className="w-full break-all text-slate-600" data-testid="planned-addresses">
+										{o.status === 2 ? 'Addresses' : 'Planned addresses'}: {o.planned.join(', ')}
+									</p>
+								) : null}
 							</li>
 						))}
 					</ul>

@@ -56,7 +56,7 @@ export default function ResetPassword({ loaderData, actionData }: Route.Componen
 		lastResult: actionData?.result,
 		constraint: getZodConstraint(ResetPasswordSchema),
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: ResetPasswordSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<>

@@ -146,7 +146,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 						? EmailBisonTestSchema
 						: EmailBisonSettingsSchema,
 			}),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const [profileForm, profileFields] = useForm({
 		id: 'profile',
@@ -154,14 +154,14 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 		constraint: getZodConstraint(ProfileSchema),
 		defaultValue: { fullName: loaderData.fullName, company: loaderData.company },
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: ProfileSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	const [passwordForm, passwordFields] = useForm({
 		id: 'password',
 		lastResult: actionData?.intent === 'password' ? actionData.result : undefined,
 		constraint: getZodConstraint(ChangePasswordSchema),
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: ChangePasswordSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<>

@@ -37,7 +37,7 @@ export default function SignIn({ actionData }: Route.ComponentProps) {
 		lastResult: actionData?.result,
 		constraint: getZodConstraint(SignInSchema),
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: SignInSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<>

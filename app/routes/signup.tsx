@@ -63,7 +63,7 @@ export default function SignUp({ actionData }: Route.ComponentProps) {
 		lastResult: actionData?.result,
 		constraint: getZodConstraint(SignUpSchema),
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: SignUpSchema }),
-		shouldRevalidate: 'onBlur',
+		shouldRevalidate: 'onInput',
 	})
 	return (
 		<>

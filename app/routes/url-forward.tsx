@@ -93,6 +93,9 @@ function ForwardForm({
 		defaultValue: FORWARD_DEFAULTS,
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: ForwardSchema }),
 		shouldValidate: 'onBlur',
+		// Not on blur: a message that vanishes as the field loses focus moves the button away
+		// between mouse down and mouse up, and the click that should submit is lost.
+		shouldRevalidate: 'onInput',
 	})
 	const forwardable = domains.filter((d) => d.forwardable)
 	return (

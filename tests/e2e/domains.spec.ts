@@ -84,21 +84,41 @@ test('subscribe a domain through /checkout, forward it, and the server redirects
 	await expect(row).toContainText('active')
 	await expect(row).toContainText('Renews')
 
+	// another of the account's domains already forwards to this one
+	const back = uniqueDomain('fwback')
+	const [backId] = await subscribedDomains(email, [back])
+	await withDatabase((client) =>
+		client.query(`update domains set forward_to = $2, redirect_code = 302 where id = $1`, [
+			backId,
+			`https://www.${name}/`,
+		]),
+	)
+
 	await page.goto('/url-forward')
 	await expect(page.getByTestId('record-value')).toBeVisible()
+	// bad input first, corrected and saved in the same page: a forward-to address back at the
+	// domain is a loop, also through another forwarded domain, and so is one that is not http(s)
+	const save = page.getByRole('button', { name: 'Save forwarding' })
 	await page.getByLabel('Domain').selectOption({ label: name })
+	await page.getByLabel('Forward to').fill(`https://www.${name}/loop`)
+	await save.click()
+	await expect(page.getByText('would loop')).toBeVisible()
+	await page.getByLabel('Forward to').fill(`https://${back}/x`)
+	await save.click()
+	await expect(
+		page.getByText(`${back} forwards back to ${name}, so forwarding there would loop.`),
+	).toBeVisible()
+	await page.getByLabel('Forward to').fill('ftp://example.org/file')
+	await save.click()
+	await expect(page.getByText('Forward to an http:// or https:// address.')).toBeVisible()
+	await expect(page.getByText('would loop')).toHaveCount(0)
 	await page.getByLabel('Forward to').fill('https://example.org/landing')
 	await page.getByLabel('302 Found (temporary)').check()
 	await page.getByLabel('Keep the path and query').check()
-	await page.getByRole('button', { name: 'Save forwarding' }).click()
+	await save.click()
 	await expect(page.locator(`tr[data-domain="${name}"]`)).toContainText(
 		'302 → https://example.org/landing',
 	)
-	// a forward-to address back at the domain is a loop
-	await page.getByLabel('Domain').selectOption({ label: name })
-	await page.getByLabel('Forward to').fill(`https://www.${name}/loop`)
-	await page.getByRole('button', { name: 'Save forwarding' }).click()
-	await expect(page.getByText('would loop')).toBeVisible()
 	await expect
 		.poll(() => getWithHost(name, '/pricing?x=1'))
 		.toEqual({ status: 302, location: 'https://example.org/landing/pricing?x=1' })

@@ -6,6 +6,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { findBillingOwnerEmail } from '../billing/access.server.ts'
 import { failOrder, fulfilOrder, startOrder } from '../inboxes/fulfilment.server.ts'
+import { plannedInboxes } from '../inboxes/planned.ts'
 import { getMailer } from '../mail/mailer.server.ts'
 import { assertStaff } from './access.server.ts'
 
@@ -32,6 +33,7 @@ export async function listOrderQueue(
 			'o.created_at',
 			'o.fulfilled_at',
 			'o.refunded_at',
+			'o.planned_inboxes',
 			'u.email as owner_email',
 		])
 		.orderBy('o.status')
@@ -44,9 +46,11 @@ export async function listOrderQueue(
 		? await db.selectFrom('domains').select(['id', 'name']).where('id', 'in', domainIds).execute()
 		: []
 	const names = new Map(domains.map((d) => [d.id, d.name]))
-	return orders.map((o) => ({
+	return orders.map(({ planned_inboxes, ...o }) => ({
 		...o,
 		domains: o.domain_ids.map((id) => names.get(id) ?? id),
+		// what the inbox-order job planned: the inboxes to create
+		planned: plannedInboxes(planned_inboxes),
 	}))
 }
 

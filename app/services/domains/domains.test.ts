@@ -331,6 +331,76 @@ describe('URL forwarding', () => {
 	})
 })
 
+describe('forwarding loops across domains', () => {
+	function forward(account: AccountContext, domainId: string, url: string) {
+		return setForwarding(account, { domainId, url, code: 302, keepPath: false })
+	}
+
+	test('a forward whose target leads back through other forwards (any account) is refused', async () => {
+		const mine = await owner()
+		const theirs = await owner()
+		await importDomains(mine.account, {
+			text: 'loop-a.com, loop-c.com',
+			workspaceId: mine.workspaceId,
+		})
+		await importDomains(theirs.account, { text: 'loop-b.com', workspaceId: theirs.workspaceId })
+		const a = await domainId(mine.user.id, 'loop-a.com')
+		const c = await domainId(mine.user.id, 'loop-c.com')
+		const b = await domainId(theirs.user.id, 'loop-b.com')
+		for (const id of [a, c]) await subscribe(mine.account, id)
+		await subscribe(theirs.account, b)
+
+		await forward(mine.account, a, 'https://www.loop-b.com/x')
+		await forward(theirs.account, b, 'https://loop-c.com/landing')
+		// c -> a closes a -> b -> c -> a
+		await expect(forward(mine.account, c, 'https://loop-a.com/')).rejects.toThrow(
+			'loop-a.com forwards back to loop-c.com, so forwarding there would loop',
+		)
+		// b -> a: b's own chain a -> b
+		await expect(forward(theirs.account, b, 'loop-a.com')).rejects.toThrow('would loop')
+		const row = await db
+			.selectFrom('domains')
+			.select('forward_to')
+			.where('id', '=', c)
+			.executeTakeFirstOrThrow()
+		expect(row.forward_to).toBeNull()
+		// a chain that ends elsewhere is fine; a subdomain of a forwarded domain is not its Host
+		await forward(mine.account, c, 'https://shop.loop-a.com/')
+		await forward(mine.account, c, 'https://example.org/')
+		// once a no longer forwards, c -> a is no loop
+		await removeForwarding(mine.account, a)
+		await forward(mine.account, c, 'https://loop-a.com/')
+	})
+
+	test('two changes at once cannot make a loop between them', async () => {
+		const { user, account, workspaceId } = await owner()
+		const names = [
+			'race-x1.com',
+			'race-y1.com',
+			'race-x2.com',
+			'race-y2.com',
+			'race-x3.com',
+			'race-y3.com',
+		]
+		await importDomains(account, { text: names.join(' '), workspaceId })
+		const ids = new Map<string, string>()
+		for (const name of names) {
+			const id = await domainId(user.id, name)
+			await subscribe(account, id)
+			ids.set(name, id)
+		}
+		for (const n of [1, 2, 3]) {
+			const results = await Promise.allSettled([
+				forward(account, ids.get(`race-x${n}.com`)!, `https://race-y${n}.com`),
+				forward(account, ids.get(`race-y${n}.com`)!, `https://race-x${n}.com`),
+			])
+			expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected'])
+			const refused = results.find((r) => r.status === 'rejected')!
+			expect(refused.reason).toBeInstanceOf(FormError)
+		}
+	})
+})
+
 describe('domain subscriptions', () => {
 	test('paid through checkout, with renewal date; cancel at period end and resume', async () => {
 		const { user, account, workspaceId } = await owner()

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
@@ -43,6 +43,43 @@ export function checkForwardUrl(domain: string, raw: string): string {
 	return url.toString()
 }
 
+/** The name this app's Host lookup would match for a URL (`www.` dropped), or null. */
+function forwardedHost(url: string) {
+	try {
+		const host = normalizeDomain(new URL(url).hostname)
+		return 'domain' in host ? host.domain : null
+	} catch {
+		return null
+	}
+}
+
+/**
+ * Refuses a target that leads back to the domain through existing forwards: this app answers
+ * every forwarded domain by its Host (of any account, active or lapsed, as a lapsed one may be
+ * renewed), so a -> b -> a sends visitors round in circles.
+ */
+async function refuseForwardingLoop(trx: Transaction<DB>, domain: string, url: string) {
+	const first = forwardedHost(url)
+	const seen = new Set<string>()
+	let host = first
+	while (host && !seen.has(host)) {
+		if (host === domain || host.endsWith(`.${domain}`)) {
+			throw new FormError(
+				`${first} forwards back to ${domain}, so forwarding there would loop. Pick another site.`,
+				'url',
+			)
+		}
+		seen.add(host)
+		const next = await trx
+			.selectFrom('domains')
+			.select('forward_to')
+			.where('name', '=', host)
+			.where('forward_to', 'is not', null)
+			.executeTakeFirst()
+		host = next?.forward_to ? forwardedHost(next.forward_to) : null
+	}
+}
+
 /** Forwards a domain (with a live subscription) to a URL with 301 or 302. */
 export async function setForwarding(
 	account: AccountContext | null,
@@ -51,6 +88,9 @@ export async function setForwarding(
 ) {
 	const acting = domainAccount(account, 'change')
 	const updated = await db.transaction().execute(async (trx) => {
+		// One forwarding change at a time (across accounts): two changes at once, a -> b and
+		// b -> a, would each see the other's old target and together make a loop.
+		await sql`select pg_advisory_xact_lock(hashtext('domain_forwarding'))`.execute(trx)
 		const domain = await findDomain(acting, input.domainId, trx, { forUpdate: true })
 		if (domain.status !== 'active' || !(await hasLiveSubscription(trx, domain.id))) {
 			throw new FormError(
@@ -59,6 +99,7 @@ export async function setForwarding(
 			)
 		}
 		const url = checkForwardUrl(domain.name, input.url)
+		await refuseForwardingLoop(trx, domain.name, url)
 		const row = await trx
 			.updateTable('domains')
 			.set({

@@ -242,6 +242,20 @@ export async function failOrder(
 ) {
 	const admin = assertPlatformAdmin(account)
 	if (!reason.trim()) throw new FormError('Say why the order failed.', 'reason')
+	return refundAndFailOrder(db, id, reason.trim(), admin.user.id)
+}
+
+/**
+ * The failing and refunding itself, for an admin or (actor null) the inbox-order job. The
+ * refund carries an idempotency key, so a retry after a crash refunds once. A finished order
+ * (success or fail) is a FormError.
+ */
+export async function refundAndFailOrder(
+	db: Kysely<DB>,
+	id: string,
+	reason: string,
+	actorUserId: string | null,
+) {
 	if (!isUuid(id)) notFound('This order')
 	const order = await db
 		.selectFrom('inbox_orders')
@@ -261,7 +275,7 @@ export async function failOrder(
 			.updateTable('inbox_orders')
 			.set({
 				status: 3,
-				error: reason.trim(),
+				error: reason,
 				refunded_at: new Date(),
 				refund_cents: locked.total_cents,
 				updated_at: new Date(),
@@ -270,12 +284,12 @@ export async function failOrder(
 			.execute()
 		await cancelInboxBilling(trx, locked.id)
 		await recordAudit(trx, {
-			actorUserId: admin.user.id,
+			actorUserId,
 			action: 'inboxes.order.fail',
 			targetType: 'inbox_order',
 			targetId: locked.id,
 			before: { status: locked.status },
-			after: { status: 3, error: reason.trim(), refund_cents: locked.total_cents },
+			after: { status: 3, error: reason, refund_cents: locked.total_cents },
 		})
 	})
 }

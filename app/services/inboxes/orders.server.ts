@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
+import { inboxOrderJob } from '../../jobs/definitions/inbox-order.server.ts'
+import { enqueue } from '../../jobs/enqueue.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { FormError, isUuid } from '../../utils/http-errors.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
@@ -11,6 +13,7 @@ import { assertWorkspace, domainAccount } from '../domains/access.server.ts'
 import { visibleDomains } from '../domains/domains.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
 import { startInboxBilling } from './billing.server.ts'
+import { plannedInboxes } from './planned.ts'
 import { parsePersonas, planAddresses, type AddressPattern, type Persona } from './personas.ts'
 import { InboxOrderSchema, type InboxOrderInput } from './schemas.ts'
 
@@ -212,7 +215,10 @@ export async function startInboxOrderCheckout(
 	})
 }
 
-/** Fulfilment of a paid inbox_order line: the order (status 0, pending) for admins to fulfil. */
+/**
+ * Fulfilment of a paid inbox_order line: the order (status 0, pending) and its inbox-order job,
+ * which plans the addresses and hands the order to the admins.
+ */
 export async function fulfilInboxOrderPayment(
 	db: Kysely<DB>,
 	{ session, item, index, payment, actorUserId }: FulfilmentContext,
@@ -249,6 +255,8 @@ export async function fulfilInboxOrderPayment(
 		unitCents: item.unitAmountCents,
 		quantity: item.quantity,
 	})
+	// the job that checks the order and plans its addresses, with the order or not at all
+	await enqueue(inboxOrderJob, { orderId: row.id }, { db, singletonKey: row.id })
 	await recordAudit(db, {
 		actorUserId,
 		action: 'inboxes.order.create',
@@ -266,7 +274,7 @@ export async function fulfilInboxOrderPayment(
 export async function listInboxOrders(account: AccountContext | null, db: Kysely<DB> = defaultDb) {
 	const acting = domainAccount(account, 'view')
 	const ids = acting.workspaces.map((w) => w.id)
-	return db
+	const rows = await db
 		.selectFrom('inbox_orders')
 		.select([
 			'id',
@@ -278,6 +286,7 @@ export async function listInboxOrders(account: AccountContext | null, db: Kysely
 			'error',
 			'created_at',
 			'refunded_at',
+			'planned_inboxes',
 		])
 		.where('user_id', '=', acting.accountId)
 		.where((eb) =>
@@ -290,4 +299,9 @@ export async function listInboxOrders(account: AccountContext | null, db: Kysely
 		.orderBy('created_at', 'desc')
 		.limit(50)
 		.execute()
+	return rows.map(({ planned_inboxes, ...order }) => ({
+		...order,
+		// the addresses the inbox-order job planned, once it has
+		planned: plannedInboxes(planned_inboxes).map((p) => p.address),
+	}))
 }

@@ -73,13 +73,15 @@ export function localPart(persona: Persona, pattern: AddressPattern) {
 
 /**
  * `count` different addresses at `domain`: each persona with each pattern in turn (persona
- * first, so the inboxes spread over the names). Fewer combinations than `count` is an error.
+ * first, so the inboxes spread over the names), skipping `taken` ones. Fewer combinations than
+ * `count` is an error.
  */
 export function planAddresses(
 	domain: string,
 	personas: Persona[],
 	patterns: readonly AddressPattern[],
 	count: number,
+	taken: ReadonlySet<string> = new Set(),
 ) {
 	const result: { address: string; first: string; last: string }[] = []
 	const seen = new Set<string>()
@@ -87,7 +89,7 @@ export function planAddresses(
 		for (const persona of personas) {
 			if (result.length >= count) return result
 			const address = `${localPart(persona, pattern)}@${domain}`
-			if (seen.has(address)) continue
+			if (seen.has(address) || taken.has(address)) continue
 			seen.add(address)
 			result.push({ address, first: persona.first, last: persona.last })
 		}

@@ -4,25 +4,15 @@ import { ADDRESS_PATTERNS } from './personas.ts'
 export const PROVIDER_LIMITS = { google: 5, microsoft: 50 } as const
 export type InboxProvider = keyof typeof PROVIDER_LIMITS
 
-/**
- * A checkbox group's values: none checked is an empty list. The form also posts an empty
- * value for each group, so that the group counts as submitted and its error shows.
- */
-function list(value: unknown) {
-	const values = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]
-	return values.filter((v) => v !== '')
-}
-
 /** An inbox order as the ordering form (and the checkout link) carries it. */
 export const InboxOrderSchema = z
 	.object({
-		domainIds: z.preprocess(
-			list,
-			z
-				.array(z.string().trim())
-				.min(1, 'Pick at least one domain.')
-				.max(200, 'Order for at most 200 domains at a time.'),
-		),
+		// Plain arrays: conform turns a checkbox group with nothing (or one thing) ticked into a
+		// list on both sides, so the client and the server report the same errors.
+		domainIds: z
+			.array(z.string().trim())
+			.min(1, 'Pick at least one domain.')
+			.max(200, 'Order for at most 200 domains at a time.'),
 		provider: z.enum(['google', 'microsoft'], { error: 'Pick Google or Microsoft.' }),
 		inboxesPerDomain: z.coerce
 			.number({ error: 'Enter how many inboxes each domain gets.' })
@@ -33,10 +23,9 @@ export const InboxOrderSchema = z
 			.trim()
 			.min(1, 'Type persona names or generate some.')
 			.max(20_000),
-		patterns: z.preprocess(
-			list,
-			z.array(z.enum(ADDRESS_PATTERNS)).min(1, 'Pick at least one address pattern.'),
-		),
+		patterns: z
+			.array(z.enum(ADDRESS_PATTERNS, { error: 'Pick address patterns from the list.' }))
+			.min(1, 'Pick at least one address pattern.'),
 	})
 	.superRefine((value, ctx) => {
 		const limit = PROVIDER_LIMITS[value.provider]

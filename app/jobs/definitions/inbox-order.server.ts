@@ -1,0 +1,18 @@
+import { z } from 'zod'
+import { defineJob } from '../define.server.ts'
+
+/**
+ * DESIGN.md section 7's inbox-order queue: a paid inbox order is checked, its addresses
+ * planned and the platform admins mailed (app/services/inboxes/order-job.server.ts).
+ */
+export const inboxOrderJob = defineJob({
+	name: 'inbox-order',
+	schema: z.object({ orderId: z.uuid() }),
+	retryLimit: 5,
+	retryDelaySeconds: 30,
+	expireInSeconds: 300,
+	async handler({ orderId }) {
+		const { processInboxOrder } = await import('../../services/inboxes/order-job.server.ts')
+		await processInboxOrder(orderId)
+	},
+})
