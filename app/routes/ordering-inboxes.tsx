@@ -250,7 +250,7 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 							Your quote
 						</h2>
 						<p className="mt-1 text-sm text-slate-600" data-testid="quote-summary">
-							{quote.count} inboxes × {quote.unit} = <strong>{quote.total}</strong>
+							{quote.count} inboxes × {quote.unit} = <strong>{quote.total}</strong> a month
 						</p>
 						<ul className="mt-4 space-y-3 text-sm" aria-labelledby="quote-heading">
 							{quote.domains.map((d) => (
@@ -288,7 +288,7 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 									{o.perDomain} {o.provider === 'google' ? 'Google' : 'Microsoft'} inboxes on{' '}
 									{o.domains} domain{o.domains === 1 ? '' : 's'}
 								</span>
-								<span className="text-slate-600">{o.total}</span>
+								<span className="text-slate-600">{o.total} a month</span>
 								<span className="text-slate-500">{o.date}</span>
 								{o.error ? <span className="text-red-700">{o.error}</span> : null}
 								{o.planned.length && o.status < 3 ? (

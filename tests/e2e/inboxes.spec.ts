@@ -50,7 +50,7 @@ test('quote then pay: the order exists only after payment', async ({ page }, tes
 	await expect(page.getByText('Google takes 1 to 5 inboxes a domain.')).toHaveCount(0)
 	await page.getByLabel('Persona names').fill('Ada Lovelace\nGrace Hopper')
 	await quote.click()
-	await expect(page.getByTestId('quote-summary')).toHaveText('4 inboxes × $3.00 = $12.00')
+	await expect(page.getByTestId('quote-summary')).toHaveText('4 inboxes × $3.00 = $12.00 a month')
 	await expect(page.getByText(`ada@${a}, grace@${a}`)).toBeVisible()
 	expect(await ordersOf(email)).toEqual([])
 
