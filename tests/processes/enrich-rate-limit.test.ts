@@ -11,8 +11,10 @@ import { insertUser } from '../support/factories.ts'
 
 // Two processes run enrich jobs with the same provider key (the platform's): together they
 // keep to ENRICH_RATE_PER_SECOND, as the provider sees it (decision 0016).
-const LIMIT = 8
-const ROWS = 20 // per run: 40 calls, 5 s at the limit
+// A low limit: calls 200 ms apart, so a busy machine's timing jitter (a process not scheduled
+// for a while, then sending two calls at once) stays within the tolerance below.
+const LIMIT = 5
+const ROWS = 15 // per run: 30 calls, 6 s at the limit
 let openai: FakeOpenAI
 beforeAll(async () => {
 	openai = await startFakeOpenAI({ delayMs: 20 })
@@ -106,7 +108,7 @@ test('two processes enriching with one key stay within its calls per second toge
 	// the two processes really called at the same time (for at least a second)
 	const overlap =
 		Math.min(Math.max(...a), Math.max(...b)) - Math.max(Math.min(...a), Math.min(...b))
-	expect(overlap).toBeGreaterThan(1000)
+	expect(overlap).toBeGreaterThan(2000)
 	// the provider never saw more than the limit in a second (two calls of slack: a busy machine
 	// may delay one call and bunch it with the next), where a limit per process lets through
 	// twice as many
@@ -115,5 +117,5 @@ test('two processes enriching with one key stay within its calls per second toge
 	const all = arrivals.map((x) => x.at)
 	const perSecond = (all.length - 1) / ((Math.max(...all) - Math.min(...all)) / 1000)
 	expect(perSecond).toBeGreaterThan(LIMIT * 0.8)
-	expect(perSecond).toBeLessThanOrEqual(LIMIT * 1.05)
+	expect(perSecond).toBeLessThanOrEqual(LIMIT * 1.15)
 }, 60_000)
