@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test'
 import { seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
+import { withDatabase } from './support.ts'
 
 test("edit an enrichment's prompt: bad input saves nothing, the preview answers the new prompt", async ({
 	page,
@@ -41,6 +42,19 @@ test("edit an enrichment's prompt: bad input saves nothing, the preview answers 
 	await expect(list).toContainText('Greet {{first_name}} from {{company_name}}')
 	await expect(list.locator('li')).toHaveCount(1)
 	await expect(page.locator('form#enrichment-edit')).toHaveCount(0)
+
+	// another account's enrichment, or an id that names nothing: not found
+	const theirs = await withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string }>(
+			`insert into ai_enrichments (user_id, name, prompt, output_column, model)
+			 select id, 'Theirs', 'About {{email}}', 'theirs_' || floor(random() * 1e9)::text, 'gpt-4o-mini'
+			 from auth.users where email = 'admin@e2e.test' returning id`,
+		)
+		return rows[0]!.id
+	})
+	expect((await page.goto(`/enrichments?edit=${theirs}`))!.status()).toBe(404)
+	const unknown = '5a1e0c3e-0000-4000-8000-000000000000'
+	expect((await page.goto(`/enrichments?editChain=${unknown}`))!.status()).toBe(404)
 })
 
 test('edit a chain: move a step up, remove one, and the chain keeps the new order', async ({
