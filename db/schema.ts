@@ -589,6 +589,11 @@ export interface Profiles {
   user_id: string;
 }
 
+export interface ProviderRateSlots {
+  key_hash: string;
+  next_at: Timestamp;
+}
+
 export interface Roles {
   created_at: Generated<Timestamp>;
   id: Generated<string>;
@@ -701,6 +706,7 @@ export interface DB {
   price_plans: PricePlans;
   processing_list: ProcessingList;
   profiles: Profiles;
+  provider_rate_slots: ProviderRateSlots;
   roles: Roles;
   settings: Settings;
   stripe_events: StripeEvents;

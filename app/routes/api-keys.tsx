@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { data, Form } from 'react-router'
+import { data, Form, Link } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/api-keys'
 import { Badge } from '../components/ui/choice.tsx'
@@ -128,6 +128,15 @@ function ProviderCard({
 			</div>
 			{summary?.baseUrl ? (
 				<p className="mt-1 text-sm text-slate-600">Base URL: {summary.baseUrl}</p>
+			) : null}
+			{provider === 'emailbison' ? (
+				<p className="mt-1 text-sm text-slate-600">
+					Tested against your EmailBison URL on{' '}
+					<Link to="/settings" className="underline">
+						Settings
+					</Link>
+					.
+				</p>
 			) : null}
 			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="save" />

@@ -6,10 +6,10 @@ import {
 	type SubmissionResult,
 } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { data, Form } from 'react-router'
+import { data, Form, Link } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/enrichments'
-import { SubmitButton } from '../components/ui/button.tsx'
+import { Button, buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
@@ -19,16 +19,22 @@ import {
 	createEnrichment,
 	deleteChain,
 	deleteEnrichment,
+	findChain,
+	findEnrichment,
 	knownColumns,
 	listChains,
 	listEnrichments,
 	listsForPreview,
 	previewEnrichment,
+	updateChain,
+	updateEnrichment,
+	type Chain,
+	type Enrichment,
 	type PreviewRow,
 } from '../services/enrichments/enrichments.server.ts'
 import {
 	CHAIN_STEP_SLOTS,
-	CreateChainSchema,
+	ChainFormSchema,
 	DeleteSchema,
 	EnrichmentFormSchema,
 	STEP_LABELS,
@@ -37,20 +43,26 @@ import {
 import { CONDITION_LABELS } from '../services/enrichments/template.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import { useIsPending } from '../utils/forms.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { FormError, notFound, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = actingAccount(context.get(requestContext).account)
 	const lists = await listsForPreview(account)
-	const listParam = new URL(request.url).searchParams.get('list')
+	const params = new URL(request.url).searchParams
+	const listParam = params.get('list')
+	// ?edit=<id> and ?editChain=<id> turn the forms into edit forms (another account's id: 404)
+	const editId = params.get('edit')
+	const editChainId = params.get('editChain')
 	return {
 		enrichments: await listEnrichments(account),
 		chains: await listChains(account),
 		columns: await knownColumns(account),
 		lists,
 		defaultListId: lists.find((l) => l.id === listParam)?.id ?? lists[0]?.id ?? '',
+		editing: editId === null ? null : await findEnrichment(account, editId),
+		editingChain: editChainId === null ? null : await findChain(account, editChainId),
 	}
 }
 
@@ -83,11 +95,20 @@ export async function action({ request, context }: Route.ActionArgs) {
 		}
 	}
 
-	if (intent === 'create-chain') {
-		const submission = parseWithZod(formData, { schema: CreateChainSchema })
+	if (intent === 'create-chain' || intent === 'update-chain') {
+		const submission = parseWithZod(formData, { schema: ChainFormSchema })
+		// moving or removing a step without JavaScript: the form comes back rearranged
+		if (submission.status === undefined)
+			return data<ActionResult>({ intent, result: submission.reply(), preview: null })
 		if (submission.status !== 'success') return fail(submission.reply())
+		const value = submission.value
 		try {
-			const chain = await createChain(account, submission.value)
+			if (value.intent === 'update-chain') {
+				if (!value.id) notFound('This chain')
+				const chain = await updateChain(account, value.id, value)
+				return redirectWithSuccess('/enrichments', `Chain “${chain.name}” saved`)
+			}
+			const chain = await createChain(account, value)
 			return redirectWithSuccess('/enrichments', `Chain “${chain.name}” saved`)
 		} catch (error) {
 			if (!(error instanceof FormError)) throw error
@@ -104,6 +125,11 @@ export async function action({ request, context }: Route.ActionArgs) {
 			const preview = await previewEnrichment(account, { ...value, listId: value.listId })
 			return data<ActionResult>({ intent, result: submission.reply(), preview })
 		}
+		if (value.intent === 'update-enrichment') {
+			if (!value.id) notFound('This enrichment')
+			const saved = await updateEnrichment(account, value.id, value)
+			return redirectWithSuccess('/enrichments', `Enrichment “${saved.name}” saved`)
+		}
 		const saved = await createEnrichment(account, value)
 		return redirectWithSuccess('/enrichments', `Enrichment “${saved.name}” saved`)
 	} catch (error) {
@@ -117,19 +143,37 @@ function formatOutput(output: PreviewRow['output']) {
 	return typeof output === 'string' ? output : JSON.stringify(output)
 }
 
+/** The form's values for a saved enrichment. */
+function enrichmentValues(e: Enrichment) {
+	return {
+		id: e.id,
+		name: e.name,
+		prompt: e.prompt,
+		outputColumn: e.outputColumn,
+		outputFormat: e.format.kind,
+		outputFields:
+			e.format.kind === 'json' ? e.format.fields.map((f) => `${f.name}:${f.type}`).join(', ') : '',
+		model: e.model,
+		temperature: String(e.temperature),
+	}
+}
+
 function EnrichmentForm({
 	loaderData,
 	actionData,
+	editing,
 }: {
 	loaderData: Route.ComponentProps['loaderData']
 	actionData: ActionResult | undefined
+	editing: Enrichment | null
 }) {
-	const saving = useIsPending('create-enrichment')
+	const saveIntent = editing ? 'update-enrichment' : 'create-enrichment'
+	const saving = useIsPending(saveIntent)
 	const previewing = useIsPending('preview')
 	const [form, fields] = useForm<z.input<typeof EnrichmentFormSchema>>({
-		id: 'enrichment',
+		id: editing ? 'enrichment-edit' : 'enrichment',
 		lastResult:
-			actionData?.intent === 'create-enrichment' || actionData?.intent === 'preview'
+			actionData?.intent === saveIntent || actionData?.intent === 'preview'
 				? actionData.result
 				: undefined,
 		constraint: getZodConstraint(EnrichmentFormSchema),
@@ -137,6 +181,7 @@ function EnrichmentForm({
 			outputFormat: 'text',
 			model: 'gpt-4o-mini',
 			temperature: '0',
+			...(editing ? enrichmentValues(editing) : {}),
 			listId: loaderData.defaultListId,
 		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: EnrichmentFormSchema }),
@@ -144,8 +189,23 @@ function EnrichmentForm({
 	})
 	return (
 		<Card>
-			<h2 className="text-lg font-semibold">New AI enrichment</h2>
+			<div className="flex items-baseline justify-between gap-4">
+				<h2 className="text-lg font-semibold">
+					{editing ? `Edit AI enrichment “${editing.name}”` : 'New AI enrichment'}
+				</h2>
+				{editing ? (
+					<Link to="/enrichments" className="text-sm text-slate-600 underline">
+						Cancel editing
+					</Link>
+				) : null}
+			</div>
+			{editing ? (
+				<p className="mt-1 text-sm text-slate-600">
+					Runs already started keep the prompt and settings they started with.
+				</p>
+			) : null}
 			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+				{editing ? <input type="hidden" name="id" value={editing.id} /> : null}
 				<FormErrors id={form.errorId} errors={form.errors} />
 				<Field
 					label="Name"
@@ -241,13 +301,8 @@ function EnrichmentForm({
 					>
 						Preview on 5 rows
 					</SubmitButton>
-					<SubmitButton
-						name="intent"
-						value="create-enrichment"
-						pending={saving}
-						pendingText="Saving…"
-					>
-						Save enrichment
+					<SubmitButton name="intent" value={saveIntent} pending={saving} pendingText="Saving…">
+						{editing ? 'Save changes' : 'Save enrichment'}
 					</SubmitButton>
 				</div>
 			</Form>
@@ -284,32 +339,60 @@ function EnrichmentForm({
 	)
 }
 
+/** A saved chain's steps as the form's slots (at least CHAIN_STEP_SLOTS, the rest empty). */
+function chainSlots(chain: Chain | null) {
+	const steps = (chain?.steps ?? []).map((step) => ({
+		kind: step.kind,
+		enrichmentId: step.kind === 'ai' ? step.enrichmentId : '',
+		outputColumn: step.kind === 'ai' ? '' : step.outputColumn,
+		conditionColumn: step.condition?.column ?? '',
+		conditionOp: step.condition?.op ?? '',
+		conditionValue: step.condition?.value ?? '',
+	}))
+	const empty = Math.max(CHAIN_STEP_SLOTS - steps.length, 0)
+	return [...steps, ...Array.from({ length: empty }, () => ({ kind: '' }))]
+}
+
 function ChainForm({
 	loaderData,
 	actionData,
+	editing,
 }: {
 	loaderData: Route.ComponentProps['loaderData']
 	actionData: ActionResult | undefined
+	editing: Chain | null
 }) {
-	const saving = useIsPending('create-chain')
-	const [form, fields] = useForm<z.input<typeof CreateChainSchema>>({
-		id: 'chain',
-		lastResult: actionData?.intent === 'create-chain' ? actionData.result : undefined,
-		constraint: getZodConstraint(CreateChainSchema),
-		defaultValue: { steps: Array.from({ length: CHAIN_STEP_SLOTS }, () => ({ kind: '' })) },
-		onValidate: ({ formData }) => parseWithZod(formData, { schema: CreateChainSchema }),
+	const intent = editing ? 'update-chain' : 'create-chain'
+	const saving = useIsPending(intent)
+	const [form, fields] = useForm<z.input<typeof ChainFormSchema>>({
+		id: editing ? 'chain-edit' : 'chain',
+		lastResult: actionData?.intent === intent ? actionData.result : undefined,
+		constraint: getZodConstraint(ChainFormSchema),
+		defaultValue: { name: editing?.name ?? '', steps: chainSlots(editing) },
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: ChainFormSchema }),
 		shouldRevalidate: 'onInput',
 	})
 	const steps = fields.steps.getFieldList()
 	return (
 		<Card>
-			<h2 className="text-lg font-semibold">New enrichment chain</h2>
+			<div className="flex items-baseline justify-between gap-4">
+				<h2 className="text-lg font-semibold">
+					{editing ? `Edit chain “${editing.name}”` : 'New enrichment chain'}
+				</h2>
+				{editing ? (
+					<Link to="/enrichments" className="text-sm text-slate-600 underline">
+						Cancel editing
+					</Link>
+				) : null}
+			</div>
 			<p className="mt-1 text-sm text-slate-600">
 				Steps run in order for each lead. A step is skipped when its “run only if” condition does
 				not hold, or when an earlier step already filled its output column (a waterfall).
+				{editing ? ' Runs already started keep the steps they started with.' : ''}
 			</p>
 			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
-				<input type="hidden" name="intent" value="create-chain" />
+				<input type="hidden" name="intent" value={intent} />
+				{editing ? <input type="hidden" name="id" value={editing.id} /> : null}
 				<FormErrors id={form.errorId} errors={form.errors} />
 				<Field
 					label="Name"
@@ -322,10 +405,49 @@ function ChainForm({
 					return (
 						<fieldset key={step.key} className="rounded-md p-3 ring-1 ring-slate-200">
 							<legend className="px-1 text-sm font-medium">Step {index + 1}</legend>
+							<div className="mb-2 flex flex-wrap gap-2">
+								{index > 0 ? (
+									<Button
+										variant="ghost"
+										className="px-2 py-1"
+										{...form.reorder.getButtonProps({
+											name: fields.steps.name,
+											from: index,
+											to: index - 1,
+										})}
+									>
+										Move step {index + 1} up
+									</Button>
+								) : null}
+								{index < steps.length - 1 ? (
+									<Button
+										variant="ghost"
+										className="px-2 py-1"
+										{...form.reorder.getButtonProps({
+											name: fields.steps.name,
+											from: index,
+											to: index + 1,
+										})}
+									>
+										Move step {index + 1} down
+									</Button>
+								) : null}
+								<Button
+									variant="ghost"
+									className="px-2 py-1"
+									{...form.remove.getButtonProps({ name: fields.steps.name, index })}
+								>
+									Remove step {index + 1}
+								</Button>
+							</div>
 							<div className="grid gap-3 sm:grid-cols-3">
 								<label className="text-sm">
 									Kind
-									<select name={s.kind.name} defaultValue="" className={`mt-1 ${inputClasses}`}>
+									<select
+										name={s.kind.name}
+										defaultValue={s.kind.initialValue ?? ''}
+										className={`mt-1 ${inputClasses}`}
+									>
 										<option value="">(no step)</option>
 										{STEP_KINDS.map((k) => (
 											<option key={k} value={k}>
@@ -338,7 +460,7 @@ function ChainForm({
 									AI enrichment
 									<select
 										name={s.enrichmentId.name}
-										defaultValue=""
+										defaultValue={s.enrichmentId.initialValue ?? ''}
 										className={`mt-1 ${inputClasses}`}
 									>
 										<option value="">(for AI steps)</option>
@@ -354,6 +476,7 @@ function ChainForm({
 									Output column (built-in steps)
 									<input
 										name={s.outputColumn.name}
+										defaultValue={s.outputColumn.initialValue ?? ''}
 										placeholder="email_guess"
 										className={`mt-1 ${inputClasses}`}
 									/>
@@ -363,6 +486,7 @@ function ChainForm({
 									Run only if column
 									<input
 										name={s.conditionColumn.name}
+										defaultValue={s.conditionColumn.initialValue ?? ''}
 										list="columns"
 										placeholder="(always)"
 										className={`mt-1 ${inputClasses}`}
@@ -373,7 +497,7 @@ function ChainForm({
 									…
 									<select
 										name={s.conditionOp.name}
-										defaultValue=""
+										defaultValue={s.conditionOp.initialValue ?? ''}
 										className={`mt-1 ${inputClasses}`}
 									>
 										<option value="">(choose)</option>
@@ -387,7 +511,11 @@ function ChainForm({
 								</label>
 								<label className="text-sm">
 									Value
-									<input name={s.conditionValue.name} className={`mt-1 ${inputClasses}`} />
+									<input
+										name={s.conditionValue.name}
+										defaultValue={s.conditionValue.initialValue ?? ''}
+										className={`mt-1 ${inputClasses}`}
+									/>
 								</label>
 							</div>
 						</fieldset>
@@ -399,7 +527,7 @@ function ChainForm({
 					))}
 				</datalist>
 				<SubmitButton pending={saving} pendingText="Saving…">
-					Save chain
+					{editing ? 'Save chain changes' : 'Save chain'}
 				</SubmitButton>
 			</Form>
 		</Card>
@@ -408,6 +536,8 @@ function ChainForm({
 
 export default function Enrichments({ loaderData, actionData }: Route.ComponentProps) {
 	const result = actionData as ActionResult | undefined
+	const editLink = (param: 'edit' | 'editChain', id: string) =>
+		`/enrichments?${new URLSearchParams({ [param]: id, ...(loaderData.defaultListId ? { list: loaderData.defaultListId } : {}) })}`
 	return (
 		<>
 			<PageHeader
@@ -435,11 +565,20 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 											</p>
 											<p className="mt-1 text-slate-500">{e.prompt}</p>
 										</div>
-										<Form method="post">
-											<input type="hidden" name="intent" value="delete-enrichment" />
-											<input type="hidden" name="id" value={e.id} />
-											<SubmitButton variant="ghost">Delete</SubmitButton>
-										</Form>
+										<div className="flex shrink-0 items-center gap-1">
+											<Link
+												to={editLink('edit', e.id)}
+												className={buttonClasses('ghost')}
+												aria-label={`Edit ${e.name}`}
+											>
+												Edit
+											</Link>
+											<Form method="post">
+												<input type="hidden" name="intent" value="delete-enrichment" />
+												<input type="hidden" name="id" value={e.id} />
+												<SubmitButton variant="ghost">Delete</SubmitButton>
+											</Form>
+										</div>
 									</li>
 								))}
 							</ul>
@@ -469,19 +608,38 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 												))}
 											</ol>
 										</div>
-										<Form method="post">
-											<input type="hidden" name="intent" value="delete-chain" />
-											<input type="hidden" name="id" value={c.id} />
-											<SubmitButton variant="ghost">Delete</SubmitButton>
-										</Form>
+										<div className="flex shrink-0 items-center gap-1">
+											<Link
+												to={editLink('editChain', c.id)}
+												className={buttonClasses('ghost')}
+												aria-label={`Edit ${c.name}`}
+											>
+												Edit
+											</Link>
+											<Form method="post">
+												<input type="hidden" name="intent" value="delete-chain" />
+												<input type="hidden" name="id" value={c.id} />
+												<SubmitButton variant="ghost">Delete</SubmitButton>
+											</Form>
+										</div>
 									</li>
 								))}
 							</ul>
 						)}
 					</Card>
-					<ChainForm loaderData={loaderData} actionData={result} />
+					<ChainForm
+						key={loaderData.editingChain?.id ?? 'new'}
+						loaderData={loaderData}
+						actionData={result}
+						editing={loaderData.editingChain}
+					/>
 				</div>
-				<EnrichmentForm loaderData={loaderData} actionData={result} />
+				<EnrichmentForm
+					key={loaderData.editing?.id ?? 'new'}
+					loaderData={loaderData}
+					actionData={result}
+					editing={loaderData.editing}
+				/>
 			</div>
 		</>
 	)

@@ -1,6 +1,17 @@
 import { expect, test } from '@playwright/test'
+import { startFakeEmailBison, type FakeEmailBison } from '../fakes/emailbison/server.ts'
 import { FAKE_OPENAI_KEY } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
+
+let eb: FakeEmailBison
+test.beforeAll(async () => {
+	eb = await startFakeEmailBison({ workspaces: 1 })
+})
+test.afterAll(async () => {
+	await eb.close()
+})
+
+const WRONG_EMAILBISON_KEY = 'eb-wrong-wrong-wrong-5678'
 
 test('add, test, replace and delete provider keys; no key ever reaches the browser', async ({
 	page,
@@ -28,10 +39,53 @@ test('add, test, replace and delete provider keys; no key ever reaches the brows
 		.click()
 	await expect(page.getByText(/The test failed: The Apify API token is not valid/)).toBeVisible()
 
+	// the EmailBison key is tested against the account's EmailBison URL (from Settings)
+	const emailbison = () => page.locator('section', { hasText: 'Tested against your EmailBison' })
+	await emailbison().getByLabel('API key').fill(WRONG_EMAILBISON_KEY)
+	await emailbison().getByRole('button', { name: 'Save key' }).click()
+	await expect(page.getByTestId('last4-emailbison')).toHaveText('Key ending in …5678')
+	await emailbison().getByRole('button', { name: 'Test key' }).click()
+	await expect(emailbison().getByText(/Add its URL in Settings first/)).toBeVisible()
+	await expect(page).toHaveURL(/\/api-keys/)
+
+	await page.goto('/settings')
+	await page.getByLabel('EmailBison URL').fill(`${eb.url}/api`)
+	await page.getByLabel('Super-admin API key').fill(eb.superAdminKey)
+	await page.getByRole('button', { name: 'Save EmailBison settings' }).click()
+	await expect(page.getByText('EmailBison settings saved')).toBeVisible()
+	await page.goto('/api-keys')
+	await emailbison().getByRole('button', { name: 'Test key' }).click()
+	await expect(
+		emailbison().getByText(`The test failed: EmailBison at ${eb.url}/api refused this API key.`),
+	).toBeVisible()
+	await expect(emailbison().getByText('Not tested')).toBeVisible()
+	const callsBefore = eb.count('GET /api/users')
+	await emailbison().getByLabel('New key (replaces the saved one)').fill(eb.superAdminKey)
+	await emailbison().getByRole('button', { name: 'Replace key' }).click()
+	await expect(page.getByTestId('last4-emailbison')).toHaveText('Key ending in …1234')
+	await emailbison().getByRole('button', { name: 'Test key' }).click()
+	await expect(
+		page.getByText(`The key works: EmailBison user Fake Admin at ${eb.url}/api.`),
+	).toBeVisible()
+	await expect(emailbison().getByText('Tested', { exact: true })).toBeVisible()
+	expect(eb.count('GET /api/users')).toBe(callsBefore + 1)
+
 	// neither page nor data carries any key beyond its last 4 characters
-	for (const path of ['/api-keys', '/api-keys.data', '/enrichments', '/enrichments.data']) {
+	for (const path of [
+		'/api-keys',
+		'/api-keys.data',
+		'/enrichments',
+		'/enrichments.data',
+		'/settings',
+		'/settings.data',
+	]) {
 		const body = await (await page.request.get(path)).text()
-		for (const secret of [FAKE_OPENAI_KEY, 'apify_api_wrongwrongwrong1234']) {
+		for (const secret of [
+			FAKE_OPENAI_KEY,
+			'apify_api_wrongwrongwrong1234',
+			WRONG_EMAILBISON_KEY,
+			eb.superAdminKey,
+		]) {
 			expect(body).not.toContain(secret.slice(0, -4))
 			expect(body).not.toContain(secret.slice(0, 12))
 		}

@@ -4,6 +4,7 @@ import { getConfig } from '../../config.server.ts'
 import { isOwner, type AccountContext } from '../../context.server.ts'
 import { ApifyError, createApifyClient } from '../../integrations/apify.server.ts'
 import { ApolloError, createApolloClient } from '../../integrations/apollo.server.ts'
+import { createEmailBisonClient, EmailBisonError } from '../../integrations/emailbison.server.ts'
 import { listModels, ModelError } from '../../integrations/openai.server.ts'
 import { forbidden, FormError } from '../../utils/http-errors.server.ts'
 import { lastFour, sealSecret } from '../../utils/secrets.server.ts'
@@ -89,9 +90,42 @@ export async function deleteApiKey(context: AccountContext | null, provider: Pro
 	if (!row) throw new FormError(`There is no ${PROVIDER_LABELS[provider]} key to delete.`)
 }
 
+/** GET /api/users on the account's EmailBison instance (its URL is on Settings) with this key. */
+async function testEmailBisonKey(accountId: string, key: string) {
+	const settings = await db
+		.selectFrom('settings')
+		.select('emailbison_api_url')
+		.where('user_id', '=', accountId)
+		.executeTakeFirst()
+	const url = settings?.emailbison_api_url?.trim()
+	if (!url)
+		throw new FormError(
+			'The test failed: EmailBison runs on your own instance. Add its URL in Settings first.',
+		)
+	try {
+		const me = await createEmailBisonClient({
+			baseUrl: url,
+			apiKey: key,
+			retryDelayMs: 300,
+			timeoutMs: 15_000,
+		}).me()
+		return `The key works: EmailBison user ${me?.name ?? me?.email ?? 'found'} at ${url}.`
+	} catch (error) {
+		if (!(error instanceof EmailBisonError)) throw error
+		if (error.kind === 'key')
+			throw new FormError(`The test failed: EmailBison at ${url} refused this API key.`)
+		if (error.kind === 'unavailable' && !error.status)
+			throw new FormError(`The test failed: EmailBison could not be reached at ${url}.`)
+		if (error.kind === 'not-found')
+			throw new FormError(`The test failed: ${url} does not look like an EmailBison instance.`)
+		throw new FormError(`The test failed: ${error.message}`)
+	}
+}
+
 /**
  * A cheap authenticated call with the stored key: OpenAI-compatible lists its models,
- * Apify reads /v2/users/me, Apollo its health call. Returns a sentence for the person;
+ * Apify reads /v2/users/me, Apollo its health call, EmailBison /api/users on the
+ * account's instance. Returns a sentence for the person;
  * throws FormError with a clear reason when the key fails.
  */
 export async function testApiKey(context: AccountContext | null, provider: Provider) {
@@ -123,9 +157,7 @@ export async function testApiKey(context: AccountContext | null, provider: Provi
 			}).health()
 			message = 'The key works: Apollo answered its health check.'
 		} else {
-			throw new FormError(
-				'EmailBison keys are checked against your EmailBison URL on Settings and at each upload.',
-			)
+			message = await testEmailBisonKey(account.accountId, stored.key)
 		}
 	} catch (error) {
 		if (error instanceof ModelError || error instanceof ApifyError || error instanceof ApolloError)

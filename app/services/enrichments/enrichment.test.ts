@@ -4,11 +4,19 @@ import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/se
 import { insertUser } from '../../../tests/support/factories.ts'
 import { loadAccountContext, type AccountContext } from '../../context.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
-import { FormError } from '../../utils/http-errors.server.ts'
+import { FormError, statusOf } from '../../utils/http-errors.server.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
 import { saveApiKey, testApiKey } from '../api-keys/api-keys.server.ts'
 import { getCreditBalance, grantCredits } from '../billing/credits.server.ts'
-import { createChain, createEnrichment, previewEnrichment } from './enrichments.server.ts'
+import {
+	createChain,
+	createEnrichment,
+	findEnrichment,
+	listChains,
+	previewEnrichment,
+	updateChain,
+	updateEnrichment,
+} from './enrichments.server.ts'
 import { EnrichmentFormSchema } from './schemas.ts'
 import { retryFailedRows, startRun } from './start-enrichment.server.ts'
 
@@ -323,5 +331,211 @@ describe('running an enrichment', () => {
 		expect(openai.calls).toHaveLength(8)
 		expect(openai.calls.filter((c) => c.startsWith('EMPTY'))).toHaveLength(4)
 		expect(await getCreditBalance(me.accountId!)).toBe(92)
+	})
+})
+
+describe('editing enrichments and chains', () => {
+	const row = (id: string) =>
+		db.selectFrom('ai_enrichments').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+
+	test('an edit is checked like a new enrichment; bad input writes nothing', async () => {
+		const me = await account()
+		const summary = await createEnrichment(me, enrichmentInput())
+		const later = await createEnrichment(
+			me,
+			enrichmentInput({ name: 'Later', prompt: 'Shorten {{summary}}', outputColumn: 'short' }),
+		)
+		const before = await row(summary.id)
+		const refused = async (overrides: Record<string, unknown>, field: string, message: RegExp) => {
+			const error = await updateEnrichment(
+				me,
+				summary.id,
+				enrichmentInput({ name: 'Changed', ...overrides }),
+			).catch((e: unknown) => e)
+			expect(error).toBeInstanceOf(FormError)
+			expect(error).toMatchObject({ field, message: expect.stringMatching(message) })
+			expect(await row(summary.id)).toEqual(before)
+		}
+		await refused({ prompt: 'Hi {{nickname}}' }, 'prompt', /Unknown column: \{\{nickname\}\}/)
+		await refused({ prompt: 'Again {{summary}}' }, 'prompt', /cannot use its own output column/)
+		await refused({ outputColumn: 'short' }, 'outputColumn', /“short” is already a column/)
+		await refused({ outputColumn: 'email' }, 'outputColumn', /already a column/)
+		// "Later" reads {{summary}}: the column may not go away under it
+		await refused({ outputColumn: 'blurb' }, 'outputColumn', /“Later” reads \{\{summary\}\}/)
+		await refused(
+			{ outputFormat: 'json', outputFields: 'industry:colour' },
+			'outputFields',
+			/string, number or boolean/,
+		)
+
+		// its own output column is no collision; the edit is saved
+		await updateEnrichment(
+			me,
+			summary.id,
+			enrichmentInput({
+				name: 'Summary v2',
+				prompt: 'Summarise {{company_name}} ({{title}})',
+				outputFormat: 'json',
+				outputFields: 'industry:string, size:number',
+				temperature: 0.5,
+			}),
+		)
+		const saved = await findEnrichment(me, summary.id)
+		expect(saved).toMatchObject({
+			name: 'Summary v2',
+			prompt: 'Summarise {{company_name}} ({{title}})',
+			outputColumn: 'summary',
+			format: {
+				kind: 'json',
+				fields: [
+					{ name: 'industry', type: 'string' },
+					{ name: 'size', type: 'number' },
+				],
+			},
+			temperature: 0.5,
+		})
+		// and "Later" may now be moved onto a JSON field's column
+		await expect(
+			updateEnrichment(
+				me,
+				later.id,
+				enrichmentInput({
+					name: 'Later',
+					prompt: 'Shorten {{summary.industry}}',
+					outputColumn: 'short',
+				}),
+			),
+		).resolves.toMatchObject({ name: 'Later' })
+		await expect(
+			updateEnrichment(me, summary.id, enrichmentInput({ outputFormat: 'text' })),
+		).rejects.toMatchObject({ field: 'outputFields', message: expect.stringContaining('“Later”') })
+	})
+
+	test("another account's enrichment or chain is not found", async () => {
+		const me = await account()
+		const other = await account()
+		const theirs = await createEnrichment(other, enrichmentInput())
+		const theirChain = await createChain(other, {
+			name: 'Theirs',
+			steps: [{ kind: 'ai', enrichmentId: theirs.id }],
+		})
+		const status = (promise: Promise<unknown>) => promise.then(() => 200, statusOf)
+		expect(await status(updateEnrichment(me, theirs.id, enrichmentInput()))).toBe(404)
+		expect(
+			await status(
+				updateChain(me, theirChain.id, { name: 'Mine', steps: [{ kind: 'email-guess' }] }),
+			),
+		).toBe(404)
+		expect((await row(theirs.id)).name).toBe('Summary')
+		expect((await listChains(other))[0]!.name).toBe('Theirs')
+	})
+
+	test("a chain's steps are reordered, changed and removed; bad steps write nothing", async () => {
+		const me = await account()
+		const e = await createEnrichment(me, enrichmentInput())
+		const chain = await createChain(me, {
+			name: 'Order',
+			steps: [
+				{ kind: 'ai', enrichmentId: e.id },
+				{ kind: 'email-guess', conditionColumn: 'company_domain', conditionOp: 'not-empty' },
+				{ kind: 'company-domain' },
+			],
+		})
+		await expect(
+			updateChain(me, chain.id, {
+				name: 'Broken',
+				steps: [{ kind: 'email-guess', conditionColumn: 'nickname', conditionOp: 'empty' }],
+			}),
+		).rejects.toMatchObject({ field: 'steps[0].conditionColumn' })
+		await expect(
+			updateChain(me, chain.id, { name: 'Empty', steps: [{ kind: '' }, { kind: '' }] }),
+		).rejects.toMatchObject({ message: 'Add at least one step.' })
+		expect((await listChains(me))[0]!.name).toBe('Order')
+		expect((await listChains(me))[0]!.steps.map((s) => s.kind)).toEqual([
+			'ai',
+			'email-guess',
+			'company-domain',
+		])
+
+		await updateChain(me, chain.id, {
+			name: 'Reordered',
+			steps: [
+				{ kind: 'company-domain', outputColumn: 'domain_first' },
+				{ kind: '' },
+				{
+					kind: 'ai',
+					enrichmentId: e.id,
+					conditionColumn: 'title',
+					conditionOp: 'equals',
+					conditionValue: 'CEO',
+				},
+			],
+		})
+		const [saved] = await listChains(me)
+		expect(saved).toMatchObject({
+			name: 'Reordered',
+			steps: [
+				{ kind: 'company-domain', outputColumn: 'domain_first', condition: null },
+				{
+					kind: 'ai',
+					enrichmentId: e.id,
+					condition: { column: 'title', op: 'equals', value: 'CEO' },
+				},
+			],
+		})
+		expect(saved!.steps).toHaveLength(2)
+	})
+
+	test('runs keep the snapshot they started with: editing changes neither their steps nor their results', async () => {
+		const me = await account(100)
+		const listId = await leadList(me, 10)
+		const e = await createEnrichment(me, enrichmentInput())
+		const chain = await createChain(me, {
+			name: 'Snapshot',
+			steps: [{ kind: 'ai', enrichmentId: e.id }, { kind: 'email-guess' }],
+		})
+		openai.setDelay(150)
+		const { runId } = await startRun(me, {
+			listId,
+			target: `chain:${chain.id}`,
+			payWith: 'credits',
+		})
+		const stepsOf = async () =>
+			(
+				await db
+					.selectFrom('enrichment_runs')
+					.select('steps')
+					.where('id', '=', runId)
+					.executeTakeFirstOrThrow()
+			).steps
+		const recorded = await stepsOf()
+		// edit both while the run is calling the model
+		await expect
+			.poll(() => openai.calls.length, { timeout: 20_000, interval: 20 })
+			.toBeGreaterThan(0)
+		await updateEnrichment(
+			me,
+			e.id,
+			enrichmentInput({ prompt: 'CHANGED {{company_name}}', model: 'gpt-4.1' }),
+		)
+		await updateChain(me, chain.id, {
+			name: 'Snapshot',
+			steps: [{ kind: 'email-guess' }, { kind: 'ai', enrichmentId: e.id }],
+		})
+		expect((await settled(runId)).status).toBe(2)
+		expect(await stepsOf()).toEqual(recorded)
+		expect(openai.calls).toHaveLength(10)
+		expect(openai.calls.every((c) => c.startsWith('Describe Company'))).toBe(true)
+		const rows = await rowsOf(runId)
+		expect(
+			rows.every((r) =>
+				(r.data as Record<string, string>).summary!.startsWith('AI(gpt-4o-mini): Describe'),
+			),
+		).toBe(true)
+
+		// a finished run keeps its record and its results too
+		await updateEnrichment(me, e.id, enrichmentInput({ prompt: 'AGAIN {{company_name}}' }))
+		expect(await stepsOf()).toEqual(recorded)
+		expect(await rowsOf(runId)).toEqual(rows)
 	})
 })

@@ -140,21 +140,37 @@ export async function knownColumns(context: AccountContext | null, listId?: stri
 
 type EnrichmentInput = z.output<typeof EnrichmentFields>
 
-/** Checks placeholders and the output column; returns the enrichment as it would be saved. */
-async function validate(context: AccountContext | null, input: EnrichmentInput) {
-	const columns = await knownColumns(context, input.listId)
-	const unknown = placeholders(input.prompt).filter((p) => !columns.includes(p))
-	if (unknown.length)
-		throw new FormError(
-			`Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.map((u) => `{{${u}}}`).join(', ')}. Use a lead column or an earlier output.`,
-			'prompt',
-		)
+/** The columns an enrichment fills: its output column, and `output.field` for JSON fields. */
+function columnsOf(e: { outputColumn: string; format: OutputFormat }) {
+	return [
+		e.outputColumn,
+		...(e.format.kind === 'json' ? e.format.fields.map((f) => `${e.outputColumn}.${f.name}`) : []),
+	]
+}
+
+/**
+ * Checks placeholders and the output column; returns the enrichment as it would be saved.
+ * When editing, the enrichment's own columns do not collide with it.
+ */
+async function validate(
+	context: AccountContext | null,
+	input: EnrichmentInput,
+	editing?: Enrichment,
+) {
+	const own = editing ? columnsOf(editing) : []
+	const columns = (await knownColumns(context, input.listId)).filter((c) => !own.includes(c))
 	if (
 		placeholders(input.prompt).some(
 			(p) => p === input.outputColumn || p.startsWith(`${input.outputColumn}.`),
 		)
 	)
 		throw new FormError('The prompt cannot use its own output column.', 'prompt')
+	const unknown = placeholders(input.prompt).filter((p) => !columns.includes(p))
+	if (unknown.length)
+		throw new FormError(
+			`Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.map((u) => `{{${u}}}`).join(', ')}. Use a lead column or an earlier output.`,
+			'prompt',
+		)
 	if (columns.includes(input.outputColumn))
 		throw new FormError(
 			`“${input.outputColumn}” is already a column. Choose another output column.`,
@@ -193,6 +209,68 @@ export async function createEnrichment(context: AccountContext | null, input: En
 			'outputColumn',
 		)
 	return row
+}
+
+/**
+ * Changes an enrichment with the same checks as creating it. Runs already started keep the
+ * snapshot of it they took. A column it stops filling may not be one that another enrichment's
+ * prompt or a chain's condition reads.
+ */
+export async function updateEnrichment(
+	context: AccountContext | null,
+	id: string,
+	input: EnrichmentInput,
+) {
+	const account = actingAccount(context)
+	const current = await findEnrichment(account, id)
+	const { format } = await validate(account, input, current)
+	const kept = columnsOf({ outputColumn: input.outputColumn, format })
+	const dropped = columnsOf(current).filter((c) => !kept.includes(c))
+	if (dropped.length) {
+		const field = dropped.includes(current.outputColumn) ? 'outputColumn' : 'outputFields'
+		const reader = (await listEnrichments(account)).find(
+			(e) => e.id !== id && placeholders(e.prompt).some((p) => dropped.includes(p)),
+		)
+		if (reader)
+			throw new FormError(
+				`The enrichment “${reader.name}” reads ${dropped.map((c) => `{{${c}}}`).join(', ')}. Change its prompt first.`,
+				field,
+			)
+		const chain = (await listChains(account)).find((c) =>
+			c.steps.some((step) => step.condition && dropped.includes(step.condition.column)),
+		)
+		if (chain)
+			throw new FormError(
+				`The chain “${chain.name}” runs a step only if ${dropped.join(', ')} holds. Change it first.`,
+				field,
+			)
+	}
+	try {
+		await db
+			.updateTable('ai_enrichments')
+			.set({
+				name: input.name,
+				prompt: input.prompt,
+				output_column: input.outputColumn,
+				output_format: format.kind,
+				output_fields: JSON.stringify(format.kind === 'json' ? format.fields : []),
+				model: input.model,
+				temperature: input.temperature,
+				updated_at: sql`now()`,
+			})
+			.where('user_id', '=', account.accountId)
+			.where('id', '=', id)
+			.execute()
+	} catch (error) {
+		// another enrichment took the output column meanwhile (ai_enrichments_user_output_key)
+		if ((error as { code?: string }).code === '23505')
+			throw new FormError(
+				`“${input.outputColumn}” is already a column. Choose another.`,
+				'outputColumn',
+			)
+		throw error
+	}
+	return { id, name: input.name }
 }
 
 export async function deleteEnrichment(context: AccountContext | null, id: string) {
@@ -241,15 +319,12 @@ export type ChainStepInput = {
 	conditionValue?: string
 }
 
-export async function createChain(
-	context: AccountContext | null,
-	input: { name: string; steps: ChainStepInput[] },
-) {
-	const account = actingAccount(context)
+/** The form's step slots as saved steps, in order; empty slots are left out. */
+async function chainSteps(account: AccountContext, input: ChainStepInput[]) {
 	const enrichments = await listEnrichments(account)
 	const columns = await knownColumns(account)
 	const steps: ChainStep[] = []
-	for (const [index, step] of input.steps.entries()) {
+	for (const [index, step] of input.entries()) {
 		if (step.kind === '') continue
 		let condition: Condition | null = null
 		if (step.conditionColumn) {
@@ -277,11 +352,38 @@ export async function createChain(
 		}
 	}
 	if (steps.length === 0) throw new FormError('Add at least one step.', 'steps')
+	return steps
+}
+
+export async function createChain(
+	context: AccountContext | null,
+	input: { name: string; steps: ChainStepInput[] },
+) {
+	const account = actingAccount(context)
+	const steps = await chainSteps(account, input.steps)
 	return db
 		.insertInto('enrichment_chain')
 		.values({ user_id: account.accountId, name: input.name, steps: JSON.stringify(steps) })
 		.returning(['id', 'name'])
 		.executeTakeFirstOrThrow()
+}
+
+/** Changes a chain's name and steps (order, conditions); runs already started keep theirs. */
+export async function updateChain(
+	context: AccountContext | null,
+	id: string,
+	input: { name: string; steps: ChainStepInput[] },
+) {
+	const account = actingAccount(context)
+	await findChain(account, id)
+	const steps = await chainSteps(account, input.steps)
+	await db
+		.updateTable('enrichment_chain')
+		.set({ name: input.name, steps: JSON.stringify(steps), updated_at: sql`now()` })
+		.where('user_id', '=', account.accountId)
+		.where('id', '=', id)
+		.execute()
+	return { id, name: input.name }
 }
 
 export async function deleteChain(context: AccountContext | null, id: string) {

@@ -15,6 +15,7 @@ import { sleep } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
 import { cacheKey, LEAD_FIELDS, modelProvider } from './enrichments.server.ts'
+import { providerKeyId, takeSlot } from './rate-limit.server.ts'
 import {
 	conditionHolds,
 	guessDomain,
@@ -78,15 +79,6 @@ async function loadRun(runId: string): Promise<Run | undefined> {
 	return row ? { ...row, steps: row.steps as RunStep[] } : undefined
 }
 
-// Calls per second per provider key, in this process: each call takes the next free slot.
-const slots = new Map<string, number>()
-async function takeSlot(keyId: string, perSecond: number, signal: AbortSignal) {
-	const now = Date.now()
-	const slot = Math.max(now, slots.get(keyId) ?? 0)
-	slots.set(keyId, slot + 1000 / perSecond)
-	if (slot > now) await sleep(slot - now, signal)
-}
-
 type RowResult = {
 	leadId: string
 	patch: Record<string, unknown>
@@ -109,6 +101,7 @@ async function callModel(
 ) {
 	const config = getConfig()
 	for (let attempt = 1; ; attempt++) {
+		// shared by every process using this key (decision 0016)
 		await takeSlot(keyId, config.ENRICH_RATE_PER_SECOND, signal)
 		try {
 			return await client.complete({
@@ -336,7 +329,7 @@ async function toolsFor(run: Run): Promise<Tools> {
 					: 'The platform has no AI provider configured.',
 			)
 		model = createModelClient(provider)
-		keyId = `${provider.baseUrl}|${provider.apiKey.slice(-8)}`
+		keyId = providerKeyId(provider)
 	}
 	let apollo: Tools['apollo'] = null
 	if (run.steps.some((s) => s.kind === 'company-domain')) {

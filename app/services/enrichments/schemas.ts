@@ -72,9 +72,12 @@ export const EnrichmentFields = z
 			ctx.addIssue({ code: 'custom', path: ['outputFields'], message: parsed.error })
 	})
 
-/** One form, two buttons: preview on 5 rows, or save. */
+/** One form, two buttons: preview on 5 rows, or save (a new enrichment, or the one being edited). */
 export const EnrichmentFormSchema = z.intersection(
-	z.object({ intent: z.enum(['create-enrichment', 'preview']) }),
+	z.object({
+		intent: z.enum(['create-enrichment', 'update-enrichment', 'preview']),
+		id: z.uuid().optional(),
+	}),
 	EnrichmentFields,
 )
 
@@ -108,8 +111,10 @@ const ChainStep = z
 			ctx.addIssue({ code: 'custom', path: ['conditionOp'], message: 'Choose how to compare.' })
 	})
 
-export const CreateChainSchema = z.object({
-	intent: z.literal('create-chain'),
+/** A new chain, or the one being edited (`id`). */
+export const ChainFormSchema = z.object({
+	intent: z.enum(['create-chain', 'update-chain']),
+	id: z.uuid().optional(),
 	name: z
 		.string({ error: 'Name the chain.' })
 		.trim()

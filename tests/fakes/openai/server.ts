@@ -16,6 +16,8 @@ export type FakeOpenAI = {
 	calls: string[]
 	/** all requests including refused ones, as "METHOD /path status" */
 	requests: string[]
+	/** every chat completion request (refused ones too): when it arrived (ms) and its prompt */
+	arrivals: { at: number; prompt: string }[]
 	setDelay(ms: number): void
 	/** answer 429 with Retry-After to the next N chat calls */
 	rateLimitNext(n: number, retryAfterSeconds?: number): void
@@ -60,6 +62,7 @@ export async function startFakeOpenAI(
 	const models = options.models ?? ['gpt-4o-mini', 'gpt-4.1']
 	const calls: string[] = []
 	const requests: string[] = []
+	const arrivals: FakeOpenAI['arrivals'] = []
 	let delay = options.delayMs ?? 0
 	let limited = 0
 	let retryAfter = 1
@@ -94,9 +97,15 @@ export async function startFakeOpenAI(
 				})
 			}
 			if (req.method === 'POST' && path === '/chat/completions') {
+				const at = Date.now()
 				let body: ChatBody
 				try {
 					body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody
+					arrivals.push({
+						at,
+						prompt:
+							[...(body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? '',
+					})
 				} catch {
 					return error(
 						400,
@@ -169,6 +178,7 @@ export async function startFakeOpenAI(
 		models,
 		calls,
 		requests,
+		arrivals,
 		setDelay: (ms) => {
 			delay = ms
 		},
@@ -182,6 +192,7 @@ export async function startFakeOpenAI(
 		reset: () => {
 			calls.length = 0
 			requests.length = 0
+			arrivals.length = 0
 			limited = 0
 			failing = 0
 		},

@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { db } from '../../db/index.server.ts'
+import { loadAccountContext } from '../../app/context.server.ts'
+import { grantCredits } from '../../app/services/billing/credits.server.ts'
+import { createEnrichment } from '../../app/services/enrichments/enrichments.server.ts'
+import { startRun } from '../../app/services/enrichments/start-enrichment.server.ts'
+import { resetSingleton } from '../../app/utils/singleton.server.ts'
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai/server.ts'
+import { insertUser } from '../support/factories.ts'
+
+// Two processes run enrich jobs with the same provider key (the platform's): together they
+// keep to ENRICH_RATE_PER_SECOND, as the provider sees it (decision 0016).
+// A low limit: calls 200 ms apart, so a busy machine's timing jitter (a process not scheduled
+// for a while, then sending two calls at once) stays within the tolerance below.
+const LIMIT = 5
+const ROWS = 15 // per run: 30 calls, 6 s at the limit
+let openai: FakeOpenAI
+beforeAll(async () => {
+	openai = await startFakeOpenAI({ delayMs: 20 })
+	process.env.OPENAI_BASE_URL = openai.url
+	process.env.OPENAI_API_KEY = openai.apiKey
+	process.env.ENRICH_RATE_PER_SECOND = String(LIMIT)
+	process.env.ENRICH_CONCURRENCY = '5'
+	resetSingleton('config')
+})
+afterAll(async () => {
+	await openai.close()
+})
+
+function runInProcess(runId: string) {
+	const child = spawn(process.execPath, ['tests/processes/enrich-job-process.ts', runId], {
+		env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'test' },
+		stdio: ['ignore', 'pipe', 'pipe'],
+	})
+	let output = ''
+	child.stdout.on('data', (d) => (output += d))
+	child.stderr.on('data', (d) => (output += d))
+	return new Promise<void>((resolve, reject) =>
+		child.once('exit', (code) =>
+			code === 0 ? resolve() : reject(new Error(`exited ${code}: ${output}`)),
+		),
+	)
+}
+
+/** The most calls the provider saw in any 1-second window. */
+function busiestSecond(times: number[]) {
+	const sorted = [...times].sort((a, b) => a - b)
+	let most = 0
+	for (let i = 0, j = 0; i < sorted.length; i++) {
+		while (sorted[j]! <= sorted[i]! - 1000) j++
+		most = Math.max(most, i - j + 1)
+	}
+	return most
+}
+
+test('two processes enriching with one key stay within its calls per second together', async () => {
+	const user = await insertUser(db)
+	await grantCredits(db, { accountId: user.id, amount: 1000, reason: 'admin', reference: 'seed' })
+	const me = await loadAccountContext(db, user)
+	const enrichment = await createEnrichment(me, {
+		name: 'Rate',
+		prompt: 'About {{company_name}}',
+		outputColumn: 'about',
+		outputFormat: 'text',
+		model: 'gpt-4o-mini',
+		temperature: 0,
+	})
+	const runs: string[] = []
+	for (const name of ['A', 'B']) {
+		const list = await db
+			.insertInto('processing_list')
+			.values({ user_id: user.id, name, source_type: 'upload', status: 2, found: ROWS })
+			.returning('id')
+			.executeTakeFirstOrThrow()
+		await db
+			.insertInto('leads')
+			.values(
+				Array.from({ length: ROWS }, (_, i) => ({
+					list_id: list.id,
+					user_id: user.id,
+					email: `${name}${i}@example.com`,
+					company_name: `${name}-company-${i}`,
+				})),
+			)
+			.execute()
+		const { runId } = await startRun(me, {
+			listId: list.id,
+			target: `enrichment:${enrichment.id}`,
+			payWith: 'credits',
+		})
+		runs.push(runId)
+	}
+
+	await Promise.all(runs.map(runInProcess))
+
+	const finished = await db
+		.selectFrom('enrichment_runs')
+		.select('status')
+		.where('id', 'in', runs)
+		.execute()
+	expect(finished.map((r) => r.status)).toEqual([2, 2])
+	const arrivals = openai.arrivals
+	expect(arrivals).toHaveLength(2 * ROWS)
+	const times = (prefix: string) =>
+		arrivals.filter((a) => a.prompt.startsWith(`About ${prefix}-`)).map((a) => a.at)
+	const [a, b] = [times('A'), times('B')]
+	// the two processes really called at the same time (for at least a second)
+	const overlap =
+		Math.min(Math.max(...a), Math.max(...b)) - Math.max(Math.min(...a), Math.min(...b))
+	expect(overlap).toBeGreaterThan(2000)
+	// the provider never saw more than the limit in a second (two calls of slack: a busy machine
+	// may delay one call and bunch it with the next), where a limit per process lets through
+	// twice as many
+	expect(busiestSecond(arrivals.map((x) => x.at))).toBeLessThanOrEqual(LIMIT + 2)
+	// and the key was used at nearly its limit all along
+	const all = arrivals.map((x) => x.at)
+	const perSecond = (all.length - 1) / ((Math.max(...all) - Math.min(...all)) / 1000)
+	expect(perSecond).toBeGreaterThan(LIMIT * 0.8)
+	expect(perSecond).toBeLessThanOrEqual(LIMIT * 1.15)
+}, 60_000)
