@@ -100,6 +100,21 @@ export default function AdminInboxOrders({ loaderData, actionData }: Route.Compo
 							</div>
 						) : null}
 						{order.error ? <p className="text-sm text-red-700">Reason: {order.error}</p> : null}
+						{canChange && order.status === 3 && !order.refunded_at ? (
+							// failed, but the payment provider did not confirm the refund: it can be retried
+							<div className="mt-4 space-y-2">
+								<p className="text-sm text-amber-800">Refund pending: it did not go through yet.</p>
+								<ActionForm
+									id={`refund-${order.id}`}
+									intent="fail-order"
+									schema={OrderActionSchema.options[2]}
+									actionData={actionData}
+									hidden={{ orderId: order.id, reason: 'Retry the refund' }}
+									submit="Retry refund"
+									variant="danger"
+								/>
+							</div>
+						) : null}
 						{canChange && order.status < 2 ? (
 							<div className="mt-4 grid gap-4 md:grid-cols-2">
 								<div className="space-y-4">

@@ -2,11 +2,16 @@ import { sql } from 'kysely'
 import { RouterContextProvider } from 'react-router'
 import { expect } from 'vitest'
 import { db } from '../../db/index.server.ts'
-import { loadAccountContext } from '../../app/context.server.ts'
+import {
+	loadAccountContext,
+	requestContext,
+	type AccountContext,
+} from '../../app/context.server.ts'
 import { enqueue } from '../../app/jobs/enqueue.server.ts'
 import { jobDefinitions } from '../../app/jobs/registry.server.ts'
 import { action as webhookAction } from '../../app/routes/resources/stripe-webhook.ts'
 import { resetSingleton } from '../../app/utils/singleton.server.ts'
+import { getToast } from '../../app/utils/toast.server.ts'
 import type { FakeStripe } from '../fakes/stripe/server.ts'
 import { insertUser } from './factories.ts'
 import { insertWorkspace } from './team.ts'
@@ -91,4 +96,26 @@ export async function auditOf(targetId: string, action: string) {
 		.where('action', '=', action)
 		.orderBy('created_at')
 		.execute()
+}
+
+/**
+ * Posts a form to a page's action as the signed-in account, as the server would: the redirect
+ * it answers and the toast the next page shows.
+ */
+export async function postForm(
+	action: (args: never) => Promise<unknown>,
+	account: AccountContext,
+	path: string,
+	form: Record<string, string>,
+) {
+	const context = new RouterContextProvider()
+	context.set(requestContext, { account, responseHeaders: new Headers(), supabase: null } as never)
+	const request = new Request(`http://localhost${path}`, {
+		method: 'POST',
+		body: new URLSearchParams(form),
+	})
+	const response = (await action({ request, context, params: {} } as never)) as Response
+	const cookie = response.headers.get('Set-Cookie')?.split(';')[0] ?? ''
+	const { toast } = await getToast(new Request('http://localhost/', { headers: { cookie } }))
+	return { status: response.status, location: response.headers.get('Location'), toast }
 }

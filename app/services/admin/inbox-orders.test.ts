@@ -104,6 +104,9 @@ describe('inbox orders in the admin area', () => {
 			.where('id', '=', id)
 			.executeTakeFirstOrThrow()
 		expect(failed).toEqual({ status: 3, refund_cents: 600, error: 'provider out of stock' })
-		expect((await auditActions(id)).map((a) => a.action)).toEqual(['inboxes.order.fail'])
+		expect((await auditActions(id)).map((a) => a.action)).toEqual([
+			'inboxes.order.fail',
+			'inboxes.order.refund',
+		])
 	})
 })

@@ -237,8 +237,19 @@ export async function startPeriod(
 	return updated
 }
 
-function stripeConfigured() {
+export function stripeConfigured() {
 	return !!getConfig().STRIPE_SECRET_KEY
+}
+
+/**
+ * Before changing something Stripe bills (`what`, e.g. "This inbox"): a server without
+ * STRIPE_SECRET_KEY cannot tell Stripe, so the change is refused before anything is written.
+ */
+export function assertStripeReachable(what: string) {
+	if (stripeConfigured()) return
+	throw new FormError(
+		`${what} is billed through Stripe, which this server is not connected to right now. Nothing was changed; try again later or contact support.`,
+	)
 }
 
 async function currentActive(account: AccountContext) {

@@ -5,12 +5,14 @@ import {
 	auditOf,
 	deliver,
 	ownerWithDomains,
+	postForm,
 	runRenewalJob,
 	stopUsingStripe,
 	uniqueName,
 	useStripe,
 } from '../../../tests/support/recurring.ts'
 import { outcomeOf } from '../../../tests/support/team.ts'
+import { action as domainSubscriptionsAction } from '../../routes/domain-subscriptions.tsx'
 import type { AccountContext } from '../../context.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { addMonths } from '../billing/dates.ts'
@@ -152,6 +154,43 @@ describe('with Stripe', () => {
 		older.items.data[0].current_period_end -= 86_400 * 40
 		await deliver(fake, fake.event('customer.subscription.updated', older))
 		expect((await subscriptionOf(domain.id)).expire_date).toEqual(sub.expire_date)
+	})
+
+	test('with Stripe not configured, cancelling says so on the page and changes nothing', async () => {
+		const { account, domain, sub, stripeSub } = await subscribedWithStripe()
+		stopUsingStripe()
+		try {
+			for (const intent of ['cancel', 'resume']) {
+				if (intent === 'resume') {
+					// cancelled while Stripe was reachable: taking it back is refused the same way
+					await db
+						.updateTable('domain_subscriptions')
+						.set({ cancel_at_period_end: true })
+						.where('id', '=', sub.id)
+						.execute()
+					fake.subscriptions.get(stripeSub.id)!.cancel_at_period_end = true
+				}
+				const page = await postForm(domainSubscriptionsAction, account, '/domain-subscriptions', {
+					intent,
+					id: sub.id,
+				})
+				expect(page).toMatchObject({
+					status: 302,
+					location: '/domain-subscriptions',
+					toast: {
+						type: 'error',
+						message: `The subscription of ${domain.name} is billed through Stripe, which this server is not connected to right now. Nothing was changed; try again later or contact support.`,
+					},
+				})
+				const cancelled = intent === 'resume'
+				expect((await subscriptionOf(domain.id)).cancel_at_period_end).toBe(cancelled)
+				expect(fake.subscriptions.get(stripeSub.id)!.cancel_at_period_end).toBe(cancelled)
+			}
+			expect(await auditOf(sub.id, 'domains.subscription.cancel_at_period_end')).toHaveLength(0)
+			expect(await auditOf(sub.id, 'domains.subscription.resume')).toHaveLength(0)
+		} finally {
+			useStripe(fake)
+		}
 	})
 
 	test('a failed payment is past due; paid later it is active again', async () => {

@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/audit-log.server.ts'
 import { createCheckout } from '../billing/checkout.server.ts'
 import { periodEnd } from '../billing/dates.ts'
 import type { FulfilmentContext } from '../billing/fulfilments.server.ts'
-import { callStripe } from '../billing/subscriptions.server.ts'
+import { assertStripeReachable, callStripe } from '../billing/subscriptions.server.ts'
 import { getStripe } from '../../integrations/stripe.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
 import { domainAccount } from './access.server.ts'
@@ -173,6 +173,7 @@ export async function setDomainSubscriptionCancel(
 		)
 	}
 	if (sub.provider === 'stripe' && sub.provider_subscription_id) {
+		assertStripeReachable(`The subscription of ${sub.name}`)
 		await callStripe(() =>
 			getStripe().subscriptions.update(sub.provider_subscription_id!, {
 				cancel_at_period_end: cancel,

@@ -7,7 +7,7 @@ import { recordAudit } from '../audit/audit-log.server.ts'
 import { addMonths } from '../billing/dates.ts'
 import type { Payment } from '../billing/fulfilments.server.ts'
 import { paymentProvider } from '../billing/payments.server.ts'
-import { callStripe } from '../billing/subscriptions.server.ts'
+import { assertStripeReachable, callStripe } from '../billing/subscriptions.server.ts'
 
 /**
  * Monthly billing of inboxes (decision 0013). An inbox order is one recurring charge: a Stripe
@@ -83,6 +83,7 @@ export async function billedQuantity(
 export async function setStripeQuantity(order: InboxOrderRow, quantity: number) {
 	if (order.billing_provider !== 'stripe' || !order.provider_subscription_id) return
 	if (!LIVE_BILLING.includes(order.billing_status)) return
+	assertStripeReachable('This inbox')
 	const stripe = getStripe()
 	const id = order.provider_subscription_id
 	const remote = await callStripe(() => stripe.subscriptions.retrieve(id))
@@ -404,13 +405,22 @@ export async function reconcileStripeQuantities(db: Kysely<DB> = defaultDb) {
 	return changed
 }
 
+/** Whether failing the order refunds through Stripe (else there is nothing to call). */
+export function refundsThroughStripe(
+	order: Pick<InboxOrderRow, 'payment_reference' | 'total_cents'>,
+) {
+	return !!order.payment_reference?.startsWith('stripe:') && order.total_cents > 0
+}
+
 /**
  * A failed order's refund and end of billing. Stripe: the order's subscription is cancelled at
  * once and its latest paid invoice refunded (a one-off checkout, from before monthly billing,
  * refunds its payment intent). Test mode: nothing to call. Returns whether Stripe refunded.
+ * Safe to call again: the refund carries an idempotency key, and a payment Stripe says is
+ * refunded already (the key is kept 24 hours; or refunded by hand) counts as refunded.
  */
 export async function refundAndStopInboxBilling(order: InboxOrderRow) {
-	if (!order.payment_reference?.startsWith('stripe:') || order.total_cents <= 0) return false
+	if (!refundsThroughStripe(order)) return false
 	const stripe = getStripe()
 	let intent: string | null = null
 	if (order.provider_subscription_id) {
@@ -427,7 +437,7 @@ export async function refundAndStopInboxBilling(order: InboxOrderRow) {
 		}
 		if (sub.status !== 'canceled') await callStripe(() => stripe.subscriptions.cancel(id))
 	} else {
-		const sessionId = order.payment_reference.slice('stripe:'.length)
+		const sessionId = (order.payment_reference ?? '').slice('stripe:'.length)
 		const session = await callStripe(() => stripe.checkout.sessions.retrieve(sessionId))
 		intent =
 			typeof session.payment_intent === 'string'
@@ -436,12 +446,16 @@ export async function refundAndStopInboxBilling(order: InboxOrderRow) {
 	}
 	if (!intent) return false
 	const paymentIntent = intent
-	await callStripe(() =>
-		stripe.refunds.create(
-			{ payment_intent: paymentIntent },
-			{ idempotencyKey: `refund-order-${order.id}` },
-		),
-	)
+	await callStripe(async () => {
+		try {
+			await stripe.refunds.create(
+				{ payment_intent: paymentIntent },
+				{ idempotencyKey: `refund-order-${order.id}` },
+			)
+		} catch (error) {
+			if ((error as { code?: string }).code !== 'charge_already_refunded') throw error
+		}
+	})
 	return true
 }
 

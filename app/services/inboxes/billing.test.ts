@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { loadAccountContext, type AccountContext } from '../../context.server.ts'
@@ -7,17 +8,22 @@ import {
 	auditOf,
 	deliver,
 	ownerWithDomains,
+	postForm,
 	runRenewalJob,
 	stopUsingStripe,
 	uniqueName,
 	useStripe,
 } from '../../../tests/support/recurring.ts'
 import { outcomeOf } from '../../../tests/support/team.ts'
+import { getStripe } from '../../integrations/stripe.server.ts'
+import { action as inboxesAction } from '../../routes/inboxes.tsx'
+import { FormError } from '../../utils/http-errors.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { completeTestCheckout } from '../billing/checkout.server.ts'
 import { addMonths } from '../billing/dates.ts'
 import { failOrder, fulfilOrder } from './fulfilment.server.ts'
 import { exportInboxesCsv, listInboxes, setInboxCancel } from './inboxes.server.ts'
+import { processInboxOrder } from './order-job.server.ts'
 import { startInboxOrderCheckout } from './orders.server.ts'
 
 // Monthly inbox billing (decision 0013): an order is one recurring charge (a Stripe subscription
@@ -262,7 +268,213 @@ describe('with Stripe', () => {
 			quantity: 0,
 		})
 	})
+
+	/** The payment Stripe refunds for the subscription's first invoice. */
+	const paymentOf = (subscriptionId: string) =>
+		fake.invoices.get(fake.subscriptions.get(subscriptionId)!.latest_invoice)!
+			.__payment_intent as string
+	const refundsOf = (paymentIntent: string) =>
+		fake.refunds.filter((r) => r.payment_intent === paymentIntent)
+
+	test('an admin fails the order while another fulfils it: one wins, the other is told why, one refund at most', async () => {
+		const admin = await adminAccount()
+		for (const first of ['fulfil', 'fail'] as const) {
+			const { domain, stripeSub, order } = await orderedWithStripe(1)
+			await plannedByJob(order.id)
+			const csv = `${HEADER}\nada@${domain.name},Ada,Lovelace,s3cret-pass,smtp.gmail.com,587,imap.gmail.com,993`
+			const fulfil = () => fulfilOrder(admin, order.id, csv)
+			const fail = () => failOrder(admin, order.id, 'The provider refused the domain')
+			// both press their button while a third change holds the order: they queue up in order
+			const release = await holdOrderLock(order.id)
+			const winner = failure(first === 'fulfil' ? fulfil() : fail())
+			await waitingForOrderLock(1)
+			const loser = failure(first === 'fulfil' ? fail() : fulfil())
+			await waitingForOrderLock(2)
+			await release()
+
+			expect(await winner).toBeNull()
+			const error = await loser
+			expect(error).toBeInstanceOf(FormError)
+			expect((error as FormError).message).toBe(
+				first === 'fulfil'
+					? 'This order was fulfilled, so it cannot be failed.'
+					: 'This order was failed, so it cannot be fulfilled.',
+			)
+			const after = await orderById(order.id)
+			const inboxes = await db
+				.selectFrom('inboxes')
+				.select('address')
+				.where('order_id', '=', order.id)
+				.execute()
+			if (first === 'fulfil') {
+				expect(after).toMatchObject({ status: 2, refunded_at: null, billing_status: 'active' })
+				expect(inboxes).toHaveLength(1)
+				expect(refundsOf(paymentOf(stripeSub.id))).toHaveLength(0)
+				expect(fake.subscriptions.get(stripeSub.id)!.status).toBe('active')
+			} else {
+				expect(after).toMatchObject({ status: 3, refund_cents: 300, billing_status: 'canceled' })
+				expect(after.refunded_at).toBeInstanceOf(Date)
+				expect(inboxes).toHaveLength(0)
+				expect(refundsOf(paymentOf(stripeSub.id))).toHaveLength(1)
+				expect(fake.subscriptions.get(stripeSub.id)!.status).toBe('canceled')
+			}
+		}
+	})
+
+	test('a crash between claiming the order for failure and its refund: the retry refunds once', async () => {
+		const admin = await adminAccount()
+		const { domain, stripeSub, order } = await orderedWithStripe(1)
+		await plannedByJob(order.id)
+		// Stripe refunds, but neither the answer nor the SDK's retry's answer arrives
+		fake.loseNext('POST /v1/refunds', 2)
+		const error = await failure(failOrder(admin, order.id, 'The provider refused the domain'))
+		expect((error as FormError).message).toBe(
+			'The order is failed, but the payment provider did not confirm its refund. Try again to refund it.',
+		)
+		expect(refundsOf(paymentOf(stripeSub.id))).toHaveLength(1)
+		expect(await orderById(order.id)).toMatchObject({
+			status: 3,
+			refunded_at: null,
+			billing_status: 'canceled',
+			error: 'The provider refused the domain',
+		})
+		// claimed for failure: nobody fulfils it now
+		const csv = `${HEADER}\nada@${domain.name},Ada,Lovelace,s3cret-pass,smtp.gmail.com,587,imap.gmail.com,993`
+		expect(((await failure(fulfilOrder(admin, order.id, csv))) as FormError).message).toBe(
+			'This order was failed, so it cannot be fulfilled.',
+		)
+
+		// the inbox-order job's run finishes the refund; Stripe refunds nothing more. A run that
+		// does not hear back from Stripe fails, so pg-boss retries it
+		fake.loseNext('POST /v1/refunds', 2)
+		await expect(processInboxOrder(order.id)).rejects.toThrow(/did not confirm its refund/)
+		expect((await orderById(order.id)).refunded_at).toBeNull()
+		await processInboxOrder(order.id)
+		const failed = await orderById(order.id)
+		expect(failed).toMatchObject({ status: 3, refund_cents: 300 })
+		expect(failed.refunded_at).toBeInstanceOf(Date)
+		expect(refundsOf(paymentOf(stripeSub.id))).toHaveLength(1)
+		expect(await auditOf(order.id, 'inboxes.order.fail')).toHaveLength(1)
+		expect(await auditOf(order.id, 'inboxes.order.refund')).toHaveLength(1)
+		expect(((await failure(failOrder(admin, order.id, 'again'))) as FormError).message).toBe(
+			'This order is already failed and refunded.',
+		)
+		await processInboxOrder(order.id)
+		expect(refundsOf(paymentOf(stripeSub.id))).toHaveLength(1)
+		expect(await auditOf(order.id, 'inboxes.order.refund')).toHaveLength(1)
+	})
+
+	test('an admin retries a refund Stripe did not answer; one refunded by hand counts', async () => {
+		const admin = await adminAccount()
+		const { stripeSub, order } = await orderedWithStripe(1)
+		await plannedByJob(order.id)
+		fake.failNext(2)
+		expect(
+			((await failure(failOrder(admin, order.id, 'Out of stock'))) as FormError).message,
+		).toMatch(/did not confirm its refund/)
+		// refunded in Stripe's dashboard meanwhile (or the idempotency key has expired)
+		await getStripe().refunds.create({ payment_intent: paymentOf(stripeSub.id) })
+		await failOrder(admin, order.id, 'Retry the refund')
+		const failed = await orderById(order.id)
+		expect(failed).toMatchObject({ status: 3, error: 'Out of stock', refund_cents: 300 })
+		expect(failed.refunded_at).toBeInstanceOf(Date)
+		expect(refundsOf(paymentOf(stripeSub.id))).toHaveLength(1)
+	})
+
+	test('with Stripe not configured, cancelling an inbox or failing its order changes nothing and says why', async () => {
+		const { account, domain, stripeSub, order } = await orderedWithStripe(1)
+		await plannedByJob(order.id)
+		const [ada] = await fulfil(order.id, domain.name, 1)
+		const inbox = await inboxOf(ada!)
+		const open = await orderedWithStripe(1)
+		await plannedByJob(open.order.id)
+		stopUsingStripe()
+		try {
+			const page = await postForm(inboxesAction, account, '/inboxes', {
+				intent: 'cancel',
+				id: inbox.id,
+			})
+			expect(page).toMatchObject({
+				status: 302,
+				location: '/inboxes',
+				toast: {
+					type: 'error',
+					message:
+						'This inbox is billed through Stripe, which this server is not connected to right now. Nothing was changed; try again later or contact support.',
+				},
+			})
+			expect(await inboxOf(ada!)).toMatchObject({ cancel_at_period_end: false })
+			expect(await orderById(order.id)).toMatchObject({ quantity: 1, billing_status: 'active' })
+			expect(fake.subscriptions.get(stripeSub.id)!.items.data[0].quantity).toBe(1)
+			expect(await auditOf(inbox.id, 'inboxes.inbox.cancel_at_period_end')).toHaveLength(0)
+
+			// an open order paid through Stripe cannot be failed (and refunded) either
+			const error = await failure(failOrder(await adminAccount(), open.order.id, 'Out of stock'))
+			expect((error as FormError).message).toBe(
+				'This order was paid through Stripe, which this server is not connected to right now, so it cannot be refunded. Nothing was changed.',
+			)
+			expect(await orderById(open.order.id)).toMatchObject({ status: 1, billing_status: 'active' })
+		} finally {
+			useStripe(fake)
+		}
+	})
 })
+
+/** The inbox-order job has planned the order and mailed the admins: it touches it no more. */
+async function plannedByJob(orderId: string) {
+	await expect
+		.poll(async () => (await orderById(orderId)).admins_notified_at, { timeout: 20_000 })
+		.not.toBeNull()
+}
+
+async function orderById(id: string) {
+	return db.selectFrom('inbox_orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+}
+
+/** Holds the order's row lock (another admin's change under way) until the returned release. */
+async function holdOrderLock(orderId: string) {
+	let release!: () => void
+	const released = new Promise<void>((resolve) => (release = resolve))
+	let locked!: () => void
+	const isLocked = new Promise<void>((resolve) => (locked = resolve))
+	const done = db.transaction().execute(async (trx) => {
+		await trx
+			.selectFrom('inbox_orders')
+			.select('id')
+			.where('id', '=', orderId)
+			.forUpdate()
+			.execute()
+		locked()
+		await released
+	})
+	await isLocked
+	return async () => {
+		release()
+		await done
+	}
+}
+
+/** Waits until `count` sessions wait for an inbox order's row lock. */
+async function waitingForOrderLock(count: number) {
+	await expect
+		.poll(
+			async () => {
+				const { rows } = await sql<{ n: number }>`
+					select count(*)::int as n from pg_stat_activity
+					where datname = current_database() and wait_event_type = 'Lock'
+						and query like '%inbox_orders%for update%'`.execute(db)
+				return rows[0]!.n
+			},
+			{ timeout: 10_000, interval: 20 },
+		)
+		.toBe(count)
+}
+
+const failure = (promise: Promise<unknown>) =>
+	promise.then(
+		() => null,
+		(error: unknown) => error,
+	)
 
 describe('test mode: the renewal job', () => {
 	async function orderedInTestMode(inboxes: number) {

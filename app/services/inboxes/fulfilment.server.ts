@@ -5,7 +5,12 @@ import type { AccountContext } from '../../context.server.ts'
 import { FormError, forbidden, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { sealSecret } from '../../utils/secrets.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
-import { cancelInboxBilling, refundAndStopInboxBilling } from './billing.server.ts'
+import { stripeConfigured } from '../billing/subscriptions.server.ts'
+import {
+	cancelInboxBilling,
+	refundAndStopInboxBilling,
+	refundsThroughStripe,
+} from './billing.server.ts'
 import { parseCsv } from './csv.ts'
 
 /**
@@ -51,6 +56,9 @@ export type Credentials = {
 
 export const CREDENTIALS_PURPOSE = 'inbox-credentials'
 
+const FAILED_ALREADY = 'This order was failed, so it cannot be fulfilled.'
+const FULFILLED_ALREADY = 'This order was fulfilled, so it cannot be failed.'
+
 export async function startOrder(
 	account: AccountContext | null,
 	id: string,
@@ -93,8 +101,10 @@ export async function fulfilOrder(
 	const admin = assertPlatformAdmin(account)
 	return db.transaction().execute(async (trx) => {
 		const order = await lockOrder(trx, id)
+		// failing claims the order under this lock first, so a failed order is never fulfilled
+		if (order.status === 3) throw new FormError(FAILED_ALREADY)
 		if (order.status !== 0 && order.status !== 1) {
-			throw new FormError('This order is already finished.')
+			throw new FormError('This order is already fulfilled.')
 		}
 		const domains = await trx
 			.selectFrom('domains')
@@ -246,9 +256,12 @@ export async function failOrder(
 }
 
 /**
- * The failing and refunding itself, for an admin or (actor null) the inbox-order job. The
- * refund carries an idempotency key, so a retry after a crash refunds once. A finished order
- * (success or fail) is a FormError.
+ * The failing and refunding itself, for an admin or (actor null) the inbox-order job. Failing
+ * and fulfilling exclude each other: the order is first claimed under its row lock (still open:
+ * status fail, billing stopped, refund pending) and committed; only then is Stripe called, and
+ * the refund recorded (`refunded_at`). A fulfilled order, or one failed and refunded, is a
+ * FormError. A claimed order whose refund is not recorded (Stripe did not answer, or a crash)
+ * is refunded by calling this again: the refund's idempotency key makes it happen once.
  */
 export async function refundAndFailOrder(
 	db: Kysely<DB>,
@@ -256,40 +269,71 @@ export async function refundAndFailOrder(
 	reason: string,
 	actorUserId: string | null,
 ) {
-	if (!isUuid(id)) notFound('This order')
-	const order = await db
-		.selectFrom('inbox_orders')
-		.selectAll()
-		.where('id', '=', id)
-		.executeTakeFirst()
-	if (!order) notFound('This order')
-	if (order.status === 2 || order.status === 3)
-		throw new FormError('This order is already finished.')
-	// Stripe: the monthly subscription stops and its paid invoice is refunded (decision 0013).
-	await refundAndStopInboxBilling(order)
-	return db.transaction().execute(async (trx) => {
-		const locked = await lockOrder(trx, id)
-		if (locked.status === 2 || locked.status === 3)
-			throw new FormError('This order is already finished.')
-		await trx
+	const claimed = await db.transaction().execute(async (trx) => {
+		const order = await lockOrder(trx, id)
+		if (order.status === 2) throw new FormError(FULFILLED_ALREADY)
+		if (order.status === 3 && order.refunded_at) {
+			throw new FormError('This order is already failed and refunded.')
+		}
+		if (refundsThroughStripe(order) && !stripeConfigured()) {
+			throw new FormError(
+				'This order was paid through Stripe, which this server is not connected to right now, so it cannot be refunded. Nothing was changed.',
+			)
+		}
+		// claimed before (its refund did not go through): only the refund is left to do
+		if (order.status === 3) return order
+		const failed = await trx
 			.updateTable('inbox_orders')
-			.set({
-				status: 3,
-				error: reason,
-				refunded_at: new Date(),
-				refund_cents: locked.total_cents,
-				updated_at: new Date(),
-			})
-			.where('id', '=', locked.id)
-			.execute()
-		await cancelInboxBilling(trx, locked.id)
+			.set({ status: 3, error: reason, updated_at: new Date() })
+			.where('id', '=', order.id)
+			.returningAll()
+			.executeTakeFirstOrThrow()
+		await cancelInboxBilling(trx, order.id)
 		await recordAudit(trx, {
 			actorUserId,
 			action: 'inboxes.order.fail',
 			targetType: 'inbox_order',
-			targetId: locked.id,
-			before: { status: locked.status },
-			after: { status: 3, error: reason, refund_cents: locked.total_cents },
+			targetId: order.id,
+			before: { status: order.status },
+			after: { status: 3, error: reason },
+		})
+		return failed
+	})
+	// Stripe: the monthly subscription stops and its paid invoice is refunded (decision 0013).
+	try {
+		await refundAndStopInboxBilling(claimed)
+	} catch (error) {
+		if (!(error instanceof FormError)) throw error
+		throw new FormError(
+			'The order is failed, but the payment provider did not confirm its refund. Try again to refund it.',
+		)
+	}
+	await db.transaction().execute(async (trx) => {
+		const refunded = await trx
+			.updateTable('inbox_orders')
+			.set({ refunded_at: new Date(), refund_cents: claimed.total_cents, updated_at: new Date() })
+			.where('id', '=', claimed.id)
+			.where('refunded_at', 'is', null)
+			.returning('id')
+			.executeTakeFirst()
+		if (!refunded) return
+		await recordAudit(trx, {
+			actorUserId,
+			action: 'inboxes.order.refund',
+			targetType: 'inbox_order',
+			targetId: claimed.id,
+			before: { refund_cents: 0 },
+			after: { refund_cents: claimed.total_cents },
 		})
 	})
+}
+
+/** Fulfilled, or failed with its refund recorded: nothing is left to do for the order. */
+export async function orderFinished(db: Kysely<DB>, id: string) {
+	const order = await db
+		.selectFrom('inbox_orders')
+		.select(['status', 'refunded_at'])
+		.where('id', '=', id)
+		.executeTakeFirst()
+	return order?.status === 2 || (order?.status === 3 && order.refunded_at !== null)
 }

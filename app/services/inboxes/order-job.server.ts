@@ -7,7 +7,7 @@ import { FormError } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { createMailer } from '../mail/mailer.server.ts'
-import { refundAndFailOrder } from './fulfilment.server.ts'
+import { orderFinished, refundAndFailOrder } from './fulfilment.server.ts'
 import { ADDRESS_PATTERNS, planAddresses, type AddressPattern } from './personas.ts'
 import { plannedInboxes, type PlannedInbox } from './planned.ts'
 
@@ -136,6 +136,8 @@ export async function processInboxOrder(orderId: string, db: Kysely<DB> = defaul
 		// One order planned at a time: two orders for one domain must not plan the same address.
 		await sql`select pg_advisory_xact_lock(hashtext('inbox_order_planning'))`.execute(trx)
 		const order = await lockOrder(trx, orderId)
+		// failed, but the refund was not recorded (Stripe did not answer, or a crash): finish it
+		if (order?.status === 3 && !order.refunded_at) return { reason: order.error ?? '' }
 		if (!order || order.status >= 2) return 'finished' as const
 		if (order.planned_inboxes !== null) return 'planned' as const
 		const plan = await planOrder(trx, order)
@@ -165,9 +167,13 @@ export async function processInboxOrder(orderId: string, db: Kysely<DB> = defaul
 		try {
 			await refundAndFailOrder(db, orderId, outcome.reason, null)
 		} catch (error) {
+			// not finished (its refund did not go through): the job fails and its retry refunds
+			if (!(error instanceof FormError) || !(await orderFinished(db, orderId))) throw error
 			// an admin finished it meanwhile: nothing left to do
-			if (!(error instanceof FormError)) throw error
-			logger.info({ order: orderId }, 'inbox order finished before the job could fail it')
+			logger.info(
+				{ order: orderId, reason: error.message },
+				'inbox order finished before the job could fail it',
+			)
 		}
 		return
 	}

@@ -74,10 +74,14 @@ async function settled(orderId: string) {
 			async () => {
 				const row = await db
 					.selectFrom('inbox_orders')
-					.select(['status', 'admins_notified_at'])
+					.select(['status', 'admins_notified_at', 'refunded_at'])
 					.where('id', '=', orderId)
 					.executeTakeFirstOrThrow()
-				return row.status === 3 || (row.status === 1 && row.admins_notified_at !== null)
+				// failed: once its refund is recorded too
+				return (
+					(row.status === 3 && row.refunded_at !== null) ||
+					(row.status === 1 && row.admins_notified_at !== null)
+				)
 			},
 			{ timeout: 20_000, interval: 100 },
 		)
@@ -273,17 +277,18 @@ describe('inbox-order job', () => {
 		expect(audit).toEqual([
 			{ action: 'inboxes.order.create', actor_user_id: account.user.id },
 			{ action: 'inboxes.order.fail', actor_user_id: null },
+			{ action: 'inboxes.order.refund', actor_user_id: null },
 		])
-		// a retry does not refund again
+		// a retry does not fail or refund again
 		await retry(orderId)
 		expect(
 			await db
 				.selectFrom('audit_log')
 				.select('id')
 				.where('target_id', '=', orderId)
-				.where('action', '=', 'inboxes.order.fail')
+				.where('action', 'in', ['inboxes.order.fail', 'inboxes.order.refund'])
 				.execute(),
-		).toHaveLength(1)
+		).toHaveLength(2)
 	})
 
 	test('not enough free addresses left: the order fails with a refund', async () => {

@@ -3,6 +3,8 @@
 // prices, Checkout Sessions, subscriptions (periods on subscription items) and
 // invoices (subscription through `parent`, line periods), with Stripe's error
 // bodies. Requests are form-encoded with bracket keys, as the SDK sends them.
+// A POST with an Idempotency-Key is done once: the same key again gets the first
+// answer back (Idempotent-Replayed: true), with other parameters an idempotency_error.
 // Test helpers play the payer and the billing clock: pay a session, renew a
 // subscription, and build the events Stripe would send for them.
 import { randomBytes } from 'node:crypto'
@@ -28,6 +30,11 @@ export type FakeStripe = {
 	refunds: Obj[]
 	/** the next `count` requests answer 500 */
 	failNext(count?: number): void
+	/**
+	 * The next `count` requests matching `request` ("POST /v1/refunds") are done, but their
+	 * connection is cut before the answer: the work happened, the caller never heard of it.
+	 */
+	loseNext(request: string, count?: number): void
 	/** The payer pays a checkout session: it completes (and a subscription starts). */
 	paySession(id: string): { session: Obj; subscription: Obj | null; invoice: Obj | null }
 	/** A subscription renews: the period moves one interval on; returns the paid invoice. */
@@ -84,6 +91,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 	const refunds: Obj[] = []
 	const calls: string[] = []
 	let failures = 0
+	const losses = new Map<string, number>()
+	/** answers to POSTs by their Idempotency-Key, with the request they answered */
+	const idempotent = new Map<string, { request: string; status: number; body: unknown }>()
 	const sdk = new Stripe(secretKey)
 
 	function makePrice(params: Obj): Obj {
@@ -275,6 +285,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 			if (!params.payment_intent && !params.charge) {
 				return stripeError(400, 'Missing required param: payment_intent.')
 			}
+			const paymentIntent = params.payment_intent ?? params.charge
+			if (refunds.some((r) => r.payment_intent === paymentIntent && r.__full)) {
+				return stripeError(400, `Charge for ${paymentIntent} has already been refunded.`, {
+					code: 'charge_already_refunded',
+				})
+			}
 			const refund = {
 				id: id('re'),
 				object: 'refund',
@@ -283,6 +299,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 				payment_intent: params.payment_intent ?? null,
 				status: 'succeeded',
 			}
+			// without an amount Stripe refunds all of it: another refund is refused
+			Object.defineProperty(refund, '__full', { value: !params.amount, enumerable: false })
 			refunds.push(refund)
 			return { status: 200, body: refund }
 		}
@@ -317,7 +335,30 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 				return send(500, { error: { type: 'api_error', message: 'Something went wrong.' } })
 			}
 			const params = parseStripeForm(req.method === 'GET' ? url.search.slice(1) : body)
-			const result = route(req.method ?? 'GET', url.pathname, params)
+			const request = `${req.method} ${url.pathname}`
+			const key = req.method === 'POST' ? req.headers['idempotency-key'] : undefined
+			const earlier = typeof key === 'string' ? idempotent.get(key) : undefined
+			let result: { status: number; body: unknown }
+			if (earlier && earlier.request !== `${request} ${body}`) {
+				result = stripeError(
+					400,
+					`Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+					{ type: 'idempotency_error' },
+				)
+			} else if (earlier) {
+				res.setHeader('Idempotent-Replayed', 'true')
+				result = earlier
+			} else {
+				result = route(req.method ?? 'GET', url.pathname, params)
+				if (typeof key === 'string') {
+					idempotent.set(key, { request: `${request} ${body}`, ...result })
+				}
+			}
+			const lose = losses.get(request) ?? 0
+			if (lose > 0) {
+				losses.set(request, lose - 1)
+				return req.socket.destroy()
+			}
 			send(result.status, result.body)
 		})
 	})
@@ -402,6 +443,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 		refunds,
 		failNext(count = 1) {
 			failures = count
+		},
+		loseNext(request, count = 1) {
+			losses.set(request, count)
 		},
 		paySession(sessionId) {
 			const session = sessions.get(sessionId)
