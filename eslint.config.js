@@ -7,6 +7,7 @@ export default tseslint.config(
 	{
 		ignores: [
 			'build/',
+			'build-*/',
 			'node_modules/',
 			'.react-router/',
 			'.data/',

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
+import { useEnrichmentSettings } from '../../../tests/support/enrichment.ts'
 import { loadAccountContext } from '../../context.server.ts'
-import { resetSingleton } from '../../utils/singleton.server.ts'
 import { getCreditBalance, grantCredits } from '../billing/credits.server.ts'
 import { createEnrichment } from './enrichments.server.ts'
 import { runEnrichment } from './run-enrichment.server.ts'
@@ -14,12 +14,7 @@ import { startRun } from './start-enrichment.server.ts'
 let openai: FakeOpenAI
 beforeAll(async () => {
 	openai = await startFakeOpenAI({ delayMs: 40 })
-	process.env.OPENAI_BASE_URL = openai.url
-	process.env.OPENAI_API_KEY = openai.apiKey
-	process.env.ENRICH_RATE_PER_SECOND = '1000'
-	process.env.ENRICH_CONCURRENCY = '5'
-	process.env.CREDITS_PER_ENRICHMENT = '1'
-	resetSingleton('config')
+	useEnrichmentSettings(openai)
 })
 afterAll(async () => {
 	await openai.close()

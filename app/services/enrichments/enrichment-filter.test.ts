@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/server.ts'
-import { insertUser } from '../../../tests/support/factories.ts'
-import { loadAccountContext, type AccountContext } from '../../context.server.ts'
+import {
+	insertLeadList,
+	settledRun,
+	useEnrichmentSettings,
+} from '../../../tests/support/enrichment.ts'
+import { accountWithCredits } from '../../../tests/support/jobs.ts'
+import type { AccountContext } from '../../context.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { statusOf } from '../../utils/http-errors.server.ts'
-import { resetSingleton } from '../../utils/singleton.server.ts'
-import { getCreditBalance, grantCredits } from '../billing/credits.server.ts'
+import { getCreditBalance } from '../billing/credits.server.ts'
 import { createEnrichment } from './enrichments.server.ts'
 import { parseResultsQuery } from './results-query.ts'
 import { RunSchema } from './schemas.ts'
@@ -18,12 +22,7 @@ let openai: FakeOpenAI
 let workers: Workers
 beforeAll(async () => {
 	openai = await startFakeOpenAI()
-	process.env.OPENAI_BASE_URL = openai.url
-	process.env.OPENAI_API_KEY = openai.apiKey
-	process.env.ENRICH_RATE_PER_SECOND = '1000'
-	process.env.ENRICH_CONCURRENCY = '5'
-	process.env.CREDITS_PER_ENRICHMENT = '1'
-	resetSingleton('config')
+	useEnrichmentSettings(openai)
 	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
 })
 afterAll(async () => {
@@ -32,48 +31,11 @@ afterAll(async () => {
 })
 beforeEach(() => openai.reset())
 
-async function account(credits = 0) {
-	const user = await insertUser(db)
-	if (credits)
-		await grantCredits(db, {
-			accountId: user.id,
-			amount: credits,
-			reason: 'admin',
-			reference: `seed-${user.id}`,
-		})
-	return loadAccountContext(db, user)
-}
-
-/** person{i}@example.com; company domain on even rows only; title "MALFORMED" where asked. */
-async function leadList(me: AccountContext, count: number, malformed: number[] = []) {
-	const list = await db
-		.insertInto('processing_list')
-		.values({
-			user_id: me.accountId!,
-			name: 'List',
-			source_type: 'upload',
-			status: 2,
-			found: count,
-		})
-		.returning('id')
-		.executeTakeFirstOrThrow()
-	await db
-		.insertInto('leads')
-		.values(
-			Array.from({ length: count }, (_, i) => ({
-				list_id: list.id,
-				user_id: me.accountId!,
-				email: `person${i}@example.com`,
-				first_name: `First${i}`,
-				last_name: `Last${i}`,
-				company_name: `Company ${i}`,
-				company_domain: i % 2 === 0 ? `company${i}.com` : null,
-				title: malformed.includes(i) ? 'MALFORMED' : 'CEO',
-			})),
-		)
-		.execute()
-	return list.id
-}
+/** Title "MALFORMED" where asked: the fake answers those with broken JSON. */
+const leadList = (me: AccountContext, count: number, malformed: number[] = []) =>
+	insertLeadList(me.accountId!, count, {
+		title: (i) => (malformed.includes(i) ? 'MALFORMED' : 'CEO'),
+	})
 
 const summary = {
 	name: 'Summary',
@@ -82,27 +44,6 @@ const summary = {
 	outputFormat: 'text' as const,
 	model: 'gpt-4o-mini',
 	temperature: 0,
-}
-
-async function settled(runId: string) {
-	await expect
-		.poll(
-			async () =>
-				(
-					await db
-						.selectFrom('enrichment_runs')
-						.select('status')
-						.where('id', '=', runId)
-						.executeTakeFirstOrThrow()
-				).status,
-			{ timeout: 20_000, interval: 100 },
-		)
-		.toBeGreaterThanOrEqual(2)
-	return db
-		.selectFrom('enrichment_runs')
-		.selectAll()
-		.where('id', '=', runId)
-		.executeTakeFirstOrThrow()
 }
 
 /** The emails of the list's leads that have a value in `column`, sorted. */
@@ -122,7 +63,7 @@ const where = (column: string, op: string, value?: string) => ({ column, op, val
 
 describe('a run on a filtered part of a list', () => {
 	test('takes only the leads the search and conditions match, and costs only those', async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const listId = await leadList(me, 20)
 		const e = await createEnrichment(me, summary)
 		// "person1" matches person1 and person10-19; a company domain only the even ones
@@ -139,7 +80,7 @@ describe('a run on a filtered part of a list', () => {
 		expect(estimate.rows).toBe(5)
 		// the hold is for those 5 rows only
 		expect(await getCreditBalance(me.accountId!)).toBe(95)
-		const run = await settled(runId)
+		const run = await settledRun(runId)
 		expect(run).toMatchObject({ status: 2, total: 5, credits_reserved: 5 })
 		expect(run.filter).toEqual({
 			q: 'person1',
@@ -174,7 +115,7 @@ describe('a run on a filtered part of a list', () => {
 		openai.reset()
 		const rest = await startRun(me, { ...input, filter: { only: 'empty-output' } })
 		expect(rest.estimate).toMatchObject({ rows: 15, credits: 15 })
-		expect((await settled(rest.runId)).status).toBe(2)
+		expect((await settledRun(rest.runId)).status).toBe(2)
 		expect(openai.calls).toHaveLength(15)
 		expect(await enrichedEmails(listId, 'summary')).toHaveLength(20)
 		expect(await getCreditBalance(me.accountId!)).toBe(80)
@@ -185,7 +126,7 @@ describe('a run on a filtered part of a list', () => {
 	})
 
 	test('"last run failed" takes the leads whose last run of the enrichment failed', async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const listId = await leadList(me, 8, [2, 5])
 		const e = await createEnrichment(me, {
 			...summary,
@@ -207,7 +148,7 @@ describe('a run on a filtered part of a list', () => {
 			message: expect.stringContaining('No lead of this list matches these filters'),
 		})
 		const first = await startRun(me, { listId, target, payWith: 'credits' })
-		expect((await settled(first.runId)).status).toBe(2)
+		expect((await settledRun(first.runId)).status).toBe(2)
 		await expect(estimateRun(me, input)).resolves.toMatchObject({ rows: 2 })
 
 		// fixed leads: a run of the failed ones enriches them, and then none has failed
@@ -215,7 +156,7 @@ describe('a run on a filtered part of a list', () => {
 		openai.reset()
 		const retry = await startRun(me, input)
 		expect(retry.estimate.rows).toBe(2)
-		expect((await settled(retry.runId)).status).toBe(2)
+		expect((await settledRun(retry.runId)).status).toBe(2)
 		expect(openai.calls).toHaveLength(2)
 		expect(await enrichedEmails(listId, 'profile')).toHaveLength(8)
 		await expect(estimateRun(me, input)).rejects.toMatchObject({
@@ -224,7 +165,7 @@ describe('a run on a filtered part of a list', () => {
 	})
 
 	test('bad filters are field errors, and a filter that matches nothing writes nothing', async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const listId = await leadList(me, 4)
 		const e = await createEnrichment(me, summary)
 		const input = { listId, target: `enrichment:${e.id}`, payWith: 'credits' as const }
@@ -267,7 +208,7 @@ describe('a run on a filtered part of a list', () => {
 	})
 
 	test("another account's list and run are not found", async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const listId = await leadList(me, 2)
 		const e = await createEnrichment(me, summary)
 		const { runId } = await startRun(me, {
@@ -275,7 +216,7 @@ describe('a run on a filtered part of a list', () => {
 			target: `enrichment:${e.id}`,
 			payWith: 'credits',
 		})
-		const stranger = await account(100)
+		const stranger = await accountWithCredits(100)
 		const theirs = await createEnrichment(stranger, summary)
 		const caught = await estimateRun(stranger, {
 			listId,
@@ -291,7 +232,7 @@ describe('a run on a filtered part of a list', () => {
 
 describe("a run's results", () => {
 	test('page through every lead, by keyset, and by row status', async () => {
-		const me = await account(200)
+		const me = await accountWithCredits(200)
 		const failing = [3, 60, 118]
 		const listId = await leadList(me, 120, failing)
 		const e = await createEnrichment(me, {
@@ -306,7 +247,7 @@ describe("a run's results", () => {
 			target: `enrichment:${e.id}`,
 			payWith: 'credits',
 		})
-		expect((await settled(runId)).status).toBe(2)
+		expect((await settledRun(runId)).status).toBe(2)
 
 		const seen: string[] = []
 		let search = new URLSearchParams()

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/server.ts'
-import { insertUser } from '../../../tests/support/factories.ts'
-import { loadAccountContext, type AccountContext } from '../../context.server.ts'
+import {
+	insertLeadList,
+	settledRun,
+	useEnrichmentSettings,
+} from '../../../tests/support/enrichment.ts'
+import { accountWithCredits } from '../../../tests/support/jobs.ts'
+import type { AccountContext } from '../../context.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
-import { resetSingleton } from '../../utils/singleton.server.ts'
 import { saveApiKey, testApiKey } from '../api-keys/api-keys.server.ts'
-import { getCreditBalance, grantCredits } from '../billing/credits.server.ts'
+import { getCreditBalance } from '../billing/credits.server.ts'
 import {
 	createChain,
 	createEnrichment,
@@ -25,12 +29,7 @@ let openai: FakeOpenAI
 let workers: Workers
 beforeAll(async () => {
 	openai = await startFakeOpenAI()
-	process.env.OPENAI_BASE_URL = openai.url
-	process.env.OPENAI_API_KEY = openai.apiKey
-	process.env.ENRICH_RATE_PER_SECOND = '1000'
-	process.env.ENRICH_CONCURRENCY = '5'
-	process.env.CREDITS_PER_ENRICHMENT = '1'
-	resetSingleton('config')
+	useEnrichmentSettings(openai)
 	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
 })
 afterAll(async () => {
@@ -42,47 +41,8 @@ beforeEach(() => {
 	openai.setDelay(0)
 })
 
-async function account(credits = 0) {
-	const user = await insertUser(db)
-	if (credits)
-		await grantCredits(db, {
-			accountId: user.id,
-			amount: credits,
-			reason: 'admin',
-			reference: `seed-${user.id}`,
-		})
-	return loadAccountContext(db, user)
-}
-
-async function leadList(me: AccountContext, count: number) {
-	const list = await db
-		.insertInto('processing_list')
-		.values({
-			user_id: me.accountId!,
-			name: 'Test list',
-			source_type: 'upload',
-			status: 2,
-			found: count,
-		})
-		.returning('id')
-		.executeTakeFirstOrThrow()
-	await db
-		.insertInto('leads')
-		.values(
-			Array.from({ length: count }, (_, i) => ({
-				list_id: list.id,
-				user_id: me.accountId!,
-				email: `person${i}@example.com`,
-				first_name: `First${i}`,
-				last_name: `Last${i}`,
-				company_name: `Company ${i} Inc`,
-				company_domain: i % 2 === 0 ? `company${i}.com` : null,
-				title: 'CEO',
-			})),
-		)
-		.execute()
-	return list.id
-}
+const leadList = (me: AccountContext, count: number) =>
+	insertLeadList(me.accountId!, count, { company: (i) => `Company ${i} Inc` })
 
 const enrichmentInput = (overrides: Record<string, unknown> = {}) => ({
 	name: 'Summary',
@@ -93,27 +53,6 @@ const enrichmentInput = (overrides: Record<string, unknown> = {}) => ({
 	temperature: 0,
 	...overrides,
 })
-
-async function settled(runId: string) {
-	await expect
-		.poll(
-			async () =>
-				(
-					await db
-						.selectFrom('enrichment_runs')
-						.select('status')
-						.where('id', '=', runId)
-						.executeTakeFirstOrThrow()
-				).status,
-			{ timeout: 20_000, interval: 100 },
-		)
-		.toBeGreaterThanOrEqual(2)
-	return db
-		.selectFrom('enrichment_runs')
-		.selectAll()
-		.where('id', '=', runId)
-		.executeTakeFirstOrThrow()
-}
 
 const rowsOf = (runId: string) =>
 	db
@@ -145,7 +84,7 @@ describe('AI enrichments: bad input', () => {
 	})
 
 	test('unknown placeholders and an output column that already exists are refused', async () => {
-		const me = await account()
+		const me = await accountWithCredits()
 		await expect(
 			createEnrichment(me, enrichmentInput({ prompt: 'Hi {{nickname}} at {{company_name}}' })),
 		).rejects.toMatchObject({ field: 'prompt', message: expect.stringContaining('{{nickname}}') })
@@ -169,7 +108,7 @@ describe('AI enrichments: bad input', () => {
 	})
 
 	test('a key that fails its test says so; a good one is marked tested', async () => {
-		const me = await account()
+		const me = await accountWithCredits()
 		await saveApiKey(me, { provider: 'openai', key: 'sk-wrong-key-123456', baseUrl: openai.url })
 		await expect(testApiKey(me, 'openai')).rejects.toThrow(
 			/The test failed: .*refused this API key/,
@@ -187,7 +126,7 @@ describe('AI enrichments: bad input', () => {
 	})
 
 	test('a model the provider rejects fails the run with a clear error and refunds', async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const listId = await leadList(me, 5)
 		const e = await createEnrichment(me, enrichmentInput({ model: 'gpt-nonexistent' }))
 		const { runId } = await startRun(me, {
@@ -196,7 +135,7 @@ describe('AI enrichments: bad input', () => {
 			payWith: 'credits',
 		})
 		expect(await getCreditBalance(me.accountId!)).toBe(95)
-		const run = await settled(runId)
+		const run = await settledRun(runId)
 		expect(run.status).toBe(3)
 		expect(run.error).toMatch(/does not offer the model “gpt-nonexistent”/)
 		expect(await getCreditBalance(me.accountId!)).toBe(100)
@@ -205,7 +144,7 @@ describe('AI enrichments: bad input', () => {
 
 describe('running an enrichment', () => {
 	test('results land in leads.data, credits are used per call, and a re-run calls nothing', async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const listId = await leadList(me, 12)
 		const e = await createEnrichment(me, enrichmentInput())
 		const preview = await previewEnrichment(me, { ...enrichmentInput(), listId })
@@ -215,7 +154,7 @@ describe('running an enrichment', () => {
 
 		const first = await startRun(me, { listId, target: `enrichment:${e.id}`, payWith: 'credits' })
 		expect(first.estimate).toMatchObject({ rows: 12, calls: 12, credits: 12 })
-		expect((await settled(first.runId)).status).toBe(2)
+		expect((await settledRun(first.runId)).status).toBe(2)
 		const rows = await rowsOf(first.runId)
 		expect(rows.every((r) => r.status === 2)).toBe(true)
 		expect((rows[0]!.data as Record<string, string>).summary).toMatch(
@@ -226,13 +165,13 @@ describe('running an enrichment', () => {
 
 		openai.reset()
 		const again = await startRun(me, { listId, target: `enrichment:${e.id}`, payWith: 'credits' })
-		expect((await settled(again.runId)).status).toBe(2)
+		expect((await settledRun(again.runId)).status).toBe(2)
 		expect(openai.calls).toHaveLength(0)
 		expect(await getCreditBalance(me.accountId!)).toBe(88)
 	})
 
 	test('429 with Retry-After and 500s are retried; JSON output is checked; malformed rows can be retried', async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const listId = await leadList(me, 6)
 		const e = await createEnrichment(
 			me,
@@ -251,7 +190,7 @@ describe('running an enrichment', () => {
 			target: `enrichment:${e.id}`,
 			payWith: 'credits',
 		})
-		expect((await settled(runId)).status).toBe(2)
+		expect((await settledRun(runId)).status).toBe(2)
 		expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
 		const rows = await rowsOf(runId)
 		expect(rows.every((r) => r.status === 2)).toBe(true)
@@ -267,7 +206,7 @@ describe('running an enrichment', () => {
 			.where('first_name', '=', 'First0')
 			.execute()
 		const second = await startRun(me, { listId, target: `enrichment:${e.id}`, payWith: 'credits' })
-		const run = await settled(second.runId)
+		const run = await settledRun(second.runId)
 		expect(run.status).toBe(2)
 		const failed = (await rowsOf(second.runId)).filter((r) => r.status === 3)
 		expect(failed).toHaveLength(1)
@@ -275,13 +214,13 @@ describe('running an enrichment', () => {
 		await db.updateTable('leads').set({ title: 'CEO' }).where('list_id', '=', listId).execute()
 		openai.reset()
 		await expect(retryFailedRows(me, second.runId)).resolves.toEqual({ rows: 1 })
-		expect((await settled(second.runId)).status).toBe(2)
+		expect((await settledRun(second.runId)).status).toBe(2)
 		expect(openai.calls).toHaveLength(0) // the unchanged prompt is in the cache
 		expect((await rowsOf(second.runId)).every((r) => r.status === 2)).toBe(true)
 	})
 
 	test("a chain's waterfall runs steps in order and stops at the first non-empty result", async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const listId = await leadList(me, 4)
 		const empty = await createEnrichment(
 			me,
@@ -316,7 +255,7 @@ describe('running an enrichment', () => {
 			target: `chain:${chain.id}`,
 			payWith: 'credits',
 		})
-		expect((await settled(runId)).status).toBe(2)
+		expect((await settledRun(runId)).status).toBe(2)
 		const rows = await rowsOf(runId)
 		const contact = rows.map((r) => (r.data as Record<string, string>).contact)
 		expect(contact).toEqual([
@@ -339,7 +278,7 @@ describe('editing enrichments and chains', () => {
 		db.selectFrom('ai_enrichments').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
 
 	test('an edit is checked like a new enrichment; bad input writes nothing', async () => {
-		const me = await account()
+		const me = await accountWithCredits()
 		const summary = await createEnrichment(me, enrichmentInput())
 		const later = await createEnrichment(
 			me,
@@ -412,8 +351,8 @@ describe('editing enrichments and chains', () => {
 	})
 
 	test("another account's enrichment or chain is not found", async () => {
-		const me = await account()
-		const other = await account()
+		const me = await accountWithCredits()
+		const other = await accountWithCredits()
 		const theirs = await createEnrichment(other, enrichmentInput())
 		const theirChain = await createChain(other, {
 			name: 'Theirs',
@@ -431,7 +370,7 @@ describe('editing enrichments and chains', () => {
 	})
 
 	test("a chain's steps are reordered, changed and removed; bad steps write nothing", async () => {
-		const me = await account()
+		const me = await accountWithCredits()
 		const e = await createEnrichment(me, enrichmentInput())
 		const chain = await createChain(me, {
 			name: 'Order',
@@ -487,7 +426,7 @@ describe('editing enrichments and chains', () => {
 	})
 
 	test('runs keep the snapshot they started with: editing changes neither their steps nor their results', async () => {
-		const me = await account(100)
+		const me = await accountWithCredits(100)
 		const listId = await leadList(me, 10)
 		const e = await createEnrichment(me, enrichmentInput())
 		const chain = await createChain(me, {
@@ -522,7 +461,7 @@ describe('editing enrichments and chains', () => {
 			name: 'Snapshot',
 			steps: [{ kind: 'email-guess' }, { kind: 'ai', enrichmentId: e.id }],
 		})
-		expect((await settled(runId)).status).toBe(2)
+		expect((await settledRun(runId)).status).toBe(2)
 		expect(await stepsOf()).toEqual(recorded)
 		expect(openai.calls).toHaveLength(10)
 		expect(openai.calls.every((c) => c.startsWith('Describe Company'))).toBe(true)
