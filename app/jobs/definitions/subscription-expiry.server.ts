@@ -6,6 +6,7 @@ import {
 import { renewTestDomainSubscriptions } from '../../services/domains/renewals.server.ts'
 import { expireDomainSubscriptions } from '../../services/domains/subscriptions.server.ts'
 import {
+	deferUnfulfilledStripeOrders,
 	endCancelledInboxes,
 	reconcileStripeQuantities,
 	renewTestInboxOrders,
@@ -18,7 +19,9 @@ import { defineJob } from '../define.server.ts'
  * subscriptions past their expire_date (the next request sees no plan), grants
  * the monthly credits of longer plans, renews test-mode domain subscriptions and
  * inbox orders (Stripe renews its own through the webhook), ends what is past
- * its period, and ends inboxes cancelled at period end. All idempotent.
+ * its period, and ends inboxes cancelled at period end. Inbox orders not yet
+ * fulfilled are never renewed: test mode skips them, and a Stripe one's next
+ * charge moves on before it comes (decision 0018). All idempotent.
  */
 export const subscriptionExpiryJob = defineJob({
 	name: 'subscription-renewal',
@@ -38,6 +41,7 @@ export const subscriptionExpiryJob = defineJob({
 		// Inboxes cancelled at period end end before their order renews without them.
 		const inboxesEnded = await endCancelledInboxes(now)
 		const ordersRenewed = await renewTestInboxOrders(now)
+		const ordersDeferred = await deferUnfulfilledStripeOrders(now)
 		const quantities = await reconcileStripeQuantities()
 		const counts = {
 			expired: expired.length,
@@ -46,6 +50,7 @@ export const subscriptionExpiryJob = defineJob({
 			domains: domains.length,
 			inboxesEnded: inboxesEnded.length,
 			ordersRenewed: ordersRenewed.length,
+			ordersDeferred: ordersDeferred.length,
 			quantities,
 		}
 		if (Object.values(counts).some(Boolean)) {

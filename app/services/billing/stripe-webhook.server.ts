@@ -240,6 +240,7 @@ async function invoicePaid(db: Kysely<DB>, invoice: Stripe.Invoice) {
 		periodStart: new Date(line.period.start * 1000),
 		periodEnd: new Date(line.period.end * 1000),
 		invoiceId: invoice.id,
+		amountPaid: invoice.amount_paid,
 	}
 	if (billed.kind === 'domain') return domainInvoicePaid(db, billed.sub, paid)
 	if (billed.kind === 'inboxes') return inboxInvoicePaid(db, billed.order, paid)
@@ -308,6 +309,7 @@ async function subscriptionUpdated(db: Kysely<DB>, remote: Stripe.Subscription) 
 	if (billed.kind !== 'plan') {
 		const mirrored = {
 			status: STATUSES[remote.status],
+			trialing: remote.status === 'trialing',
 			cancelAtPeriodEnd: remote.cancel_at_period_end,
 			periodStart: item ? new Date(item.current_period_start * 1000) : null,
 			periodEnd: item ? new Date(item.current_period_end * 1000) : null,

@@ -7,7 +7,11 @@ import { recordAudit } from '../audit/audit-log.server.ts'
 import { addMonths } from '../billing/dates.ts'
 import type { Payment } from '../billing/fulfilments.server.ts'
 import { paymentProvider } from '../billing/payments.server.ts'
-import { assertStripeReachable, callStripe } from '../billing/subscriptions.server.ts'
+import {
+	assertStripeReachable,
+	callStripe,
+	stripeConfigured,
+} from '../billing/subscriptions.server.ts'
 
 /**
  * Monthly billing of inboxes (decision 0013). An inbox order is one recurring charge: a Stripe
@@ -16,6 +20,11 @@ import { assertStripeReachable, callStripe } from '../billing/subscriptions.serv
  * `period_end` follows it. An inbox cancelled at period end stops being billed at once (the
  * Stripe quantity drops, without proration: this month is paid) and the job ends it when its
  * period is over.
+ *
+ * The month paid at checkout starts when the inboxes are delivered (decision 0018): until the
+ * order is fulfilled nothing renews it (test mode skips it; the job moves an unfulfilled
+ * order's next Stripe charge on before it comes), and fulfilment makes the first paid month
+ * run from then, moving the Stripe subscription's next charge to its end.
  */
 export type InboxOrderRow = Selectable<InboxOrders>
 
@@ -41,6 +50,110 @@ export async function startInboxBilling(
 		})
 		.where('id', '=', orderId)
 		.execute()
+}
+
+/** Stripe keeps whole seconds: a billing start it holds exactly. */
+export function billingStart(now = new Date()) {
+	return new Date(Math.floor(now.getTime() / 1000) * 1000)
+}
+
+/** Whether the order's charges come from a live Stripe subscription. */
+function billsThroughStripe(order: InboxOrderRow) {
+	return (
+		order.billing_provider === 'stripe' &&
+		!!order.provider_subscription_id &&
+		LIVE_BILLING.includes(order.billing_status)
+	)
+}
+
+/**
+ * Moves the Stripe subscription's next charge to `at` without charging or prorating: Stripe
+ * runs a trial until then (its billing date resets to `at`, the trial's invoice is $0 and,
+ * with proration_behavior none, nothing is credited). Returns when Stripe now charges next.
+ */
+async function moveStripeNextCharge(order: InboxOrderRow, at: Date) {
+	assertStripeReachable('This order')
+	const stripe = getStripe()
+	const id = order.provider_subscription_id!
+	const remote = await callStripe(() =>
+		stripe.subscriptions.update(id, {
+			trial_end: Math.floor(at.getTime() / 1000),
+			proration_behavior: 'none',
+		}),
+	)
+	const item = remote.items.data[0]
+	return item ? new Date(item.current_period_end * 1000) : at
+}
+
+/**
+ * Fulfilment, in its transaction under the order's row lock: the month paid at checkout starts
+ * now (`start`). With Stripe the subscription's next charge moves to the month's end first (a
+ * failure is a form message and nothing is written; a rollback after Stripe said yes only
+ * leaves a pending order's next charge later, as the job's deferral would). Returns the date
+ * the order's inboxes are paid through, and whether they end then (the order bills no more).
+ */
+export async function startFirstPaidMonth(db: Kysely<DB>, order: InboxOrderRow, start: Date) {
+	let paidThrough = addMonths(start, 1)
+	if (billsThroughStripe(order)) paidThrough = await moveStripeNextCharge(order, paidThrough)
+	await changeOrderBilling(
+		db,
+		order,
+		{ billing_date: start, paid_through: paidThrough },
+		{ action: 'inboxes.billing.start' },
+	)
+	return { paidThrough, endsAtPeriodEnd: !LIVE_BILLING.includes(order.billing_status) }
+}
+
+/** How long before an unfulfilled order's Stripe charge the job moves it on: a day of retries. */
+export const DEFER_AHEAD_MS = 24 * 60 * 60 * 1000
+
+function unfulfilledStripeOrders(db: Kysely<DB>, chargedBy: Date) {
+	return db
+		.selectFrom('inbox_orders')
+		.selectAll()
+		.where('billing_provider', '=', 'stripe')
+		.where('provider_subscription_id', 'is not', null)
+		.where('billing_status', 'in', LIVE_BILLING)
+		.where('status', 'in', [0, 1])
+		.where('paid_through', '<=', chargedBy)
+}
+
+/**
+ * Unfulfilled orders billed through Stripe whose next charge is less than DEFER_AHEAD_MS away:
+ * the charge moves a month on (Stripe would renew an order nobody has delivered yet); fulfilment
+ * later sets it to a month after delivery. Each under the order's row lock, so a fulfilment
+ * running at the same time is never overwritten (a locked order is left to the next run).
+ * Audited as `inboxes.billing.defer`. Run by the subscription-renewal job.
+ */
+export async function deferUnfulfilledStripeOrders(now = new Date(), db: Kysely<DB> = defaultDb) {
+	if (!stripeConfigured()) return []
+	const horizon = new Date(now.getTime() + DEFER_AHEAD_MS)
+	const due = await unfulfilledStripeOrders(db, horizon).execute()
+	const deferred: { id: string; paid_through: Date }[] = []
+	for (const { id } of due) {
+		try {
+			await db.transaction().execute(async (trx) => {
+				const order = await unfulfilledStripeOrders(trx, horizon)
+					.where('id', '=', id)
+					.forUpdate()
+					.skipLocked()
+					.executeTakeFirst()
+				if (!order?.paid_through) return
+				const from = order.paid_through > now ? order.paid_through : now
+				const next = await moveStripeNextCharge(order, billingStart(addMonths(from, 1)))
+				await changeOrderBilling(
+					trx,
+					order,
+					{ paid_through: next },
+					{ action: 'inboxes.billing.defer', detail: { reason: 'not fulfilled yet' } },
+				)
+				deferred.push({ id, paid_through: next })
+			})
+		} catch (error) {
+			logger.warn({ err: error, order: id }, 'unfulfilled inbox order not deferred in Stripe')
+		}
+	}
+	return deferred
 }
 
 /** The date a new inbox of this order is paid through (set when the inbox is made). */
@@ -163,16 +276,21 @@ export async function findInboxOrderByProvider(db: Kysely<DB>, subscriptionId: s
 		.executeTakeFirst()
 }
 
-/** invoice.paid for the order's subscription: the month is paid; live inboxes go on. */
+/**
+ * invoice.paid for the order's subscription: the month is paid; live inboxes go on. A $0
+ * invoice charged nothing: it is the trial that moved the next charge (fulfilment or deferral),
+ * whose date was recorded from Stripe's answer; a late one must not move it again.
+ */
 export async function inboxInvoicePaid(
 	db: Kysely<DB>,
 	order: InboxOrderRow,
-	paid: { periodStart: Date; periodEnd: Date; invoiceId: string },
+	paid: { periodStart: Date; periodEnd: Date; invoiceId: string; amountPaid: number },
 ) {
 	if (order.billing_status === 'canceled' || order.billing_status === 'ended') {
 		logger.info({ order: order.id }, 'invoice paid for an inbox order that no longer bills')
 		return
 	}
+	if (paid.amountPaid === 0) return
 	const forward = !order.paid_through || paid.periodEnd > order.paid_through
 	if (!forward && order.billing_status === 'active') return
 	await changeOrderBilling(
@@ -198,14 +316,17 @@ export async function inboxPaymentFailed(db: Kysely<DB>, order: InboxOrderRow, i
 
 /**
  * customer.subscription.updated: past due or active follow Stripe; the paid-through date only
- * moves forward. Cancelled at period end in Stripe (its dashboard, or our quantity dropping to
- * none): every live inbox of the order ends at its period end.
+ * moves forward, and not while Stripe runs a trial: that period is one we set (fulfilment or
+ * deferral) and recorded from Stripe's answer, and a late event about an earlier one must not
+ * move it. Cancelled at period end in Stripe (its dashboard, or our quantity dropping to none):
+ * every live inbox of the order ends at its period end.
  */
 export async function inboxSubscriptionUpdated(
 	db: Kysely<DB>,
 	order: InboxOrderRow,
 	remote: {
 		status: string | undefined
+		trialing: boolean
 		cancelAtPeriodEnd: boolean
 		periodStart: Date | null
 		periodEnd: Date | null
@@ -219,7 +340,11 @@ export async function inboxSubscriptionUpdated(
 	) {
 		changes.billing_status = remote.status
 	}
-	if (remote.periodEnd && (!order.paid_through || remote.periodEnd > order.paid_through)) {
+	if (
+		!remote.trialing &&
+		remote.periodEnd &&
+		(!order.paid_through || remote.periodEnd > order.paid_through)
+	) {
 		changes.paid_through = remote.periodEnd
 		if (remote.periodStart) changes.billing_date = remote.periodStart
 	}
@@ -291,9 +416,10 @@ export async function endCancelledInboxes(now = new Date(), db: Kysely<DB> = def
 }
 
 /**
- * Test mode: orders whose month is over and that still bill inboxes are renewed a month at a
- * time (each an audited charge of quantity x price), as Stripe would; an order that bills none
- * (all cancelled, or failed) ends instead. Only while this server takes test payments.
+ * Test mode: fulfilled orders whose month is over and that still bill inboxes are renewed a
+ * month at a time (each an audited charge of quantity x price), as Stripe would; an order that
+ * bills none (all cancelled) ends instead. An unfulfilled order is never renewed: its paid month
+ * starts at fulfilment. Only while this server takes test payments.
  */
 export async function renewTestInboxOrders(now = new Date(), db: Kysely<DB> = defaultDb) {
 	if (paymentProvider() !== 'test') return []
@@ -302,6 +428,7 @@ export async function renewTestInboxOrders(now = new Date(), db: Kysely<DB> = de
 		.select('id')
 		.where('billing_provider', '=', 'test')
 		.where('billing_status', '=', 'active')
+		.where('status', '=', 2)
 		.where('paid_through', '<=', now)
 		.execute()
 	const renewed: { id: string; paid_through: Date; quantity: number }[] = []
@@ -312,6 +439,7 @@ export async function renewTestInboxOrders(now = new Date(), db: Kysely<DB> = de
 				.selectAll()
 				.where('id', '=', id)
 				.where('billing_status', '=', 'active')
+				.where('status', '=', 2)
 				.where('paid_through', '<=', now)
 				.forUpdate()
 				.skipLocked()
@@ -414,8 +542,8 @@ export function refundsThroughStripe(
 
 /**
  * A failed order's refund and end of billing. Stripe: the order's subscription is cancelled at
- * once and its latest paid invoice refunded (a one-off checkout, from before monthly billing,
- * refunds its payment intent). Test mode: nothing to call. Returns whether Stripe refunded.
+ * once and its latest invoice that charged something refunded (not a deferral's $0 trial
+ * invoice; a one-off checkout, from before monthly billing, refunds its payment intent). Test mode: nothing to call. Returns whether Stripe refunded.
  * Safe to call again: the refund carries an idempotency key, and a payment Stripe says is
  * refunded already (the key is kept 24 hours; or refunded by hand) counts as refunded.
  */
@@ -426,8 +554,10 @@ export async function refundAndStopInboxBilling(order: InboxOrderRow) {
 	if (order.provider_subscription_id) {
 		const id = order.provider_subscription_id
 		const sub = await callStripe(() => stripe.subscriptions.retrieve(id))
-		const invoice =
-			typeof sub.latest_invoice === 'string' ? sub.latest_invoice : sub.latest_invoice?.id
+		const paid = await callStripe(() =>
+			stripe.invoices.list({ subscription: id, status: 'paid', limit: 10 }),
+		)
+		const invoice = paid.data.find((i) => i.amount_paid > 0)?.id
 		if (invoice) {
 			const payments = await callStripe(() =>
 				stripe.invoicePayments.list({ invoice, status: 'paid', limit: 1 }),

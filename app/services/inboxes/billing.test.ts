@@ -137,7 +137,6 @@ describe('with Stripe', () => {
 			quantity: 2,
 			price: { unit_amount: 300, recurring: { interval: 'month' } },
 		})
-		const firstEnd = new Date(stripeSub.items.data[0].current_period_end * 1000)
 		expect(order).toMatchObject({
 			status: 0,
 			billing_status: 'active',
@@ -145,9 +144,12 @@ describe('with Stripe', () => {
 			provider_subscription_id: stripeSub.id,
 			price_cents: 300,
 			quantity: 2,
-			paid_through: firstEnd,
+			paid_through: new Date(stripeSub.items.data[0].current_period_end * 1000),
 		})
+		// the paid month starts at delivery: Stripe charges next a month after it
 		const [ada, grace] = await fulfil(order.id, domain.name, 2)
+		const firstEnd = (await orderOf(user.id)).paid_through!
+		expect(fake.subscriptions.get(stripeSub.id)!.trial_end * 1000).toBe(firstEnd.getTime())
 		expect((await inboxOf(ada!)).period_end).toEqual(firstEnd)
 
 		const renewed = fake.renew(stripeSub.id)
@@ -212,6 +214,118 @@ describe('with Stripe', () => {
 		}
 	})
 
+	/**
+	 * The billing clock: the subscription's first month (paid at checkout) ends in `ms`, in
+	 * Stripe and in our records, as the webhook left them.
+	 */
+	async function firstMonthEndsIn(orderId: string, subscriptionId: string, ms: number) {
+		const end = Math.floor((Date.now() + ms) / 1000)
+		const item = fake.subscriptions.get(subscriptionId)!.items.data[0]
+		item.current_period_start = Math.floor(addMonths(new Date(end * 1000), -1).getTime() / 1000)
+		item.current_period_end = end
+		await db
+			.updateTable('inbox_orders')
+			.set({ paid_through: new Date(end * 1000) })
+			.where('id', '=', orderId)
+			.execute()
+		return new Date(end * 1000)
+	}
+
+	test('an order still waiting for an admin at its first renewal is not charged again; delivery starts the month', async () => {
+		const { user, domain, stripeSub, order } = await orderedWithStripe(2)
+		await plannedByJob(order.id)
+		const invoicesBefore = fake.invoices.size
+		const firstEnd = await firstMonthEndsIn(order.id, stripeSub.id, 60 * 60_000)
+
+		// an hour before Stripe would renew it, the job moves the next charge a month on
+		await runRenewalJob()
+		const deferredTo = addMonths(firstEnd, 1)
+		let remote = fake.subscriptions.get(stripeSub.id)!
+		expect(remote).toMatchObject({ status: 'trialing', trial_end: deferredTo.getTime() / 1000 })
+		expect(remote.items.data[0].current_period_end * 1000).toBe(deferredTo.getTime())
+		const trial = fake.invoices.get(remote.latest_invoice)!
+		// nothing charged, nothing credited for the month paid at checkout
+		expect(trial).toMatchObject({ billing_reason: 'subscription_update', total: 0, amount_paid: 0 })
+		expect(fake.invoices.size).toBe(invoicesBefore + 1)
+		expect(await orderOf(user.id)).toMatchObject({ status: 1, paid_through: deferredTo })
+		expect(await auditOf(order.id, 'inboxes.billing.defer')).toHaveLength(1)
+		const deferral = [
+			fake.event('customer.subscription.updated', remote),
+			fake.event('invoice.paid', trial),
+		]
+		for (const event of deferral) await deliver(fake, event)
+		expect((await orderOf(user.id)).paid_through).toEqual(deferredTo)
+		// the next run has nothing to move
+		await runRenewalJob()
+		expect(await auditOf(order.id, 'inboxes.billing.defer')).toHaveLength(1)
+
+		// delivered: the paid month runs from now, and Stripe charges next a month from now
+		const before = new Date(Math.floor(Date.now() / 1000) * 1000)
+		const [ada] = await fulfil(order.id, domain.name, 2)
+		const after = new Date()
+		const delivered = await orderOf(user.id)
+		const paidThrough = delivered.paid_through!
+		expect(paidThrough >= addMonths(before, 1) && paidThrough <= addMonths(after, 1)).toBe(true)
+		expect(delivered.billing_date!.getTime()).toBe(addMonths(paidThrough, -1).getTime())
+		expect((await inboxOf(ada!)).period_end).toEqual(paidThrough)
+		remote = fake.subscriptions.get(stripeSub.id)!
+		expect(remote.trial_end * 1000).toBe(paidThrough.getTime())
+		expect(remote.items.data[0].current_period_end * 1000).toBe(paidThrough.getTime())
+		expect(fake.invoices.get(remote.latest_invoice)).toMatchObject({ total: 0, amount_paid: 0 })
+		expect(await auditOf(order.id, 'inboxes.billing.start')).toHaveLength(1)
+
+		// the deferral's events, arriving late, do not move the month delivery started
+		for (const event of deferral)
+			await deliver(fake, structuredClone({ ...event, id: `${event.id}_late` }))
+		expect((await orderOf(user.id)).paid_through).toEqual(paidThrough)
+
+		// Stripe's first renewal is then the month after delivery, for both inboxes
+		const renewed = fake.renew(stripeSub.id)
+		expect(renewed.invoice).toMatchObject({ amount_paid: 600 })
+		expect(renewed.invoice.lines.data[0].period.start * 1000).toBe(paidThrough.getTime())
+		await deliver(fake, fake.event('invoice.paid', renewed.invoice))
+		const secondEnd = new Date(renewed.subscription.items.data[0].current_period_end * 1000)
+		expect(await orderOf(user.id)).toMatchObject({
+			paid_through: secondEnd,
+			billing_status: 'active',
+		})
+		expect((await inboxOf(ada!)).period_end).toEqual(secondEnd)
+	})
+
+	test('delivery while Stripe does not answer changes nothing; the retry starts the month', async () => {
+		const { user, domain, stripeSub, order } = await orderedWithStripe(1)
+		await plannedByJob(order.id)
+		fake.failNext(2)
+		const csv = `${HEADER}\nada@${domain.name},Ada,Lovelace,s3cret-pass,smtp.gmail.com,587,imap.gmail.com,993`
+		const error = await failure(fulfilOrder(await adminAccount(), order.id, csv))
+		expect((error as FormError).message).toBe(
+			'The payment provider did not answer. Nothing was changed; try again.',
+		)
+		expect(await orderOf(user.id)).toMatchObject({ status: 1, paid_through: order.paid_through })
+		expect(
+			await db.selectFrom('inboxes').select('id').where('order_id', '=', order.id).execute(),
+		).toEqual([])
+		expect(fake.subscriptions.get(stripeSub.id)!.status).toBe('active')
+		await fulfilOrder(await adminAccount(), order.id, csv)
+		const delivered = await orderOf(user.id)
+		expect(delivered.status).toBe(2)
+		expect(fake.subscriptions.get(stripeSub.id)!.trial_end * 1000).toBe(
+			delivered.paid_through!.getTime(),
+		)
+	})
+
+	test('an order failed after its next charge moved: the checkout’s payment is refunded', async () => {
+		const { user, stripeSub, order } = await orderedWithStripe(1)
+		await plannedByJob(order.id)
+		await firstMonthEndsIn(order.id, stripeSub.id, 60 * 60_000)
+		await runRenewalJob()
+		expect(fake.subscriptions.get(stripeSub.id)!.status).toBe('trialing')
+		await failOrder(await adminAccount(), order.id, 'The provider refused the domain')
+		expect(refundsOf(paymentOf(stripeSub.id))).toHaveLength(1)
+		expect(fake.subscriptions.get(stripeSub.id)!.status).toBe('canceled')
+		expect((await orderOf(user.id)).refund_cents).toBe(300)
+	})
+
 	test('every inbox cancelled: Stripe ends the subscription at period end; .deleted stops billing', async () => {
 		const { account, user, domain, stripeSub, order } = await orderedWithStripe(1)
 		const [ada] = await fulfil(order.id, domain.name, 1)
@@ -269,10 +383,13 @@ describe('with Stripe', () => {
 		})
 	})
 
-	/** The payment Stripe refunds for the subscription's first invoice. */
+	/** The payment Stripe refunds: the checkout's, on the subscription's first invoice. */
 	const paymentOf = (subscriptionId: string) =>
-		fake.invoices.get(fake.subscriptions.get(subscriptionId)!.latest_invoice)!
-			.__payment_intent as string
+		[...fake.invoices.values()].find(
+			(i) =>
+				i.parent.subscription_details.subscription === subscriptionId &&
+				i.billing_reason === 'subscription_create',
+		)!.__payment_intent as string
 	const refundsOf = (paymentIntent: string) =>
 		fake.refunds.filter((r) => r.payment_intent === paymentIntent)
 
@@ -310,7 +427,8 @@ describe('with Stripe', () => {
 				expect(after).toMatchObject({ status: 2, refunded_at: null, billing_status: 'active' })
 				expect(inboxes).toHaveLength(1)
 				expect(refundsOf(paymentOf(stripeSub.id))).toHaveLength(0)
-				expect(fake.subscriptions.get(stripeSub.id)!.status).toBe('active')
+				// delivered: its next charge moved to a month from now (a trial until then)
+				expect(fake.subscriptions.get(stripeSub.id)!.status).toBe('trialing')
 			} else {
 				expect(after).toMatchObject({ status: 3, refund_cents: 300, billing_status: 'canceled' })
 				expect(after.refunded_at).toBeInstanceOf(Date)
@@ -485,7 +603,7 @@ describe('test mode: the renewal job', () => {
 		const paid = await orderOf(owner.user.id)
 		expect(paid).toMatchObject({ billing_provider: 'test', quantity: inboxes, price_cents: 300 })
 		const addresses = await fulfil(paid.id, owner.domain.name, inboxes)
-		return { ...owner, order: paid, addresses }
+		return { ...owner, order: await orderOf(owner.user.id), addresses }
 	}
 
 	/** The billing clock: the order's month (and its inboxes' period) ended a minute ago. */
@@ -536,6 +654,38 @@ describe('test mode: the renewal job', () => {
 		// again: nothing more
 		await runRenewalJob()
 		expect(await auditOf(order.id, 'inboxes.billing.renew')).toHaveLength(1)
+	})
+
+	test('an order pending past its first month is not charged again; delivery starts the month', async () => {
+		const owner = await ownerWithSubscribedDomain()
+		const checkout = await startInboxOrderCheckout(owner.account, order(owner.domain.id, 2))
+		await completeTestCheckout(owner.account, checkout.id)
+		const paid = await orderOf(owner.user.id)
+		await plannedByJob(paid.id)
+		// a month and more since the checkout, and no admin has delivered it yet
+		await monthOver(paid.id)
+		await runRenewalJob()
+		expect(await auditOf(paid.id, 'inboxes.billing.renew')).toHaveLength(0)
+		expect(await orderOf(owner.user.id)).toMatchObject({ status: 1, billing_status: 'active' })
+
+		const before = new Date(Math.floor(Date.now() / 1000) * 1000)
+		const [ada] = await fulfil(paid.id, owner.domain.name, 2)
+		const after = new Date()
+		const delivered = await orderOf(owner.user.id)
+		expect(delivered.billing_date! >= before && delivered.billing_date! <= after).toBe(true)
+		expect(delivered.paid_through).toEqual(addMonths(delivered.billing_date!, 1))
+		expect((await inboxOf(ada!)).period_end).toEqual(delivered.paid_through)
+		// the month paid at checkout runs: nothing to renew yet
+		await runRenewalJob()
+		expect(await auditOf(paid.id, 'inboxes.billing.renew')).toHaveLength(0)
+
+		// at its end the order renews, a month at a time, as any other
+		const end = await monthOver(paid.id)
+		await runRenewalJob()
+		expect((await auditOf(paid.id, 'inboxes.billing.renew')).map((c) => c.after)).toEqual([
+			expect.objectContaining({ provider: 'test', quantity: 2, amount_cents: 600 }),
+		])
+		expect(await inboxOf(ada!)).toMatchObject({ status: 'active', period_end: addMonths(end, 1) })
 	})
 
 	test('resumed before the period ends, an inbox renews with the order', async () => {

@@ -7,9 +7,11 @@ import { sealSecret } from '../../utils/secrets.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { stripeConfigured } from '../billing/subscriptions.server.ts'
 import {
+	billingStart,
 	cancelInboxBilling,
 	refundAndStopInboxBilling,
 	refundsThroughStripe,
+	startFirstPaidMonth,
 } from './billing.server.ts'
 import { parseCsv } from './csv.ts'
 
@@ -90,7 +92,9 @@ const EMAIL = /^[a-z0-9](?:[a-z0-9._+-]{0,62})@([a-z0-9.-]+)$/i
 /**
  * Completes an order with a CSV of credentials (CREDENTIAL_COLUMNS), checked row by row: every
  * error names its line; nothing is written unless every row is right. Each inbox's credentials
- * are sealed (AES-256-GCM) bound to its row.
+ * are sealed (AES-256-GCM) bound to its row. The month paid at checkout starts now (decision
+ * 0018): the inboxes are paid through a month from now, and a Stripe subscription's next
+ * charge moves there (under the row lock, so the job's deferral never crosses it).
  */
 export async function fulfilOrder(
 	account: AccountContext | null,
@@ -194,6 +198,7 @@ export async function fulfilOrder(
 			for (const t of taken) errors.push(`${t.address} already exists.`)
 		}
 		if (errors.length) throw new FormError(errors.join(' '), 'csv')
+		const billing = await startFirstPaidMonth(trx, order, billingStart())
 		for (const inbox of inboxes) {
 			const row = await trx
 				.insertInto('inboxes')
@@ -207,7 +212,9 @@ export async function fulfilOrder(
 					first_name: inbox.first || null,
 					last_name: inbox.last || null,
 					status: 'active',
-					period_end: order.paid_through,
+					period_end: billing.paidThrough,
+					// the order bills no more (its Stripe subscription ended): they end with the month
+					cancel_at_period_end: billing.endsAtPeriodEnd,
 				})
 				.returning('id')
 				.executeTakeFirstOrThrow()
@@ -234,7 +241,7 @@ export async function fulfilOrder(
 			targetType: 'inbox_order',
 			targetId: order.id,
 			before: { status: order.status },
-			after: { status: 2, inboxes: inboxes.length },
+			after: { status: 2, inboxes: inboxes.length, paid_through: billing.paidThrough },
 		})
 		return { inboxes: inboxes.length }
 	})

@@ -7,6 +7,10 @@
 // answer back (Idempotent-Replayed: true), with other parameters an idempotency_error.
 // Test helpers play the payer and the billing clock: pay a session, renew a
 // subscription, and build the events Stripe would send for them.
+// A `trial_end` on an update starts a trial as Stripe does: status trialing, the billing
+// date reset (the period runs from now to trial_end, billing_cycle_anchor = trial_end) and an
+// immediate invoice for the trial ($0), which carries a credit for the unused time of the
+// paid period unless proration_behavior is none. The next charge is at trial_end (renew).
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -24,7 +28,7 @@ export type FakeStripe = {
 	prices: Map<string, Obj>
 	sessions: Map<string, Obj>
 	subscriptions: Map<string, Obj>
-	/** invoices the fake made (paySession, renew), by id */
+	/** invoices the fake made (paySession, renew, a trial starting), by id */
 	invoices: Map<string, Obj>
 	/** refunds made (POST /v1/refunds) */
 	refunds: Obj[]
@@ -37,7 +41,10 @@ export type FakeStripe = {
 	loseNext(request: string, count?: number): void
 	/** The payer pays a checkout session: it completes (and a subscription starts). */
 	paySession(id: string): { session: Obj; subscription: Obj | null; invoice: Obj | null }
-	/** A subscription renews: the period moves one interval on; returns the paid invoice. */
+	/**
+	 * A subscription renews (or its trial ends): the period moves one interval on from its end;
+	 * returns the paid invoice.
+	 */
 	renew(subscriptionId: string): { subscription: Obj; invoice: Obj }
 	invoiceFor(subscription: Obj, billingReason: string, status?: string): Obj
 	/** An event as Stripe sends it to a webhook endpoint. */
@@ -193,7 +200,79 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 		return rest
 	}
 
+	/** Checks `trial_end` as Stripe does: a future Unix timestamp (or `now`, not modelled here). */
+	function trialEndError(sub: Obj, value: unknown) {
+		if (sub.status === 'canceled') {
+			return stripeError(
+				400,
+				'A canceled subscription can only update its cancellation_details and metadata.',
+			)
+		}
+		const at = Number(value)
+		if (value === 'now') {
+			return stripeError(400, 'The fake does not model trial_end=now.', { param: 'trial_end' })
+		}
+		if (!Number.isInteger(at) || at <= now()) {
+			return stripeError(
+				400,
+				'Invalid timestamp: must be an integer Unix timestamp in the future.',
+				{
+					param: 'trial_end',
+				},
+			)
+		}
+		if (at > addInterval(addInterval(sub.billing_cycle_anchor ?? now(), 'year'), 'year')) {
+			return stripeError(400, 'trial_end can be at most two years from billing_cycle_anchor.', {
+				param: 'trial_end',
+			})
+		}
+		return null
+	}
+
+	/**
+	 * A trial starts on an active subscription: the billing date resets to trial_end and the
+	 * trial's $0 invoice is made at once, with a credit for the unused paid time unless
+	 * proration_behavior is none (the credit goes to the customer's balance).
+	 */
+	function startTrial(sub: Obj, trialEnd: number, prorationBehavior: string) {
+		const at = now()
+		const lines: Obj[] = []
+		for (const item of sub.items.data) {
+			const unused = item.current_period_end - at
+			const length = item.current_period_end - item.current_period_start
+			if (prorationBehavior !== 'none' && sub.status !== 'trialing' && unused > 0 && length > 0) {
+				const amount = -Math.round((item.price.unit_amount * item.quantity * unused) / length)
+				lines.push(
+					lineFor(sub, item, amount, `Unused time on ${item.price.nickname ?? 'Plan'}`, {
+						start: at,
+						end: item.current_period_end,
+						proration: true,
+					}),
+				)
+			}
+			item.current_period_start = at
+			item.current_period_end = trialEnd
+			lines.push(
+				lineFor(sub, item, 0, `Trial period for ${item.price.nickname ?? 'Plan'}`, {
+					start: at,
+					end: trialEnd,
+					proration: false,
+				}),
+			)
+		}
+		if (sub.status !== 'trialing') sub.trial_start = at
+		sub.status = 'trialing'
+		sub.trial_end = trialEnd
+		sub.billing_cycle_anchor = trialEnd
+		const invoice = invoiceWith(sub, 'subscription_update', lines, 'paid')
+		sub.latest_invoice = invoice.id
+	}
+
 	function updateSubscription(sub: Obj, params: Obj) {
+		if (params.trial_end !== undefined) {
+			const error = trialEndError(sub, params.trial_end)
+			if (error) return error
+		}
 		if (params.cancel_at_period_end !== undefined) {
 			sub.cancel_at_period_end = params.cancel_at_period_end === 'true'
 		}
@@ -212,6 +291,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 				return stripeError(400, `No such price: '${change.price}'`, { code: 'resource_missing' })
 			}
 			item.price = price
+		}
+		if (params.trial_end !== undefined) {
+			startTrial(sub, Number(params.trial_end), params.proration_behavior ?? 'create_prorations')
 		}
 		return { status: 200, body: sub }
 	}
@@ -252,6 +334,23 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 				sub.status = 'canceled'
 				sub.canceled_at = now()
 				return { status: 200, body: sub }
+			}
+		}
+		if (method === 'GET' && path === '/v1/invoices') {
+			// newest first, as Stripe lists them
+			const data = [...invoices.values()]
+				.filter((i) => !params.subscription || subscriptionOf(i) === params.subscription)
+				.filter((i) => !params.status || i.status === params.status)
+				.reverse()
+			const limit = Number(params.limit ?? 10)
+			return {
+				status: 200,
+				body: {
+					object: 'list',
+					has_more: data.length > limit,
+					url: '/v1/invoices',
+					data: data.slice(0, limit),
+				},
 			}
 		}
 		if (method === 'GET' && path === '/v1/invoice_payments') {
@@ -365,15 +464,56 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 	const { port } = server.address() as AddressInfo
 
-	function invoiceFor(sub: Obj, billingReason: string, status = 'paid'): Obj {
+	const subscriptionOf = (invoice: Obj) =>
+		invoice.parent?.subscription_details?.subscription as string | undefined
+
+	function lineFor(
+		sub: Obj,
+		item: Obj,
+		amount: number,
+		description: string,
+		period: { start: number; end: number; proration: boolean },
+	): Obj {
+		return {
+			id: id('il'),
+			object: 'line_item',
+			amount,
+			currency: 'usd',
+			description,
+			livemode: false,
+			metadata: {},
+			parent: {
+				type: 'subscription_item_details',
+				invoice_item_details: null,
+				subscription_item_details: {
+					invoice_item: null,
+					proration: period.proration,
+					proration_details: { credited_items: null },
+					subscription: sub.id,
+					subscription_item: item.id,
+				},
+			},
+			period: { start: period.start, end: period.end },
+			pricing: {
+				type: 'price_details',
+				price_details: { price: item.price.id, product: item.price.product },
+				unit_amount_decimal: String(item.price.unit_amount),
+			},
+			quantity: item.quantity,
+		}
+	}
+
+	/** An invoice of `lines`; paid ones with an amount have a payment (refundable). */
+	function invoiceWith(sub: Obj, billingReason: string, lines: Obj[], status: string): Obj {
 		const item = sub.items.data[0]
-		const amount = item.price.unit_amount * item.quantity
+		const total = lines.reduce((sum, line) => sum + line.amount, 0)
+		const due = Math.max(total, 0)
 		const invoice = {
 			id: id('in'),
 			object: 'invoice',
-			amount_due: amount,
-			amount_paid: status === 'paid' ? amount : 0,
-			amount_remaining: status === 'paid' ? 0 : amount,
+			amount_due: due,
+			amount_paid: status === 'paid' ? due : 0,
+			amount_remaining: status === 'paid' ? 0 : due,
 			billing_reason: billingReason,
 			created: now(),
 			currency: 'usd',
@@ -387,47 +527,27 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 			period_start: item.current_period_start,
 			period_end: item.current_period_end,
 			status,
-			lines: {
-				object: 'list',
-				has_more: false,
-				url: `/v1/invoices/in/lines`,
-				data: [
-					{
-						id: id('il'),
-						object: 'line_item',
-						amount,
-						currency: 'usd',
-						description: `1 × ${item.price.nickname ?? 'Plan'}`,
-						livemode: false,
-						metadata: {},
-						parent: {
-							type: 'subscription_item_details',
-							invoice_item_details: null,
-							subscription_item_details: {
-								invoice_item: null,
-								proration: false,
-								proration_details: { credited_items: null },
-								subscription: sub.id,
-								subscription_item: item.id,
-							},
-						},
-						period: { start: item.current_period_start, end: item.current_period_end },
-						pricing: {
-							type: 'price_details',
-							price_details: { price: item.price.id, product: item.price.product },
-							unit_amount_decimal: String(item.price.unit_amount),
-						},
-						quantity: item.quantity,
-					},
-				],
-			},
+			subtotal: total,
+			total,
+			lines: { object: 'list', has_more: false, url: `/v1/invoices/in/lines`, data: lines },
 		}
 		Object.defineProperty(invoice, '__payment_intent', {
-			value: status === 'paid' ? id('pi') : null,
+			value: status === 'paid' && due > 0 ? id('pi') : null,
 			enumerable: false,
 		})
 		invoices.set(invoice.id, invoice)
 		return invoice
+	}
+
+	function invoiceFor(sub: Obj, billingReason: string, status = 'paid'): Obj {
+		const item = sub.items.data[0]
+		const amount = item.price.unit_amount * item.quantity
+		const line = lineFor(sub, item, amount, `1 × ${item.price.nickname ?? 'Plan'}`, {
+			start: item.current_period_start,
+			end: item.current_period_end,
+			proration: false,
+		})
+		return invoiceWith(sub, billingReason, [line], status)
 	}
 
 	return {
@@ -464,9 +584,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 					canceled_at: null,
 					created: start,
 					customer: session.customer,
+					billing_cycle_anchor: start,
 					livemode: false,
 					metadata: session.__subscription_data.metadata ?? {},
 					status: 'active',
+					trial_start: null,
+					trial_end: null,
 					items: {
 						object: 'list',
 						has_more: false,
@@ -503,6 +626,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 					item.price.recurring.interval,
 				)
 			}
+			// a trial's end is a renewal like any other: the subscription is active again
+			if (sub.status === 'trialing') sub.status = 'active'
 			const invoice = invoiceFor(sub, 'subscription_cycle')
 			sub.latest_invoice = invoice.id
 			return { subscription: sub, invoice }
