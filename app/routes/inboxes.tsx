@@ -13,7 +13,7 @@ import {
 	listInboxes,
 	setInboxCancel,
 } from '../services/inboxes/inboxes.server.ts'
-import { listInboxOrders } from '../services/inboxes/orders.server.ts'
+import { BILLING_STARTS_AT_DELIVERY, listInboxOrders } from '../services/inboxes/orders.server.ts'
 import { paymentProvider } from '../services/billing/payments.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
 import { FormError } from '../utils/http-errors.server.ts'
@@ -38,6 +38,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		canChange: canChangeDomains(acting),
 		withPasswords: exportShowsCredentials(acting),
 		testMode: paymentProvider() === 'test',
+		billingStarts: BILLING_STARTS_AT_DELIVERY,
 		filters,
 		exportQuery: params.toString(),
 		domains: domains.map((d) => ({ id: d.id, name: d.name })),
@@ -105,6 +106,7 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 		withPasswords,
 		pendingOrders,
 		testMode,
+		billingStarts,
 	} = loaderData
 	return (
 		<>
@@ -145,6 +147,9 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 					<p className="text-sm text-slate-700" data-testid="pending-orders">
 						{pendingOrders.length} order{pendingOrders.length === 1 ? '' : 's'} being set up:{' '}
 						{pendingOrders.map((o) => `${o.count} inboxes (${o.total}, ${o.date})`).join('; ')}.
+					</p>
+					<p className="mt-2 text-sm text-slate-600" data-testid="pending-billing">
+						{billingStarts}: your first paid month starts the day they are delivered.
 					</p>
 					{pendingOrders.some((o) => o.planned.length) ? (
 						<p className="mt-2 text-sm break-all text-slate-600" data-testid="planned-addresses">

@@ -20,6 +20,7 @@ import {
 	inboxPriceCents,
 	listInboxOrders,
 	listOrderableDomains,
+	orderBillingNote,
 	quoteInboxOrder,
 } from '../services/inboxes/orders.server.ts'
 import { ADDRESS_PATTERNS, generatePersonas, PATTERN_LABELS } from '../services/inboxes/personas.ts'
@@ -52,6 +53,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			date: formatDate(o.created_at),
 			error: o.error,
 			planned: o.planned,
+			billing: orderBillingNote(o),
 		})),
 	}
 }
@@ -224,7 +226,7 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 		<>
 			<PageHeader
 				title="Order inboxes"
-				description={`Inboxes on your domains, ${price} each a month. Get a quote, then pay at checkout; our team sets them up.`}
+				description={`Inboxes on your domains, ${price} each a month. Get a quote, then pay at checkout; our team sets them up, and your first paid month starts when they are ready.`}
 			/>
 			<div className="grid gap-6 lg:grid-cols-2">
 				<Card>
@@ -290,6 +292,11 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 								</span>
 								<span className="text-slate-600">{o.total} a month</span>
 								<span className="text-slate-500">{o.date}</span>
+								{o.billing ? (
+									<span className="text-slate-700" data-testid="order-billing">
+										{o.billing}
+									</span>
+								) : null}
 								{o.error ? <span className="text-red-700">{o.error}</span> : null}
 								{o.planned.length && o.status < 3 ? (
 									<p className="w-full break-all text-slate-600" data-testid="planned-addresses">

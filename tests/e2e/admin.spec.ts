@@ -2,6 +2,8 @@
 // platform editor, a normal user, a team member), bad input, and the admin forms in the
 // browser with JavaScript on and off. The service-level matrix is app/services/admin/admin.test.ts.
 import { expect, request as http, test, type APIRequestContext, type Page } from '@playwright/test'
+import { startFakeStripe, type FakeStripe } from '../fakes/stripe/server.ts'
+import { startKeyedServer, type KeyedServer } from './keyed-server.ts'
 import { PASSWORD, signIn, uniqueEmail, withDatabase } from './support.ts'
 
 const ADMIN = { email: 'admin@e2e.test', password: 'admin-password-1' }
@@ -311,8 +313,34 @@ test('an inbox order is fulfilled from a CSV of credentials, checked row by row'
 		page.getByText(/Line 2: unknown\.test is not one of this order's domains/),
 	).toBeVisible()
 	await card.getByLabel('Credentials CSV').fill([header, row(`ada@${domain}`)].join('\n'))
+	// paid more than a month ago, and still waiting: the paid month starts at delivery
+	await withDatabase((db) =>
+		db.query(
+			`update inbox_orders set billing_date = now() - interval '40 days',
+				paid_through = now() - interval '10 days' where id = $1`,
+			[orderId],
+		),
+	)
+	const pending = await (await owner.c.get('/ordering-inboxes')).text()
+	expect(pending).toContain('Billing starts when your inboxes are ready')
 	await card.getByRole('button', { name: 'Fulfil' }).click()
 	await expect(page.getByText('Order fulfilled: 1 inboxes created')).toBeVisible()
+	// the month runs from delivery: billed from now, paid through a month from now
+	const billing = await withDatabase(
+		async (db) =>
+			(
+				await db.query<{ started_ago: number; paid_through: Date; a_month: boolean }>(
+					`select extract(epoch from now() - billing_date) as started_ago, paid_through,
+						paid_through = billing_date + interval '1 month' as a_month
+					from inbox_orders where id = $1`,
+					[orderId],
+				)
+			).rows[0]!,
+	)
+	expect(Number(billing.started_ago)).toBeLessThan(60)
+	expect(billing.a_month).toBe(true)
+	const paidThrough = billing.paid_through
+	const renews = `Renews ${paidThrough.toLocaleDateString('en-US', { dateStyle: 'medium', timeZone: 'UTC' })}`
 	const inboxes = await withDatabase(
 		async (db) =>
 			(await db.query('select address from inboxes where order_id = $1', [orderId])).rows,
@@ -325,4 +353,133 @@ test('an inbox order is fulfilled from a CSV of credentials, checked row by row'
 	const html = await mine.text()
 	expect(html).toContain('Inboxes Management')
 	expect(html).toContain(`ada@${domain}`)
+	expect(html).toContain(renews)
+	const orders = await (await owner.c.get('/ordering-inboxes')).text()
+	expect(orders).toContain(renews)
+	expect(orders).not.toContain('Billing starts when your inboxes are ready')
+})
+
+// "Retry refund" needs an order paid through Stripe: a server of its own whose Stripe is a fake
+// this test drives (tests/fakes/stripe), one per project (each on its own ports).
+test.describe('an order paid through Stripe', () => {
+	test.describe.configure({ mode: 'serial', timeout: 60_000 })
+	let server: KeyedServer
+	let stripe: FakeStripe
+
+	// eslint-disable-next-line no-empty-pattern -- Playwright wants a pattern before testInfo
+	test.beforeAll(async ({}, testInfo) => {
+		test.setTimeout(180_000)
+		stripe = await startFakeStripe()
+		server = await startKeyedServer({
+			offset: testInfo.project.name === 'js' ? 41 : 43,
+			posthog: false,
+			env: {
+				ADMIN_EMAIL: ADMIN.email,
+				ADMIN_PASSWORD: ADMIN.password,
+				STRIPE_SECRET_KEY: stripe.secretKey,
+				STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+				STRIPE_API_BASE: stripe.url,
+			},
+		})
+	})
+
+	test.afterAll(async () => {
+		await server?.stop()
+		await stripe?.close()
+	})
+
+	/** An order in processing, paid at a Stripe Checkout: a subscription with its paid invoice. */
+	async function paidThroughStripe() {
+		const email = uniqueEmail('str')
+		const owner = await (
+			await client(server.baseURL)
+		).post('/signup', {
+			form: { fullName: 'Stripe Owner', email, password: PASSWORD },
+			maxRedirects: 0,
+		})
+		expect(owner.status()).toBe(302)
+		const checkout = await fetch(`${stripe.url}/v1/checkout/sessions`, {
+			method: 'POST',
+			headers: { Authorization: `Bearer ${stripe.secretKey}` },
+			body: new URLSearchParams({
+				mode: 'subscription',
+				success_url: `${server.baseURL}/inboxes`,
+				'line_items[0][quantity]': '1',
+				'line_items[0][price_data][currency]': 'usd',
+				'line_items[0][price_data][unit_amount]': '300',
+				'line_items[0][price_data][recurring][interval]': 'month',
+				'line_items[0][price_data][product_data][name]': 'Inboxes',
+			}),
+		})
+		const session = (await checkout.json()) as { id: string }
+		const { subscription, invoice } = stripe.paySession(session.id)
+		const orderId = await withDatabase(async (db) => {
+			const user = await db.query('select id from auth.users where email = $1', [email])
+			const userId = user.rows[0].id as string
+			const domain = await db.query(
+				`insert into domains (user_id, name, source) values ($1, $2, 'imported') returning id`,
+				[userId, `stripe-${userId.slice(0, 8)}.com`],
+			)
+			const order = await db.query(
+				`insert into inbox_orders (user_id, provider, status, inboxes_per_domain, domain_ids,
+					total_cents, payment_reference, billing_provider, provider_subscription_id,
+					price_cents, quantity, billing_date, paid_through)
+				values ($1, 'google', 1, 1, array[$2::uuid], 300, $3, 'stripe', $4, 300, 1,
+					now(), now() + interval '1 month')
+				returning id`,
+				[userId, domain.rows[0].id, `stripe:${session.id}`, subscription!.id],
+			)
+			return order.rows[0].id as string
+		}, server.dbPort)
+		return { orderId, payment: invoice!.__payment_intent as string }
+	}
+
+	test('a refund Stripe did not confirm is retried from the order with "Retry refund"', async ({
+		browser,
+		javaScriptEnabled,
+	}) => {
+		const { orderId, payment } = await paidThroughStripe()
+		const context = await browser.newContext({ baseURL: server.baseURL, javaScriptEnabled })
+		const page = await context.newPage()
+		await adminSignIn(page)
+		await page.goto('/admin-dashboard/inbox-orders?status=processing')
+		const card = page.locator('section', { hasText: orderId })
+
+		// Stripe refunds, but neither its answer nor the SDK's retry's answer arrives
+		stripe.loseNext('POST /v1/refunds', 2)
+		await card.getByLabel('Why it failed').fill('The provider refused the domain')
+		await card.getByRole('button', { name: 'Fail and refund' }).click()
+		await expect(
+			page.getByText(
+				'The order is failed, but the payment provider did not confirm its refund. Try again to refund it.',
+			),
+		).toBeVisible()
+		expect(stripe.refunds.filter((r) => r.payment_intent === payment)).toHaveLength(1)
+
+		await page.goto('/admin-dashboard/inbox-orders?status=fail')
+		await expect(card.getByText('Refund pending: it did not go through yet.')).toBeVisible()
+		await expect(card).toContainText('Reason: The provider refused the domain')
+		await card.getByRole('button', { name: 'Retry refund' }).click()
+		await expect(page.getByText('Order failed and refunded')).toBeVisible()
+		await page.goto('/admin-dashboard/inbox-orders?status=fail')
+		await expect(card).toContainText('; refunded ')
+		await expect(card.getByRole('button', { name: 'Retry refund' })).toHaveCount(0)
+		await expect(card).toContainText('Reason: The provider refused the domain')
+
+		// Stripe refunded once: the retry's idempotency key got the first refund back
+		expect(stripe.refunds.filter((r) => r.payment_intent === payment)).toHaveLength(1)
+		const order = await withDatabase(
+			async (db) =>
+				(
+					await db.query(
+						'select status, refund_cents, refunded_at from inbox_orders where id = $1',
+						[orderId],
+					)
+				).rows[0],
+			server.dbPort,
+		)
+		expect(order).toMatchObject({ status: 3, refund_cents: 300 })
+		expect(order.refunded_at).toBeInstanceOf(Date)
+		await context.close()
+	})
 })

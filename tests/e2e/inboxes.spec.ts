@@ -66,6 +66,10 @@ test('quote then pay: the order exists only after payment', async ({ page }, tes
 	await expect(page.getByRole('heading', { name: 'Inboxes Management', level: 1 })).toBeVisible()
 	await expect(page).toHaveTitle(/^Inboxes Management \|/)
 	await expect(page.getByTestId('pending-orders')).toContainText('4 inboxes ($12.00')
+	// paid, but the paid month starts when the inboxes are delivered
+	await expect(page.getByTestId('pending-billing')).toContainText(
+		'Billing starts when your inboxes are ready',
+	)
 
 	// the inbox-order job plans the exact addresses and hands the order to the admins
 	await expect(async () => {
@@ -78,6 +82,9 @@ test('quote then pay: the order exists only after payment', async ({ page }, tes
 	expect(await ordersOf(email)).toEqual([{ status: 1, total_cents: 1200 }])
 	await page.goto('/ordering-inboxes')
 	await expect(page.getByTestId('orders')).toContainText('processing')
+	await expect(page.getByTestId('order-billing')).toHaveText(
+		'Billing starts when your inboxes are ready',
+	)
 	await expect(page.getByTestId('orders').getByTestId('planned-addresses')).toContainText(
 		`ada@${a}, grace@${a}`,
 	)

@@ -1,6 +1,7 @@
 // A second app server for the analytics and build-version tests: POSTHOG_KEY set (with the
 // fake collector of tests/fakes/posthog), a short BUILD_POLL_INTERVAL_MS and its own copy of
-// the build, so rewriting its version.json touches no other test.
+// the build, so rewriting its version.json touches no other test. Other specs start one with
+// their own port offset and settings (admin.spec.ts: Stripe pointed at a fake the test drives).
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { cpSync, rmSync } from 'node:fs'
@@ -10,11 +11,15 @@ export type KeyedServer = {
 	baseURL: string
 	posthogURL: string
 	buildDir: string
+	/** its embedded PostgreSQL's port (withDatabase's second argument) */
+	dbPort: number
 	stop(): Promise<void>
 }
 
-export async function startKeyedServer(): Promise<KeyedServer> {
-	const offset = 37
+export async function startKeyedServer(
+	options: { offset?: number; posthog?: boolean; env?: Record<string, string> } = {},
+): Promise<KeyedServer> {
+	const offset = options.offset ?? 37
 	const port = Number(process.env.E2E_PORT ?? 4310) + offset
 	const dbPort = Number(process.env.E2E_DB_PORT ?? 54399) + offset
 	const posthogPort = port + 1
@@ -33,11 +38,13 @@ export async function startKeyedServer(): Promise<KeyedServer> {
 			EMBEDDED_POSTGRES_PORT: String(dbPort),
 			LOG_LEVEL: 'warn',
 			BUILD_DIR: buildDir,
-			E2E_POSTHOG: '1',
-			E2E_POSTHOG_PORT: String(posthogPort),
+			...(options.posthog === false
+				? {}
+				: { E2E_POSTHOG: '1', E2E_POSTHOG_PORT: String(posthogPort) }),
 			BUILD_POLL_INTERVAL_MS: '500',
 			AUTH_RATE_LIMIT_IP: '100000',
 			WORKERS: '0',
+			...options.env,
 		},
 		stdio: ['ignore', 'inherit', 'inherit'],
 	})
@@ -56,6 +63,7 @@ export async function startKeyedServer(): Promise<KeyedServer> {
 		baseURL,
 		posthogURL: `http://127.0.0.1:${posthogPort}`,
 		buildDir,
+		dbPort,
 		async stop() {
 			if (child.exitCode === null) {
 				child.kill('SIGTERM')

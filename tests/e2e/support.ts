@@ -73,10 +73,13 @@ export async function expectNoSeriousA11yViolations(page: Page) {
 	).toEqual([])
 }
 
-/** The e2e server's own database (the port is fixed in playwright.config.ts). */
-export async function withDatabase<T>(work: (client: pg.Client) => Promise<T>) {
+/** The e2e server's own database (the port is fixed in playwright.config.ts), or a keyed server's. */
+export async function withDatabase<T>(
+	work: (client: pg.Client) => Promise<T>,
+	port = Number(process.env.E2E_DB_PORT ?? 54399),
+) {
 	const client = new pg.Client({
-		connectionString: `postgres://postgres:postgres@127.0.0.1:${process.env.E2E_DB_PORT ?? 54399}/postgres`,
+		connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
 	})
 	await client.connect()
 	try {

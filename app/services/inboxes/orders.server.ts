@@ -6,6 +6,7 @@ import { inboxOrderJob } from '../../jobs/definitions/inbox-order.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { FormError, isUuid } from '../../utils/http-errors.server.ts'
+import { formatDate } from '../../utils/money.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { createCheckout } from '../billing/checkout.server.ts'
 import type { FulfilmentContext } from '../billing/fulfilments.server.ts'
@@ -270,6 +271,24 @@ export async function fulfilInboxOrderPayment(
 	})
 }
 
+export const BILLING_STARTS_AT_DELIVERY = 'Billing starts when your inboxes are ready'
+
+/**
+ * What the order's billing says to its owner (decision 0018): before delivery, that the paid
+ * month has not started; once delivered, when it renews, or when it ends if it bills no more;
+ * nothing for a failed (refunded) order.
+ */
+export function orderBillingNote(
+	order: { status: number; billing_status: string; paid_through: Date | null; quantity: number },
+	now = new Date(),
+) {
+	if (order.status === 0 || order.status === 1) return BILLING_STARTS_AT_DELIVERY
+	if (order.status !== 2 || !order.paid_through) return null
+	const renews = ['active', 'past_due'].includes(order.billing_status) && order.quantity > 0
+	if (renews) return `Renews ${formatDate(order.paid_through)}`
+	return `${order.paid_through > now ? 'Ends' : 'Ended'} ${formatDate(order.paid_through)}`
+}
+
 /** The account's inbox orders (newest first) in the workspaces the user may use. */
 export async function listInboxOrders(account: AccountContext | null, db: Kysely<DB> = defaultDb) {
 	const acting = domainAccount(account, 'view')
@@ -287,6 +306,9 @@ export async function listInboxOrders(account: AccountContext | null, db: Kysely
 			'created_at',
 			'refunded_at',
 			'planned_inboxes',
+			'billing_status',
+			'paid_through',
+			'quantity',
 		])
 		.where('user_id', '=', acting.accountId)
 		.where((eb) =>
