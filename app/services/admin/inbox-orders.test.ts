@@ -70,6 +70,8 @@ describe('inbox orders in the admin area', () => {
 		expect(mail.map((m) => m.subject)).toContain('Your 2 inboxes are ready')
 		expect((await auditActions(id)).map((a) => a.action)).toEqual([
 			'inboxes.order.start',
+			// the paid month starts at delivery (decision 0018)
+			'inboxes.billing.start',
 			'inboxes.order.fulfil',
 		])
 	})
