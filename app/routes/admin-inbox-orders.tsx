@@ -15,10 +15,13 @@ import {
 	startOrder,
 } from '../services/admin/inbox-orders.server.ts'
 import { OrderActionSchema } from '../services/admin/schemas.ts'
-import { CREDENTIAL_COLUMNS } from '../services/inboxes/fulfilment.server.ts'
+import {
+	CREDENTIAL_COLUMNS,
+	RefundNotConfirmedError,
+} from '../services/inboxes/fulfilment.server.ts'
 import { formatCents } from '../utils/money.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
 
 const HERE = '/admin-dashboard/inbox-orders'
 
@@ -46,7 +49,15 @@ export async function action({ request, context }: Route.ActionArgs) {
 			const { inboxes } = await fulfilOrderAndNotify(account, value.orderId, value.csv)
 			return redirectWithSuccess(HERE, `Order fulfilled: ${inboxes} inboxes created`)
 		}
-		await failOrder(account, value.orderId, value.reason)
+		try {
+			await failOrder(account, value.orderId, value.reason)
+		} catch (error) {
+			// the order did fail: show it among the failed ones, with its Retry refund button
+			if (error instanceof RefundNotConfirmedError) {
+				return redirectWithError(`${HERE}?status=fail`, error.message)
+			}
+			throw error
+		}
 		return redirectWithSuccess(HERE, 'Order failed and refunded')
 	})
 }

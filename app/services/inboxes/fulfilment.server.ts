@@ -262,6 +262,15 @@ export async function failOrder(
 	return refundAndFailOrder(db, id, reason.trim(), admin.user.id)
 }
 
+/** The order is failed (claimed), but its refund is still to be confirmed by the provider. */
+export class RefundNotConfirmedError extends FormError {
+	constructor() {
+		super(
+			'The order is failed, but the payment provider did not confirm its refund. Try again to refund it.',
+		)
+	}
+}
+
 /**
  * The failing and refunding itself, for an admin or (actor null) the inbox-order job. Failing
  * and fulfilling exclude each other: the order is first claimed under its row lock (still open:
@@ -311,9 +320,7 @@ export async function refundAndFailOrder(
 		await refundAndStopInboxBilling(claimed)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
-		throw new FormError(
-			'The order is failed, but the payment provider did not confirm its refund. Try again to refund it.',
-		)
+		throw new RefundNotConfirmedError()
 	}
 	await db.transaction().execute(async (trx) => {
 		const refunded = await trx
