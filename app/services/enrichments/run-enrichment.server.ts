@@ -38,6 +38,15 @@ const FLUSH_ROWS = 100
 /** Run rows the job writes per statement while it prepares a run (tests make it small). */
 export const runRowsTuning = { batchRows: 50_000 }
 
+/**
+ * Test hooks: a throw from `beforeCommit` is a worker dying inside a batch of run rows (its
+ * transaction rolls back), from `afterCommit` one dying right after a checkpoint.
+ */
+export const runRowsHooks: {
+	beforeCommit?: (runId: string, batch: number) => void | Promise<void>
+	afterCommit?: (runId: string, batch: number) => void | Promise<void>
+} = {}
+
 export const enrichReference = (runId: string, attempt: number) => `enrich:${runId}:${attempt}`
 
 /** A step as a run runs it: a snapshot of the enrichment taken when the run started. */
@@ -471,7 +480,7 @@ export async function runEnrichment(runId: string, job: JobContext) {
  * Returns false when the run ended (cancelled) before its rows were all written.
  */
 export async function writeRunRows(runId: string, signal: AbortSignal) {
-	for (;;) {
+	for (let batchNumber = 1; ; batchNumber++) {
 		if (signal.aborted) throw new Error('worker stopping')
 		const state = await db.transaction().execute(async (trx) => {
 			const run = await trx
@@ -544,9 +553,11 @@ export async function writeRunRows(runId: string, signal: AbortSignal) {
 				})
 				.where('id', '=', runId)
 				.execute()
+			await runRowsHooks.beforeCommit?.(runId, batchNumber)
 			return done ? 'prepared' : 'more'
 		})
 		if (state === 'ended') return false
+		await runRowsHooks.afterCommit?.(runId, batchNumber)
 		if (state === 'prepared') return true
 	}
 }
