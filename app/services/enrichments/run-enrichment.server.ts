@@ -501,7 +501,7 @@ export async function writeRunRows(runId: string, signal: AbortSignal) {
 				])
 				.where('id', '=', runId)
 				.where('status', 'in', [JobStatus.pending, JobStatus.processing])
-				.forUpdate()
+				.forNoKeyUpdate()
 				.executeTakeFirst()
 			if (!run) return 'ended'
 			if (run.prepared) return 'prepared'
