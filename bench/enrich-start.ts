@@ -86,17 +86,6 @@ try {
 			filter,
 		})
 		const start = seconds(started)
-		const written = performance.now()
-		await writeRunRows(runId, new AbortController().signal)
-		const phase = seconds(written)
-		const { n } = await db
-			.selectFrom('enrichment_run_rows')
-			.select((eb) => eb.fn.countAll<string>().as('n'))
-			.where('run_id', '=', runId)
-			.executeTakeFirstOrThrow()
-		if (Number(n) !== estimate.rows) throw new Error(`${n} run rows for ${estimate.rows} leads`)
-		// the baseline, in the same run: the same rows in one statement, as the request wrote them
-		await db.deleteFrom('enrichment_run_rows').where('run_id', '=', runId).execute()
 		const run = await db
 			.selectFrom('enrichment_runs')
 			.select(['filter'])
@@ -109,6 +98,15 @@ try {
 			chainId: null,
 			outputColumns: ['bench_line'],
 		}
+		const rowCount = async () => {
+			const { n } = await db
+				.selectFrom('enrichment_run_rows')
+				.select((eb) => eb.fn.countAll<string>().as('n'))
+				.where('run_id', '=', runId)
+				.executeTakeFirstOrThrow()
+			if (Number(n) !== estimate.rows) throw new Error(`${n} run rows for ${estimate.rows} leads`)
+		}
+		// the baseline, first: the same rows in one statement, as the request wrote them
 		const single = performance.now()
 		await db
 			.insertInto('enrichment_run_rows')
@@ -121,6 +119,14 @@ try {
 			)
 			.execute()
 		const oneStatement = seconds(single)
+		await rowCount()
+		await db.deleteFrom('enrichment_run_rows').where('run_id', '=', runId).execute()
+		await sql`vacuum enrichment_run_rows`.execute(db)
+
+		const written = performance.now()
+		await writeRunRows(runId, new AbortController().signal)
+		const phase = seconds(written)
+		await rowCount()
 		const rate = (s: number) => `${Math.round(estimate.rows / s).toLocaleString('en')} rows/s`
 		console.log(
 			[
