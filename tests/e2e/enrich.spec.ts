@@ -53,9 +53,7 @@ test('create an enrichment, preview it, run it on a list and see the column', as
 	await expect(page.getByTestId('credit-balance')).toContainText('94')
 })
 
-test('a run whose rows are still being written says so, and can be cancelled', async ({
-	page,
-}) => {
+test('a run whose rows are still being written says so, and can be cancelled', async ({ page }) => {
 	const { email } = await subscribedAccount(page, { credits: 100 })
 	const listId = await seedLeadList(email, 'Big', 6)
 	const enrichmentId = await seedEnrichment(email, {
