@@ -449,8 +449,12 @@ export interface EnrichmentRuns {
   finished_at: Timestamp | null;
   id: Generated<string>;
   key_kind: string;
+  leads_cutoff: Timestamp | null;
   list_id: string;
   name: string;
+  prepared: Generated<boolean>;
+  prepared_after: string | null;
+  prepared_rows: Generated<number>;
   started_at: Timestamp | null;
   status: Generated<number>;
   steps: Json;

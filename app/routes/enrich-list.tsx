@@ -317,10 +317,18 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 											{run.name}
 										</Link>{' '}
 										<Badge tone={STATUS[run.status]!.tone}>{STATUS[run.status]!.label}</Badge>
-										<p className="text-slate-600" data-testid={`run-${run.id}-counts`}>
-											{run.done} of {run.total} done · {run.failed} failed · {run.calls} model calls
-											· {run.cached} from cache · {run.keyKind === 'ownKey' ? 'own key' : 'credits'}
-										</p>
+										{run.preparing ? (
+											// the job writes the run's rows first (decision 0019)
+											<p className="text-slate-600" data-testid={`run-${run.id}-counts`}>
+												Preparing {run.total.toLocaleString('en')} lead{run.total === 1 ? '' : 's'}…
+											</p>
+										) : (
+											<p className="text-slate-600" data-testid={`run-${run.id}-counts`}>
+												{run.done} of {run.total} done · {run.failed} failed · {run.calls} model
+												calls · {run.cached} from cache ·{' '}
+												{run.keyKind === 'ownKey' ? 'own key' : 'credits'}
+											</p>
+										)}
 										{run.filter.length ? (
 											<p className="text-slate-600" data-testid={`run-${run.id}-filter`}>
 												Only leads with {run.filter.join(' · ')}

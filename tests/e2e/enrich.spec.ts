@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test'
-import { seedLeadList } from './enrich-support.ts'
+import { seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { jsEnabled } from './support.ts'
+import { jsEnabled, withDatabase } from './support.ts'
 
 test('create an enrichment, preview it, run it on a list and see the column', async ({
 	page,
@@ -51,4 +51,34 @@ test('create an enrichment, preview it, run it on a list and see the column', as
 	await expect(results).toContainText('AI(gpt-4o-mini): Write an opener for First5 at Acme 5')
 	await expect(page.getByTestId('runs')).toContainText('6 of 6 done')
 	await expect(page.getByTestId('credit-balance')).toContainText('94')
+})
+
+test('a run whose rows are still being written says so, and can be cancelled', async ({ page }) => {
+	const { email } = await subscribedAccount(page, { credits: 100 })
+	const listId = await seedLeadList(email, 'Big', 6)
+	const enrichmentId = await seedEnrichment(email, {
+		name: 'Opener',
+		prompt: 'Opener for {{first_name}}',
+		outputColumn: 'opener',
+	})
+	// a run as startRun leaves it before the job has written its rows (no job: it stays so)
+	const runId = await withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string }>(
+			`insert into enrichment_runs (user_id, list_id, enrichment_id, name, steps, key_kind, total,
+				prepared, leads_cutoff)
+			 select user_id, id, $2, 'Opener', '[]', 'ownKey', 6, false, now()
+			 from processing_list where id = $1
+			 returning id`,
+			[listId, enrichmentId],
+		)
+		return rows[0]!.id
+	})
+
+	await page.goto(`/lists/${listId}/enrich`)
+	const counts = page.getByTestId(`run-${runId}-counts`)
+	await expect(counts).toHaveText('Preparing 6 leads…')
+	await page.getByTestId('runs').getByRole('button', { name: 'Cancel' }).click()
+	await expect(page.getByText('Run cancelled')).toBeVisible()
+	await expect(page.getByTestId('runs')).toContainText('Cancelled')
+	await expect(counts).toContainText('0 of 0 done')
 })

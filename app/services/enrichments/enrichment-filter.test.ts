@@ -12,6 +12,7 @@ import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { statusOf } from '../../utils/http-errors.server.ts'
 import { getCreditBalance } from '../billing/credits.server.ts'
 import { createEnrichment } from './enrichments.server.ts'
+import { runRowsTuning } from './run-enrichment.server.ts'
 import { parseResultsQuery } from './results-query.ts'
 import { RunSchema } from './schemas.ts'
 import { estimateRun, runResults, startRun } from './start-enrichment.server.ts'
@@ -123,6 +124,47 @@ describe('a run on a filtered part of a list', () => {
 		await expect(
 			estimateRun(me, { ...input, filter: { where: [where('summary', 'contains', 'company 1')] } }),
 		).resolves.toMatchObject({ rows: 11 })
+	})
+
+	test('the worker writes the rows in batches: exactly the leads counted, whole list and filtered', async () => {
+		const me = await accountWithCredits(100)
+		const listId = await leadList(me, 23)
+		const e = await createEnrichment(me, summary)
+		runRowsTuning.batchRows = 4
+		try {
+			const whole = await startRun(me, { listId, target: `enrichment:${e.id}`, payWith: 'credits' })
+			expect(whole.estimate.rows).toBe(23)
+			expect(await settledRun(whole.runId)).toMatchObject({ status: 2, total: 23 })
+			expect(await enrichedEmails(listId, 'summary')).toHaveLength(23)
+			expect(openai.calls).toHaveLength(23)
+			expect(new Set(openai.calls).size).toBe(23)
+
+			// "person1" takes person1 and person10-19
+			openai.reset()
+			const filtered = await startRun(me, {
+				listId,
+				target: `enrichment:${e.id}`,
+				payWith: 'credits',
+				filter: { q: 'person1', where: [where('summary', 'not-empty')] },
+			})
+			expect(filtered.estimate.rows).toBe(11)
+			expect(await settledRun(filtered.runId)).toMatchObject({ status: 2, total: 11 })
+			const rows = await db
+				.selectFrom('enrichment_run_rows as r')
+				.innerJoin('leads as l', 'l.id', 'r.lead_id')
+				.select(['l.email', 'r.status'])
+				.where('r.run_id', '=', filtered.runId)
+				.execute()
+			expect(rows.map((r) => r.email).sort()).toEqual(
+				[1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19].map((i) => `person${i}@example.com`).sort(),
+			)
+			expect(rows.every((r) => r.status === 2)).toBe(true)
+			// every answer was cached by the first run
+			expect(openai.calls).toHaveLength(0)
+			expect(await getCreditBalance(me.accountId!)).toBe(77)
+		} finally {
+			runRowsTuning.batchRows = 50_000
+		}
 	})
 
 	test('"last run failed" takes the leads whose last run of the enrichment failed', async () => {

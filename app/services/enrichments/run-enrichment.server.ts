@@ -16,6 +16,8 @@ import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
 import { cacheKey, LEAD_FIELDS, modelProvider } from './enrichments.server.ts'
 import { providerKeyId, takeSlot } from './rate-limit.server.ts'
+import { WHOLE_LIST, type RunFilter } from './run-filter.ts'
+import { filteredLeads } from './run-filter.server.ts'
 import {
 	conditionHolds,
 	guessDomain,
@@ -32,6 +34,18 @@ export const ENRICH_JOB_RETRY_LIMIT = 5
 export const CALL_TRIES = 5
 const PAGE_SIZE = 500
 const FLUSH_ROWS = 100
+
+/** Run rows the job writes per statement while it prepares a run (tests make it small). */
+export const runRowsTuning = { batchRows: 50_000 }
+
+/**
+ * Test hooks: a throw from `beforeCommit` is a worker dying inside a batch of run rows (its
+ * transaction rolls back), from `afterCommit` one dying right after a checkpoint.
+ */
+export const runRowsHooks: {
+	beforeCommit?: (runId: string, batch: number) => void | Promise<void>
+	afterCommit?: (runId: string, batch: number) => void | Promise<void>
+} = {}
 
 export const enrichReference = (runId: string, attempt: number) => `enrich:${runId}:${attempt}`
 
@@ -59,6 +73,8 @@ type Run = {
 	attempt: number
 	credits_reserved: number
 	credits_per_call: number
+	/** every row of the run is written (by writeRunRows) */
+	prepared: boolean
 }
 
 async function loadRun(runId: string): Promise<Run | undefined> {
@@ -73,6 +89,7 @@ async function loadRun(runId: string): Promise<Run | undefined> {
 			'attempt',
 			'credits_reserved',
 			'credits_per_call',
+			'prepared',
 		])
 		.where('id', '=', runId)
 		.executeTakeFirst()
@@ -293,6 +310,15 @@ export async function settleRunCredits(
 	else await commitCredits(trx, { accountId: run.user_id, reference, used })
 }
 
+/**
+ * A run that ends before all its rows are written keeps the rows it has (its total becomes
+ * their number), so its counts add up and "retry failed rows" takes exactly those.
+ */
+const stopPreparing = {
+	total: sql<number>`case when prepared then total else prepared_rows end`,
+	prepared: true,
+}
+
 /** Ends a run and settles its credits together; a run already ended is left alone. */
 async function finish(run: Run, outcome: { ok: true } | { ok: false; error: string }) {
 	await db.transaction().execute(async (trx) => {
@@ -301,6 +327,7 @@ async function finish(run: Run, outcome: { ok: true } | { ok: false; error: stri
 			.set({
 				status: outcome.ok ? JobStatus.success : JobStatus.fail,
 				error: outcome.ok ? null : outcome.error,
+				...stopPreparing,
 				finished_at: sql`now()`,
 				updated_at: sql`now()`,
 			})
@@ -371,6 +398,7 @@ export async function runEnrichment(runId: string, job: JobContext) {
 		.execute()
 	const concurrency = getConfig().ENRICH_CONCURRENCY
 	try {
+		if (!run.prepared && !(await writeRunRows(run.id, job.signal))) return
 		const tools = await toolsFor(run)
 		let after: string | null = null
 		let stopped = false
@@ -441,6 +469,99 @@ export async function runEnrichment(runId: string, job: JobContext) {
 	}
 }
 
+/**
+ * The job's first phase: writes the run's rows, one per lead its filter takes among the
+ * leads created up to the run's cut-off, in batches by lead id. Each batch is written in one
+ * transaction with the position it reached (the checkpoint), under a lock on the run, so a
+ * worker that dies resumes after the last batch, and a cancel waits for a batch in flight
+ * and then stops the next one. Never more rows than the run counted and holds credits for
+ * (a lead an import was committing as the run started may match as well); fewer when leads
+ * were deleted meanwhile, and the end of the run gives the unused credits back.
+ * Returns false when the run ended (cancelled) before its rows were all written.
+ */
+export async function writeRunRows(runId: string, signal: AbortSignal) {
+	for (let batchNumber = 1; ; batchNumber++) {
+		if (signal.aborted) throw new Error('worker stopping')
+		const state = await db.transaction().execute(async (trx) => {
+			const run = await trx
+				.selectFrom('enrichment_runs')
+				.select([
+					'list_id',
+					'user_id',
+					'enrichment_id',
+					'chain_id',
+					'steps',
+					'filter',
+					'attempt',
+					'total',
+					'prepared',
+					'leads_cutoff',
+					'prepared_after',
+					'prepared_rows',
+				])
+				.where('id', '=', runId)
+				.where('status', 'in', [JobStatus.pending, JobStatus.processing])
+				.forNoKeyUpdate()
+				.executeTakeFirst()
+			if (!run) return 'ended'
+			if (run.prepared) return 'prepared'
+			const room = run.total - run.prepared_rows
+			const limit = Math.min(runRowsTuning.batchRows, room)
+			let batch = { picked: 0, inserted: 0, last: null as string | null }
+			if (limit > 0) {
+				const target = {
+					listId: run.list_id,
+					accountId: run.user_id,
+					enrichmentId: run.enrichment_id,
+					chainId: run.chain_id,
+					outputColumns: [...new Set((run.steps as RunStep[]).map((s) => s.outputColumn))],
+					runId,
+				}
+				const leads = filteredLeads(trx, target, (run.filter as RunFilter | null) ?? WHOLE_LIST)
+					// compared in SQL: a JS Date would drop the cut-off's microseconds
+					.$if(run.leads_cutoff !== null, (q) =>
+						q.where(
+							sql<boolean>`leads.created_at <= (select leads_cutoff from enrichment_runs where id = ${runId})`,
+						),
+					)
+					.$if(run.prepared_after !== null, (q) => q.where('leads.id', '>', run.prepared_after!))
+					.select('leads.id')
+					.orderBy('leads.id')
+					.limit(limit)
+				const { rows } = await sql<typeof batch>`
+					with picked as (${leads}),
+					inserted as (
+						insert into enrichment_run_rows (run_id, lead_id, attempt)
+						select ${runId}::uuid, id, ${run.attempt}::int from picked
+						on conflict (run_id, lead_id) do nothing
+						returning 1
+					)
+					select (select count(*) from picked)::int as picked,
+						(select count(*) from inserted)::int as inserted,
+						(select id from picked order by id desc limit 1) as last`.execute(trx)
+				batch = rows[0]!
+			}
+			const written = run.prepared_rows + batch.inserted
+			const done = batch.picked < limit || written >= run.total
+			await trx
+				.updateTable('enrichment_runs')
+				.set({
+					prepared_after: batch.last ?? run.prepared_after,
+					prepared_rows: written,
+					...(done ? { prepared: true, total: written } : {}),
+					updated_at: sql`now()`,
+				})
+				.where('id', '=', runId)
+				.execute()
+			await runRowsHooks.beforeCommit?.(runId, batchNumber)
+			return done ? 'prepared' : 'more'
+		})
+		if (state === 'ended') return false
+		await runRowsHooks.afterCommit?.(runId, batchNumber)
+		if (state === 'prepared') return true
+	}
+}
+
 /** Cancels a run that has not ended: the job stops at its next batch; used credits are kept. */
 export async function cancelRunById(runId: string) {
 	await db.transaction().execute(async (trx) => {
@@ -449,6 +570,7 @@ export async function cancelRunById(runId: string) {
 			.set({
 				status: JobStatus.fail,
 				error: 'Cancelled',
+				...stopPreparing,
 				finished_at: sql`now()`,
 				updated_at: sql`now()`,
 			})

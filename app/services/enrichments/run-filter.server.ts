@@ -86,6 +86,8 @@ export type FilterTarget = {
 	enrichmentId: string | null
 	chainId: string | null
 	outputColumns: string[]
+	/** the run whose rows are being written: its own rows do not count as "last time" */
+	runId?: string
 }
 
 /**
@@ -101,12 +103,14 @@ export function filteredLeads(executor: Kysely<DB>, target: FilterTarget, filter
 		const sameTarget = target.chainId
 			? sql`e.chain_id = ${target.chainId}`
 			: sql`e.enrichment_id = ${target.enrichmentId}`
+		const otherRun = target.runId ? sql`e.id <> ${target.runId}` : sql`true`
 		query = query.where(
 			sql<boolean>`leads.id in (
 				select last.lead_id from (
 					select distinct on (r.lead_id) r.lead_id, r.status, e.status as run_status
 					from enrichment_run_rows r join enrichment_runs e on e.id = r.run_id
 					where e.list_id = ${target.listId} and e.user_id = ${target.accountId} and ${sameTarget}
+						and ${otherRun}
 					order by r.lead_id, e.created_at desc
 				) last
 				where last.status = 3 or (last.status in (0, 1) and last.run_status = 3))`,

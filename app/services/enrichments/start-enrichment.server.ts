@@ -144,9 +144,10 @@ function checkProvider(account: AccountContext, aiSteps: number, payWith: 'ownKe
 }
 
 /**
- * Creates the run, its rows (the leads the filter takes now: a snapshot, so a resumed job
- * enriches the same leads and leads added later are left out) and the credit hold for exactly
- * those rows, and queues the enrich job, in one transaction.
+ * Creates the run, the credit hold for the leads the filter takes now and the enrich job, in
+ * one transaction, without writing the run's rows: the job writes them first (writeRunRows),
+ * taking only leads created up to the run's cut-off (this transaction's start), so a resumed
+ * job enriches the same leads and leads added later are left out (decision 0019).
  */
 export async function startRun(context: AccountContext | null, input: RunInput) {
 	const account = actingAccount(context)
@@ -155,6 +156,14 @@ export async function startRun(context: AccountContext | null, input: RunInput) 
 	checkProvider(account, prepared.aiSteps, input.payWith)
 	try {
 		return await db.transaction().execute(async (trx) => {
+			const { n } = await filteredLeads(trx, prepared.target, filter)
+				.where('leads.created_at', '<=', sql<Date>`now()`)
+				.select((eb) => eb.fn.countAll<string>().as('n'))
+				.executeTakeFirstOrThrow()
+			const rows = Number(n)
+			// the transaction is rolled back: a run of nothing writes nothing
+			if (rows === 0) throw nothingToRun(filter)
+			const estimate = prepared.estimate(rows)
 			const run = await trx
 				.insertInto('enrichment_runs')
 				.values({
@@ -168,28 +177,14 @@ export async function startRun(context: AccountContext | null, input: RunInput) 
 					filter: isWholeList(filter) ? null : JSON.stringify(filter),
 					key_kind: input.payWith,
 					credits_per_call: input.payWith === 'credits' ? getConfig().CREDITS_PER_ENRICHMENT : 0,
+					total: rows,
+					credits_reserved: estimate.credits,
+					prepared: false,
+					// the same now() as the count above
+					leads_cutoff: sql<Date>`now()`,
 				})
 				.returning('id')
 				.executeTakeFirstOrThrow()
-			const inserted = await trx
-				.insertInto('enrichment_run_rows')
-				.columns(['run_id', 'lead_id'])
-				.expression(
-					filteredLeads(trx, prepared.target, filter).select([
-						sql<string>`${run.id}::uuid`.as('run_id'),
-						'leads.id as lead_id',
-					]),
-				)
-				.executeTakeFirstOrThrow()
-			const rows = Number(inserted.numInsertedOrUpdatedRows ?? 0)
-			// the transaction is rolled back: a run of nothing writes nothing
-			if (rows === 0) throw nothingToRun(filter)
-			const estimate = prepared.estimate(rows)
-			await trx
-				.updateTable('enrichment_runs')
-				.set({ total: rows, credits_reserved: estimate.credits })
-				.where('id', '=', run.id)
-				.execute()
 			if (estimate.credits > 0)
 				await reserveCredits(trx, {
 					accountId: account.accountId,
@@ -287,6 +282,8 @@ export type RunSummary = {
 	status: number
 	error: string | null
 	total: number
+	/** its rows are still being written: `total` is the leads it counted at start */
+	preparing: boolean
 	done: number
 	failed: number
 	calls: number
@@ -310,6 +307,7 @@ export async function listRuns(context: AccountContext | null, listId: string) {
 			'e.status',
 			'e.error',
 			'e.total',
+			'e.prepared',
 			'e.key_kind',
 			'e.steps',
 			'e.filter',
@@ -350,6 +348,7 @@ export async function listRuns(context: AccountContext | null, listId: string) {
 		status: r.status,
 		error: r.error,
 		total: r.total,
+		preparing: !r.prepared && (r.status === JobStatus.pending || r.status === JobStatus.processing),
 		done: r.done ?? 0,
 		failed: r.failed ?? 0,
 		calls: r.calls ?? 0,
