@@ -190,7 +190,7 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 					</Link>
 				}
 			/>
-			<div className="grid gap-6 xl:grid-cols-3">
+			<div className="grid grid-cols-1 gap-6 xl:grid-cols-3">
 				<Card>
 					<h2 className="text-lg font-semibold">Run an enrichment</h2>
 					{nothing ? (
@@ -378,7 +378,7 @@ function RunResults({
 	const { rows, firstIndex, previous, next } = results
 	const lastIndex = firstIndex + rows.length - 1
 	return (
-		<div className="mt-6 overflow-x-auto">
+		<div className="mt-6">
 			<h3 className="font-semibold">Results of “{run.name}”</h3>
 			<nav aria-label="Rows by status" className="mt-2 flex flex-wrap gap-1 text-sm">
 				{RESULT_STATUSES.map((s) => (
@@ -392,50 +392,53 @@ function RunResults({
 					</Link>
 				))}
 			</nav>
-			<table className="mt-2 w-full text-left text-sm" data-testid="results">
-				<caption className="sr-only">Leads of this run, {RESULTS_PAGE_SIZE} a page</caption>
-				<thead>
-					<tr className="text-slate-600">
-						<th className="py-1 pr-4">Email</th>
-						<th className="py-1 pr-4">Name</th>
-						{run.outputColumns.map((c) => (
-							<th key={c} className="py-1 pr-4">
-								{c}
-							</th>
-						))}
-						<th className="py-1">Status</th>
-					</tr>
-				</thead>
-				<tbody>
-					{rows.length === 0 ? (
-						<tr>
-							<td colSpan={run.outputColumns.length + 3} className="py-3 text-slate-600">
-								{status === 'all' ? 'No leads in this run.' : `No ${status} rows.`}
-							</td>
+			{/* on a phone the table scrolls sideways rather than squeezing the answers to a word a line */}
+			<div className="mt-2 overflow-x-auto">
+				<table className="w-full text-left text-sm" data-testid="results">
+					<caption className="sr-only">Leads of this run, {RESULTS_PAGE_SIZE} a page</caption>
+					<thead>
+						<tr className="text-slate-600">
+							<th className="py-1 pr-4">Email</th>
+							<th className="py-1 pr-4">Name</th>
+							{run.outputColumns.map((c) => (
+								<th key={c} className="min-w-56 py-1 pr-4">
+									{c}
+								</th>
+							))}
+							<th className="py-1">Status</th>
 						</tr>
-					) : (
-						rows.map((row) => (
-							<tr
-								key={row.id}
-								className="border-t border-slate-100 align-top"
-								data-testid="result-row"
-							>
-								<td className="py-1 pr-4">{row.email}</td>
-								<td className="py-1 pr-4">{row.name}</td>
-								{run.outputColumns.map((c) => (
-									<td key={c} className="py-1 pr-4">
-										{show(row.data[c])}
-									</td>
-								))}
-								<td className="py-1">
-									<Badge tone={STATUS[row.status]!.tone}>{STATUS[row.status]!.label}</Badge>
-									{row.error ? <p className="text-red-700">{row.error}</p> : null}
+					</thead>
+					<tbody>
+						{rows.length === 0 ? (
+							<tr>
+								<td colSpan={run.outputColumns.length + 3} className="py-3 text-slate-600">
+									{status === 'all' ? 'No leads in this run.' : `No ${status} rows.`}
 								</td>
 							</tr>
-						))
-					)}
-				</tbody>
-			</table>
+						) : (
+							rows.map((row) => (
+								<tr
+									key={row.id}
+									className="border-t border-slate-100 align-top"
+									data-testid="result-row"
+								>
+									<td className="py-1 pr-4 whitespace-nowrap">{row.email}</td>
+									<td className="py-1 pr-4">{row.name}</td>
+									{run.outputColumns.map((c) => (
+										<td key={c} className="py-1 pr-4">
+											{show(row.data[c])}
+										</td>
+									))}
+									<td className="py-1">
+										<Badge tone={STATUS[row.status]!.tone}>{STATUS[row.status]!.label}</Badge>
+										{row.error ? <p className="text-red-700">{row.error}</p> : null}
+									</td>
+								</tr>
+							))
+						)}
+					</tbody>
+				</table>
+			</div>
 			<nav
 				aria-label="Result pages"
 				className="mt-3 flex flex-wrap items-center justify-between gap-3 text-sm"

@@ -544,7 +544,7 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 				title="Enrichments"
 				description="AI enrichments fill a column on every lead of a list from a prompt. Run them, or a chain of them, from a list's Enrich page."
 			/>
-			<div className="grid gap-6 xl:grid-cols-2">
+			<div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
 				<div className="space-y-6">
 					<Card>
 						<h2 className="text-lg font-semibold">Your AI enrichments</h2>
@@ -553,8 +553,11 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 						) : (
 							<ul className="mt-2 divide-y divide-slate-100" data-testid="enrichment-list">
 								{loaderData.enrichments.map((e) => (
-									<li key={e.id} className="flex items-start justify-between gap-4 py-3">
-										<div className="text-sm">
+									<li
+										key={e.id}
+										className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2 py-3"
+									>
+										<div className="min-w-0 flex-1 basis-60 text-sm wrap-anywhere">
 											<p className="font-medium">{e.name}</p>
 											<p className="text-slate-600">
 												→ {e.outputColumn} ·{' '}
@@ -591,8 +594,11 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 						) : (
 							<ul className="mt-2 divide-y divide-slate-100">
 								{loaderData.chains.map((c) => (
-									<li key={c.id} className="flex items-start justify-between gap-4 py-3">
-										<div className="text-sm">
+									<li
+										key={c.id}
+										className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2 py-3"
+									>
+										<div className="min-w-0 flex-1 basis-60 text-sm wrap-anywhere">
 											<p className="font-medium">{c.name}</p>
 											<ol className="mt-1 list-decimal pl-5 text-slate-600">
 												{c.steps.map((s, i) => (
