@@ -11,7 +11,7 @@ import type { z } from 'zod'
 import type { Route } from './+types/enrichments'
 import { Button, buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
-import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
+import { Badge, Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import {
@@ -190,7 +190,7 @@ function EnrichmentForm({
 	return (
 		<Card>
 			<div className="flex items-baseline justify-between gap-4">
-				<h2 className="text-lg font-semibold">
+				<h2 id="enrichment-form" className="scroll-mt-4 text-lg font-semibold">
 					{editing ? `Edit AI enrichment “${editing.name}”` : 'New AI enrichment'}
 				</h2>
 				{editing ? (
@@ -222,10 +222,10 @@ function EnrichmentForm({
 						className={`mt-1 ${inputClasses}`}
 						placeholder="What does {{company_name}} sell? Answer in five words."
 					/>
+					<ErrorList id={fields.prompt.errorId} errors={fields.prompt.errors} />
 					<p className="mt-1 text-sm text-slate-600">
 						Columns: {loaderData.columns.map((c) => `{{${c}}}`).join(' ')}
 					</p>
-					<ErrorList id={fields.prompt.errorId} errors={fields.prompt.errors} />
 				</div>
 				<Field
 					label="Output column"
@@ -376,7 +376,7 @@ function ChainForm({
 	return (
 		<Card>
 			<div className="flex items-baseline justify-between gap-4">
-				<h2 className="text-lg font-semibold">
+				<h2 id="chain-form" className="scroll-mt-4 text-lg font-semibold">
 					{editing ? `Edit chain “${editing.name}”` : 'New enrichment chain'}
 				</h2>
 				{editing ? (
@@ -416,7 +416,7 @@ function ChainForm({
 											to: index - 1,
 										})}
 									>
-										Move step {index + 1} up
+										Move<span className="sr-only"> step {index + 1}</span> up
 									</Button>
 								) : null}
 								{index < steps.length - 1 ? (
@@ -429,7 +429,7 @@ function ChainForm({
 											to: index + 1,
 										})}
 									>
-										Move step {index + 1} down
+										Move<span className="sr-only"> step {index + 1}</span> down
 									</Button>
 								) : null}
 								<Button
@@ -437,7 +437,7 @@ function ChainForm({
 									className="px-2 py-1"
 									{...form.remove.getButtonProps({ name: fields.steps.name, index })}
 								>
-									Remove step {index + 1}
+									Remove<span className="sr-only"> step {index + 1}</span>
 								</Button>
 							</div>
 							<div className="grid gap-3 sm:grid-cols-3">
@@ -461,6 +461,7 @@ function ChainForm({
 									<select
 										name={s.enrichmentId.name}
 										defaultValue={s.enrichmentId.initialValue ?? ''}
+										aria-invalid={s.enrichmentId.errors ? true : undefined}
 										className={`mt-1 ${inputClasses}`}
 									>
 										<option value="">(for AI steps)</option>
@@ -477,6 +478,7 @@ function ChainForm({
 									<input
 										name={s.outputColumn.name}
 										defaultValue={s.outputColumn.initialValue ?? ''}
+										aria-invalid={s.outputColumn.errors ? true : undefined}
 										placeholder="email_guess"
 										className={`mt-1 ${inputClasses}`}
 									/>
@@ -487,6 +489,7 @@ function ChainForm({
 									<input
 										name={s.conditionColumn.name}
 										defaultValue={s.conditionColumn.initialValue ?? ''}
+										aria-invalid={s.conditionColumn.errors ? true : undefined}
 										list="columns"
 										placeholder="(always)"
 										className={`mt-1 ${inputClasses}`}
@@ -494,10 +497,11 @@ function ChainForm({
 									<ErrorList errors={s.conditionColumn.errors} />
 								</label>
 								<label className="text-sm">
-									…
+									Comparison
 									<select
 										name={s.conditionOp.name}
 										defaultValue={s.conditionOp.initialValue ?? ''}
+										aria-invalid={s.conditionOp.errors ? true : undefined}
 										className={`mt-1 ${inputClasses}`}
 									>
 										<option value="">(choose)</option>
@@ -536,8 +540,9 @@ function ChainForm({
 
 export default function Enrichments({ loaderData, actionData }: Route.ComponentProps) {
 	const result = actionData as ActionResult | undefined
+	// the link lands on the form: on a phone it is far below the lists
 	const editLink = (param: 'edit' | 'editChain', id: string) =>
-		`/enrichments?${new URLSearchParams({ [param]: id, ...(loaderData.defaultListId ? { list: loaderData.defaultListId } : {}) })}`
+		`/enrichments?${new URLSearchParams({ [param]: id, ...(loaderData.defaultListId ? { list: loaderData.defaultListId } : {}) })}#${param === 'edit' ? 'enrichment-form' : 'chain-form'}`
 	return (
 		<>
 			<PageHeader
@@ -558,7 +563,12 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 										className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2 py-3"
 									>
 										<div className="min-w-0 flex-1 basis-60 text-sm wrap-anywhere">
-											<p className="font-medium">{e.name}</p>
+											<p className="font-medium">
+												{e.name}{' '}
+												{loaderData.editing?.id === e.id ? (
+													<Badge tone="indigo">Editing</Badge>
+												) : null}
+											</p>
 											<p className="text-slate-600">
 												→ {e.outputColumn} ·{' '}
 												{e.format.kind === 'json'
@@ -579,7 +589,9 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 											<Form method="post">
 												<input type="hidden" name="intent" value="delete-enrichment" />
 												<input type="hidden" name="id" value={e.id} />
-												<SubmitButton variant="ghost">Delete</SubmitButton>
+												<SubmitButton variant="ghost">
+													Delete<span className="sr-only"> {e.name}</span>
+												</SubmitButton>
 											</Form>
 										</div>
 									</li>
@@ -599,7 +611,12 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 										className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2 py-3"
 									>
 										<div className="min-w-0 flex-1 basis-60 text-sm wrap-anywhere">
-											<p className="font-medium">{c.name}</p>
+											<p className="font-medium">
+												{c.name}{' '}
+												{loaderData.editingChain?.id === c.id ? (
+													<Badge tone="indigo">Editing</Badge>
+												) : null}
+											</p>
 											<ol className="mt-1 list-decimal pl-5 text-slate-600">
 												{c.steps.map((s, i) => (
 													<li key={i}>
@@ -625,7 +642,9 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 											<Form method="post">
 												<input type="hidden" name="intent" value="delete-chain" />
 												<input type="hidden" name="id" value={c.id} />
-												<SubmitButton variant="ghost">Delete</SubmitButton>
+												<SubmitButton variant="ghost">
+													Delete<span className="sr-only"> {c.name}</span>
+												</SubmitButton>
 											</Form>
 										</div>
 									</li>

@@ -86,7 +86,7 @@ test('edit a chain: move a step up, remove one, and the chain keeps the new orde
 	await edit.getByRole('button', { name: 'Remove step 3' }).click()
 	await expect(edit.locator('fieldset').nth(2).getByLabel('Kind')).toHaveValue('')
 	await edit.locator('fieldset').nth(1).getByLabel('Run only if column').fill('company_domain')
-	await edit.locator('fieldset').nth(1).getByLabel('…').selectOption('not-empty')
+	await edit.locator('fieldset').nth(1).getByLabel('Comparison').selectOption('not-empty')
 	await edit.getByLabel('Name', { exact: true }).fill('Domains first')
 	await edit.getByRole('button', { name: 'Save chain changes' }).click()
 	await expect(page.getByText('Chain “Domains first” saved')).toBeVisible()
