@@ -245,7 +245,15 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 								<Choice
 									label="My own OpenAI-compatible key (free)"
 									description={
-										loaderData.hasOwnKey ? undefined : 'Add one on the API keys page first.'
+										loaderData.hasOwnKey ? undefined : (
+											<>
+												Add one on the{' '}
+												<Link to="/api-keys" className="underline">
+													API keys
+												</Link>{' '}
+												page first.
+											</>
+										)
 									}
 									inputProps={{
 										...getInputProps(fields.payWith, { type: 'radio', value: 'ownKey' }),
@@ -311,15 +319,32 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 					) : (
 						<ul className="mt-2 divide-y divide-slate-100" data-testid="runs">
 							{runs.map((run) => (
-								<li key={run.id} className="flex flex-wrap items-center justify-between gap-3 py-3">
+								<li
+									key={run.id}
+									className={`-mx-2 flex flex-wrap items-center justify-between gap-3 rounded-md px-2 py-3 ${shown?.id === run.id ? 'bg-indigo-50/60' : ''}`}
+								>
 									<div className="text-sm">
-										<Link to={`?run=${run.id}`} className="font-medium text-indigo-700 underline">
+										<Link
+											to={`?run=${run.id}`}
+											className="font-medium text-indigo-700 underline"
+											aria-current={shown?.id === run.id ? 'true' : undefined}
+										>
 											{run.name}
 										</Link>{' '}
-										<Badge tone={STATUS[run.status]!.tone}>{STATUS[run.status]!.label}</Badge>
+										<Badge tone={STATUS[run.status]!.tone}>{STATUS[run.status]!.label}</Badge>{' '}
+										<span className="text-slate-500">
+											started{' '}
+											<time dateTime={new Date(run.createdAt).toISOString()}>
+												{new Date(run.createdAt).toLocaleString('en', {
+													dateStyle: 'medium',
+													timeStyle: 'short',
+												})}
+											</time>
+										</span>
 										<p className="text-slate-600" data-testid={`run-${run.id}-counts`}>
 											{run.done} of {run.total} done · {run.failed} failed · {run.calls} model calls
-											· {run.cached} from cache · {run.keyKind === 'ownKey' ? 'own key' : 'credits'}
+											· {run.cached} from cache ·{' '}
+											{run.keyKind === 'ownKey' ? 'your own key' : 'paid with credits'}
 										</p>
 										{run.filter.length ? (
 											<p className="text-slate-600" data-testid={`run-${run.id}-filter`}>
