@@ -79,7 +79,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 		return redirectWithSuccess('/api-keys', message)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
-		return data({ provider, result: replyWithFormError(submission, error) }, { status: 400 })
+		return data(
+			{ provider, intent: value.intent, result: replyWithFormError(submission, error) },
+			{ status: 400 },
+		)
 	}
 }
 
@@ -90,11 +93,13 @@ function ProviderCard({
 	summary,
 	defaultBaseUrl,
 	lastResult,
+	testResult,
 }: {
 	provider: Provider
 	summary: KeySummary | undefined
 	defaultBaseUrl: string
 	lastResult: SubmissionResult<string[]> | undefined
+	testResult: SubmissionResult<string[]> | undefined
 }) {
 	const saving = useIsPending('save')
 	const [form, fields] = useForm<z.input<typeof SaveKeySchema>>({
@@ -138,7 +143,13 @@ function ProviderCard({
 					.
 				</p>
 			) : null}
-			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+			{/* a new form once a key is saved, so the typed key does not linger in the field */}
+			<Form
+				method="post"
+				className="mt-4 space-y-4"
+				{...getFormProps(form)}
+				key={summary?.last4 ?? 'none'}
+			>
 				<input type="hidden" name="intent" value="save" />
 				<input type="hidden" name="provider" value={provider} />
 				<FormErrors id={form.errorId} errors={form.errors} />
@@ -169,6 +180,12 @@ function ProviderCard({
 			</Form>
 			{summary ? (
 				<div className="mt-4 flex flex-wrap gap-3 border-t border-slate-100 pt-4">
+					{/* a failed test answers next to its button */}
+					{testResult?.error?.[''] ? (
+						<div className="w-full">
+							<FormErrors errors={testResult.error['']} />
+						</div>
+					) : null}
 					<Form method="post">
 						<input type="hidden" name="intent" value="test" />
 						<input type="hidden" name="provider" value={provider} />
@@ -223,7 +240,16 @@ export default function ApiKeys({ loaderData, actionData }: Route.ComponentProps
 						provider={provider}
 						summary={loaderData.keys.find((k) => k.provider === provider)}
 						defaultBaseUrl={loaderData.defaultBaseUrl}
-						lastResult={actionData?.provider === provider ? actionData.result : undefined}
+						lastResult={
+							actionData?.provider === provider && !('intent' in actionData)
+								? actionData.result
+								: undefined
+						}
+						testResult={
+							actionData?.provider === provider && 'intent' in actionData
+								? actionData.result
+								: undefined
+						}
 					/>
 				))}
 			</div>
