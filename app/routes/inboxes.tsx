@@ -144,10 +144,16 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 				<Card className="mb-4">
 					<p className="text-sm text-slate-700" data-testid="pending-orders">
 						{pendingOrders.length} order{pendingOrders.length === 1 ? '' : 's'} being set up:{' '}
-						{pendingOrders.map((o) => `${o.count} inboxes (${o.total}, ${o.date})`).join('; ')}.
+						{pendingOrders
+							.map((o) => `${o.count} inboxes (${o.total} a month, ordered ${o.date})`)
+							.join('; ')}
+						.
 					</p>
 					{pendingOrders.some((o) => o.planned.length) ? (
-						<p className="mt-2 text-sm break-all text-slate-600" data-testid="planned-addresses">
+						<p
+							className="mt-2 text-sm text-slate-600 wrap-anywhere"
+							data-testid="planned-addresses"
+						>
 							Planned addresses: {pendingOrders.flatMap((o) => o.planned).join(', ')}
 						</p>
 					) : null}
@@ -257,9 +263,9 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 											{i.status === 'cancelling' ? 'cancelled at period end' : i.status}
 										</Badge>
 									</td>
-									<td className="px-4 py-3 text-slate-700">{i.period ?? '—'}</td>
+									<td className="px-4 py-3 whitespace-nowrap text-slate-700">{i.period ?? '—'}</td>
 									{canChange ? (
-										<td className="px-4 py-3 text-right">
+										<td className="px-4 py-3 text-right whitespace-nowrap">
 											{i.status === 'active' || i.status === 'cancelling' ? (
 												<Form method="post">
 													<input type="hidden" name="id" value={i.id} />
