@@ -217,7 +217,7 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 					</dl>
 				</Card>
 			</div>
-			<div className="mt-6 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+			<div className="relative mt-6 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
 				<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="forwards">
 					<caption className="sr-only">Forwarding per domain</caption>
 					<thead className="bg-slate-50 text-left text-slate-600">
