@@ -332,7 +332,7 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 											{run.name}
 										</Link>{' '}
 										<Badge tone={STATUS[run.status]!.tone}>{STATUS[run.status]!.label}</Badge>{' '}
-										<span className="text-slate-500">
+										<span className="text-slate-600">
 											started{' '}
 											<time dateTime={new Date(run.createdAt).toISOString()}>
 												{new Date(run.createdAt).toLocaleString('en', {
@@ -418,7 +418,13 @@ function RunResults({
 				))}
 			</nav>
 			{/* on a phone the table scrolls sideways rather than squeezing the answers to a word a line */}
-			<div className="mt-2 overflow-x-auto">
+			<div
+				className="relative mt-2 overflow-x-auto focus-visible:outline-2 focus-visible:outline-indigo-600"
+				// focusable, so the keyboard can scroll it too
+				tabIndex={0}
+				role="region"
+				aria-label={`Results of “${run.name}”`}
+			>
 				<table className="w-full text-left text-sm" data-testid="results">
 					<caption className="sr-only">Leads of this run, {RESULTS_PAGE_SIZE} a page</caption>
 					<thead>

@@ -307,32 +307,40 @@ function EnrichmentForm({
 				</div>
 			</Form>
 			{actionData?.preview ? (
-				<div className="mt-6 overflow-x-auto" data-testid="preview">
+				<div className="mt-6" data-testid="preview">
 					<h3 className="font-semibold">Preview (free, nothing is written)</h3>
-					<table className="mt-2 w-full text-left text-sm">
-						<thead>
-							<tr className="text-slate-600">
-								<th className="py-1 pr-4">Lead</th>
-								<th className="py-1 pr-4">Prompt</th>
-								<th className="py-1">Answer</th>
-							</tr>
-						</thead>
-						<tbody>
-							{actionData.preview.map((row) => (
-								<tr key={row.leadId} className="border-t border-slate-100 align-top">
-									<td className="py-1 pr-4">{row.email}</td>
-									<td className="py-1 pr-4 text-slate-600">{row.prompt}</td>
-									<td className="py-1">
-										{row.error ? (
-											<span className="text-red-700">{row.error}</span>
-										) : (
-											formatOutput(row.output)
-										)}
-									</td>
+					<div
+						className="relative mt-2 overflow-x-auto focus-visible:outline-2 focus-visible:outline-indigo-600"
+						// focusable, so the keyboard can scroll it too
+						tabIndex={0}
+						role="region"
+						aria-label="Preview"
+					>
+						<table className="w-full text-left text-sm">
+							<thead>
+								<tr className="text-slate-600">
+									<th className="py-1 pr-4">Lead</th>
+									<th className="min-w-48 py-1 pr-4">Prompt</th>
+									<th className="min-w-48 py-1">Answer</th>
 								</tr>
-							))}
-						</tbody>
-					</table>
+							</thead>
+							<tbody>
+								{actionData.preview.map((row) => (
+									<tr key={row.leadId} className="border-t border-slate-100 align-top">
+										<td className="py-1 pr-4">{row.email}</td>
+										<td className="py-1 pr-4 text-slate-600">{row.prompt}</td>
+										<td className="py-1">
+											{row.error ? (
+												<span className="text-red-700">{row.error}</span>
+											) : (
+												formatOutput(row.output)
+											)}
+										</td>
+									</tr>
+								))}
+							</tbody>
+						</table>
+					</div>
 				</div>
 			) : null}
 		</Card>
