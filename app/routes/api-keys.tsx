@@ -61,8 +61,9 @@ export async function action({ request, context }: Route.ActionArgs) {
 				{ status: 400 },
 			)
 		}
+		// back at the provider's card: on a phone it can be far down the page
 		return redirectWithSuccess(
-			'/api-keys',
+			`/api-keys#provider-${submission.value.provider}`,
 			`${PROVIDER_LABELS[submission.value.provider]} key saved. Test it to make sure it works.`,
 		)
 	}
@@ -73,10 +74,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 	try {
 		if (value.intent === 'delete') {
 			await deleteApiKey(account, value.provider)
-			return redirectWithSuccess('/api-keys', `${PROVIDER_LABELS[value.provider]} key deleted`)
+			return redirectWithSuccess(
+				`/api-keys#provider-${value.provider}`,
+				`${PROVIDER_LABELS[value.provider]} key deleted`,
+			)
 		}
 		const message = await testApiKey(account, value.provider)
-		return redirectWithSuccess('/api-keys', message)
+		return redirectWithSuccess(`/api-keys#provider-${value.provider}`, message)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
 		return data(
@@ -117,7 +121,9 @@ function ProviderCard({
 	return (
 		<Card>
 			<div className="flex flex-wrap items-center justify-between gap-2">
-				<h2 className="text-lg font-semibold">{PROVIDER_LABELS[provider]}</h2>
+				<h2 id={`provider-${provider}`} className="scroll-mt-4 text-lg font-semibold">
+					{PROVIDER_LABELS[provider]}
+				</h2>
 				{summary ? (
 					<span className="flex items-center gap-2 text-sm text-slate-700">
 						<span data-testid={`last4-${provider}`}>Key ending in …{summary.last4}</span>
@@ -146,6 +152,8 @@ function ProviderCard({
 			{/* a new form once a key is saved, so the typed key does not linger in the field */}
 			<Form
 				method="post"
+				// without JavaScript the answer page opens at this card, not at the top
+				action={`/api-keys#provider-${provider}`}
 				className="mt-4 space-y-4"
 				{...getFormProps(form)}
 				key={summary?.last4 ?? 'none'}
@@ -179,14 +187,17 @@ function ProviderCard({
 				</SubmitButton>
 			</Form>
 			{summary ? (
-				<div className="mt-4 flex flex-wrap gap-3 border-t border-slate-100 pt-4">
+				<div
+					id={`key-actions-${provider}`}
+					className="mt-4 flex scroll-mt-4 flex-wrap gap-3 border-t border-slate-100 pt-4"
+				>
 					{/* a failed test answers next to its button */}
 					{testResult?.error?.[''] ? (
 						<div className="w-full">
 							<FormErrors errors={testResult.error['']} />
 						</div>
 					) : null}
-					<Form method="post">
+					<Form method="post" action={`/api-keys#key-actions-${provider}`}>
 						<input type="hidden" name="intent" value="test" />
 						<input type="hidden" name="provider" value={provider} />
 						<SubmitButton variant="secondary">Test key</SubmitButton>
