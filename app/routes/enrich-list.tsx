@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { data, Form, Link } from 'react-router'
+import { data, Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/enrich-list'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
@@ -156,6 +156,7 @@ function show(value: unknown) {
 export default function EnrichList({ loaderData, actionData }: Route.ComponentProps) {
 	const { list, runs, shown, results, resultsQuery } = loaderData
 	const result = actionData as ActionResult | undefined
+	const location = useLocation()
 	const estimating = useIsPending('estimate')
 	const running = useIsPending('run')
 	const live = runs.some((r) => r.status === 0 || r.status === 1)
@@ -201,7 +202,13 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 							first.
 						</p>
 					) : (
-						<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+						// without JavaScript the answer page opens at the estimate, below the long form
+						<Form
+							method="post"
+							action={`${location.pathname}${location.search}#estimate`}
+							className="mt-4 space-y-4"
+							{...getFormProps(form)}
+						>
 							<FormErrors id={form.errorId} errors={form.errors} />
 							<div>
 								<label
@@ -282,7 +289,8 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 							</SubmitButton>
 							{estimate ? (
 								<div
-									className="space-y-3 rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200"
+									id="estimate"
+									className="scroll-mt-4 space-y-3 rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200"
 									data-testid="estimate"
 								>
 									<p>

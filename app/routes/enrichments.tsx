@@ -6,7 +6,7 @@ import {
 	type SubmissionResult,
 } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { data, Form, Link } from 'react-router'
+import { data, Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/enrichments'
 import { Button, buttonClasses, SubmitButton } from '../components/ui/button.tsx'
@@ -106,10 +106,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 			if (value.intent === 'update-chain') {
 				if (!value.id) notFound('This chain')
 				const chain = await updateChain(account, value.id, value)
-				return redirectWithSuccess('/enrichments', `Chain “${chain.name}” saved`)
+				return redirectWithSuccess('/enrichments#your-chains', `Chain “${chain.name}” saved`)
 			}
 			const chain = await createChain(account, value)
-			return redirectWithSuccess('/enrichments', `Chain “${chain.name}” saved`)
+			return redirectWithSuccess('/enrichments#your-chains', `Chain “${chain.name}” saved`)
 		} catch (error) {
 			if (!(error instanceof FormError)) throw error
 			return fail(replyWithFormError(submission, error))
@@ -128,10 +128,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 		if (value.intent === 'update-enrichment') {
 			if (!value.id) notFound('This enrichment')
 			const saved = await updateEnrichment(account, value.id, value)
-			return redirectWithSuccess('/enrichments', `Enrichment “${saved.name}” saved`)
+			return redirectWithSuccess(
+				'/enrichments#your-enrichments',
+				`Enrichment “${saved.name}” saved`,
+			)
 		}
 		const saved = await createEnrichment(account, value)
-		return redirectWithSuccess('/enrichments', `Enrichment “${saved.name}” saved`)
+		return redirectWithSuccess('/enrichments#your-enrichments', `Enrichment “${saved.name}” saved`)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
 		return fail(replyWithFormError(submission, error))
@@ -167,6 +170,7 @@ function EnrichmentForm({
 	actionData: ActionResult | undefined
 	editing: Enrichment | null
 }) {
+	const location = useLocation()
 	const saveIntent = editing ? 'update-enrichment' : 'create-enrichment'
 	const saving = useIsPending(saveIntent)
 	const previewing = useIsPending('preview')
@@ -204,7 +208,13 @@ function EnrichmentForm({
 					Runs already started keep the prompt and settings they started with.
 				</p>
 			) : null}
-			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+			{/* without JavaScript the answer page opens at this form (below the lists on a phone) */}
+			<Form
+				method="post"
+				action={`${location.pathname}${location.search}#enrichment-form`}
+				className="mt-4 space-y-4"
+				{...getFormProps(form)}
+			>
 				{editing ? <input type="hidden" name="id" value={editing.id} /> : null}
 				<FormErrors id={form.errorId} errors={form.errors} />
 				<Field
@@ -370,6 +380,7 @@ function ChainForm({
 	actionData: ActionResult | undefined
 	editing: Chain | null
 }) {
+	const location = useLocation()
 	const intent = editing ? 'update-chain' : 'create-chain'
 	const saving = useIsPending(intent)
 	const [form, fields] = useForm<z.input<typeof ChainFormSchema>>({
@@ -398,7 +409,12 @@ function ChainForm({
 				not hold, or when an earlier step already filled its output column (a waterfall).
 				{editing ? ' Runs already started keep the steps they started with.' : ''}
 			</p>
-			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+			<Form
+				method="post"
+				action={`${location.pathname}${location.search}#chain-form`}
+				className="mt-4 space-y-4"
+				{...getFormProps(form)}
+			>
 				<input type="hidden" name="intent" value={intent} />
 				{editing ? <input type="hidden" name="id" value={editing.id} /> : null}
 				<FormErrors id={form.errorId} errors={form.errors} />
@@ -424,7 +440,9 @@ function ChainForm({
 											to: index - 1,
 										})}
 									>
-										Move<span className="sr-only"> step {index + 1}</span> up
+										<span>
+											Move<span className="sr-only"> step {index + 1}</span> up
+										</span>
 									</Button>
 								) : null}
 								{index < steps.length - 1 ? (
@@ -437,7 +455,9 @@ function ChainForm({
 											to: index + 1,
 										})}
 									>
-										Move<span className="sr-only"> step {index + 1}</span> down
+										<span>
+											Move<span className="sr-only"> step {index + 1}</span> down
+										</span>
 									</Button>
 								) : null}
 								<Button
@@ -560,7 +580,9 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 			<div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
 				<div className="space-y-6">
 					<Card>
-						<h2 className="text-lg font-semibold">Your AI enrichments</h2>
+						<h2 id="your-enrichments" className="scroll-mt-4 text-lg font-semibold">
+							Your AI enrichments
+						</h2>
 						{loaderData.enrichments.length === 0 ? (
 							<p className="mt-2 text-sm text-slate-600">None yet.</p>
 						) : (
@@ -608,7 +630,9 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 						)}
 					</Card>
 					<Card>
-						<h2 className="text-lg font-semibold">Your chains</h2>
+						<h2 id="your-chains" className="scroll-mt-4 text-lg font-semibold">
+							Your chains
+						</h2>
 						{loaderData.chains.length === 0 ? (
 							<p className="mt-2 text-sm text-slate-600">None yet.</p>
 						) : (

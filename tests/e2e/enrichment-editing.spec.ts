@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test'
-import { seedLeadList } from './enrich-support.ts'
+import { seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
 import { withDatabase } from './support.ts'
 
@@ -94,4 +94,25 @@ test('edit a chain: move a step up, remove one, and the chain keeps the new orde
 		/^Company domain from company name .* → company_domain_guess$/,
 		/^Email pattern guess .* → email_guess \(only if company_domain /,
 	])
+})
+
+test('on a phone, Edit lands on the form and a refused save shows its error in view', async ({
+	page,
+}) => {
+	const { email } = await subscribedAccount(page)
+	await seedLeadList(email, 'Phone', 3)
+	await seedEnrichment(email, {
+		name: 'Opener',
+		prompt: 'Write an opener for {{first_name}}',
+		outputColumn: 'opener',
+	})
+	await page.setViewportSize({ width: 390, height: 800 })
+	await page.goto('/enrichments')
+	await page.getByRole('link', { name: 'Edit Opener' }).click()
+	const heading = page.getByRole('heading', { name: 'Edit AI enrichment “Opener”' })
+	await expect(heading).toBeInViewport()
+	const edit = page.locator('form#enrichment-edit')
+	await edit.getByLabel('Prompt').fill('Greet {{nickname}}')
+	await edit.getByRole('button', { name: 'Save changes' }).click()
+	await expect(edit.getByText('Unknown column: {{nickname}}')).toBeInViewport()
 })
