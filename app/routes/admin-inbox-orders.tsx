@@ -68,7 +68,11 @@ export default function AdminInboxOrders({ loaderData, actionData }: Route.Compo
 		<>
 			<PageHeader title="Inbox orders" description="Open orders first, oldest first." />
 			<nav aria-label="Order status" className="mb-4 flex flex-wrap gap-3 text-sm">
-				<Link to={HERE} className={status ? 'text-indigo-700' : 'font-semibold'}>
+				<Link
+					to={HERE}
+					className={status ? 'text-indigo-700' : 'font-semibold'}
+					aria-current={status ? undefined : 'page'}
+				>
 					All
 				</Link>
 				{labels.map((label) => (
@@ -76,6 +80,7 @@ export default function AdminInboxOrders({ loaderData, actionData }: Route.Compo
 						key={label}
 						to={`${HERE}?status=${label}`}
 						className={status === label ? 'font-semibold' : 'text-indigo-700'}
+						aria-current={status === label ? 'page' : undefined}
 					>
 						{label}
 					</Link>

@@ -61,8 +61,9 @@ export async function action({ request, context }: Route.ActionArgs) {
 				{ status: 400 },
 			)
 		}
+		// back at the provider's card: on a phone it can be far down the page
 		return redirectWithSuccess(
-			'/api-keys',
+			`/api-keys#provider-${submission.value.provider}`,
 			`${PROVIDER_LABELS[submission.value.provider]} key saved. Test it to make sure it works.`,
 		)
 	}
@@ -73,13 +74,19 @@ export async function action({ request, context }: Route.ActionArgs) {
 	try {
 		if (value.intent === 'delete') {
 			await deleteApiKey(account, value.provider)
-			return redirectWithSuccess('/api-keys', `${PROVIDER_LABELS[value.provider]} key deleted`)
+			return redirectWithSuccess(
+				`/api-keys#provider-${value.provider}`,
+				`${PROVIDER_LABELS[value.provider]} key deleted`,
+			)
 		}
 		const message = await testApiKey(account, value.provider)
-		return redirectWithSuccess('/api-keys', message)
+		return redirectWithSuccess(`/api-keys#provider-${value.provider}`, message)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
-		return data({ provider, result: replyWithFormError(submission, error) }, { status: 400 })
+		return data(
+			{ provider, intent: value.intent, result: replyWithFormError(submission, error) },
+			{ status: 400 },
+		)
 	}
 }
 
@@ -90,11 +97,13 @@ function ProviderCard({
 	summary,
 	defaultBaseUrl,
 	lastResult,
+	testResult,
 }: {
 	provider: Provider
 	summary: KeySummary | undefined
 	defaultBaseUrl: string
 	lastResult: SubmissionResult<string[]> | undefined
+	testResult: SubmissionResult<string[]> | undefined
 }) {
 	const saving = useIsPending('save')
 	const [form, fields] = useForm<z.input<typeof SaveKeySchema>>({
@@ -112,7 +121,9 @@ function ProviderCard({
 	return (
 		<Card>
 			<div className="flex flex-wrap items-center justify-between gap-2">
-				<h2 className="text-lg font-semibold">{PROVIDER_LABELS[provider]}</h2>
+				<h2 id={`provider-${provider}`} className="scroll-mt-4 text-lg font-semibold">
+					{PROVIDER_LABELS[provider]}
+				</h2>
 				{summary ? (
 					<span className="flex items-center gap-2 text-sm text-slate-700">
 						<span data-testid={`last4-${provider}`}>Key ending in …{summary.last4}</span>
@@ -138,7 +149,15 @@ function ProviderCard({
 					.
 				</p>
 			) : null}
-			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+			{/* a new form once a key is saved, so the typed key does not linger in the field */}
+			<Form
+				method="post"
+				// without JavaScript the answer page opens at this card, not at the top
+				action={`/api-keys#provider-${provider}`}
+				className="mt-4 space-y-4"
+				{...getFormProps(form)}
+				key={summary?.last4 ?? 'none'}
+			>
 				<input type="hidden" name="intent" value="save" />
 				<input type="hidden" name="provider" value={provider} />
 				<FormErrors id={form.errorId} errors={form.errors} />
@@ -168,8 +187,17 @@ function ProviderCard({
 				</SubmitButton>
 			</Form>
 			{summary ? (
-				<div className="mt-4 flex flex-wrap gap-3 border-t border-slate-100 pt-4">
-					<Form method="post">
+				<div
+					id={`key-actions-${provider}`}
+					className="mt-4 flex scroll-mt-4 flex-wrap gap-3 border-t border-slate-100 pt-4"
+				>
+					{/* a failed test answers next to its button */}
+					{testResult?.error?.[''] ? (
+						<div className="w-full">
+							<FormErrors errors={testResult.error['']} />
+						</div>
+					) : null}
+					<Form method="post" action={`/api-keys#key-actions-${provider}`}>
 						<input type="hidden" name="intent" value="test" />
 						<input type="hidden" name="provider" value={provider} />
 						<SubmitButton variant="secondary">Test key</SubmitButton>
@@ -223,7 +251,16 @@ export default function ApiKeys({ loaderData, actionData }: Route.ComponentProps
 						provider={provider}
 						summary={loaderData.keys.find((k) => k.provider === provider)}
 						defaultBaseUrl={loaderData.defaultBaseUrl}
-						lastResult={actionData?.provider === provider ? actionData.result : undefined}
+						lastResult={
+							actionData?.provider === provider && !('intent' in actionData)
+								? actionData.result
+								: undefined
+						}
+						testResult={
+							actionData?.provider === provider && 'intent' in actionData
+								? actionData.result
+								: undefined
+						}
 					/>
 				))}
 			</div>

@@ -48,7 +48,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 							: 'active'
 					: r.status === 'active' || r.status === 'past_due'
 						? 'expired' // its period is over; the renewal job has not marked it yet
-						: (r.status ?? 'none'),
+						: (r.status ?? 'not subscribed'),
 				price: r.price_cents !== null ? formatCents(r.price_cents) : null,
 				renewal: r.expire_date ? formatDate(r.expire_date) : null,
 				cancelAtPeriodEnd: r.cancel_at_period_end ?? false,
@@ -78,7 +78,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 }
 
-const TONES = { active: 'green', ends: 'amber', 'past due': 'amber', none: 'slate' } as const
+const TONES = { active: 'green', ends: 'amber', 'past due': 'amber' } as const
 
 export default function DomainSubscriptions({ loaderData }: Route.ComponentProps) {
 	const { rows, canChange, price, testMode } = loaderData
@@ -104,7 +104,7 @@ export default function DomainSubscriptions({ loaderData }: Route.ComponentProps
 					</p>
 				</Card>
 			) : (
-				<div className="overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+				<div className="relative overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
 					<table
 						className="min-w-full divide-y divide-slate-200 text-sm"
 						data-testid="subscriptions"
@@ -142,14 +142,16 @@ export default function DomainSubscriptions({ loaderData }: Route.ComponentProps
 											{r.status === 'ends' ? 'cancelled at period end' : r.status}
 										</Badge>
 									</td>
-									<td className="px-4 py-3 text-slate-700">
+									<td className="px-4 py-3 whitespace-nowrap text-slate-700">
 										{r.renewal
 											? `${r.renews ? 'Renews' : r.live ? 'Ends' : 'Ended'} ${r.renewal}`
 											: '—'}
 									</td>
-									<td className="px-4 py-3 text-slate-700">{r.price ?? '—'}</td>
+									<td className="px-4 py-3 whitespace-nowrap text-slate-700">
+										{r.price ? `${r.price} a month` : '—'}
+									</td>
 									{canChange ? (
-										<td className="px-4 py-3 text-right">
+										<td className="px-4 py-3 text-right whitespace-nowrap">
 											{!r.live ? (
 												<Link
 													to={`/checkout?domain=${r.domainId}`}

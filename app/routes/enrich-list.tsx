@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { data, Form, Link } from 'react-router'
+import { data, Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/enrich-list'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
@@ -156,6 +156,7 @@ function show(value: unknown) {
 export default function EnrichList({ loaderData, actionData }: Route.ComponentProps) {
 	const { list, runs, shown, results, resultsQuery } = loaderData
 	const result = actionData as ActionResult | undefined
+	const location = useLocation()
 	const estimating = useIsPending('estimate')
 	const running = useIsPending('run')
 	const live = runs.some((r) => r.status === 0 || r.status === 1)
@@ -190,7 +191,7 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 					</Link>
 				}
 			/>
-			<div className="grid gap-6 xl:grid-cols-3">
+			<div className="grid grid-cols-1 gap-6 xl:grid-cols-3">
 				<Card>
 					<h2 className="text-lg font-semibold">Run an enrichment</h2>
 					{nothing ? (
@@ -201,7 +202,13 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 							first.
 						</p>
 					) : (
-						<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+						// without JavaScript the answer page opens at the estimate, below the long form
+						<Form
+							method="post"
+							action={`${location.pathname}${location.search}#estimate`}
+							className="mt-4 space-y-4"
+							{...getFormProps(form)}
+						>
 							<FormErrors id={form.errorId} errors={form.errors} />
 							<div>
 								<label
@@ -245,7 +252,15 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 								<Choice
 									label="My own OpenAI-compatible key (free)"
 									description={
-										loaderData.hasOwnKey ? undefined : 'Add one on the API keys page first.'
+										loaderData.hasOwnKey ? undefined : (
+											<>
+												Add one on the{' '}
+												<Link to="/api-keys" className="underline">
+													API keys
+												</Link>{' '}
+												page first.
+											</>
+										)
 									}
 									inputProps={{
 										...getInputProps(fields.payWith, { type: 'radio', value: 'ownKey' }),
@@ -274,7 +289,8 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 							</SubmitButton>
 							{estimate ? (
 								<div
-									className="space-y-3 rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200"
+									id="estimate"
+									className="scroll-mt-4 space-y-3 rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200"
 									data-testid="estimate"
 								>
 									<p>
@@ -311,12 +327,28 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 					) : (
 						<ul className="mt-2 divide-y divide-slate-100" data-testid="runs">
 							{runs.map((run) => (
-								<li key={run.id} className="flex flex-wrap items-center justify-between gap-3 py-3">
+								<li
+									key={run.id}
+									className={`-mx-2 flex flex-wrap items-center justify-between gap-3 rounded-md px-2 py-3 ${shown?.id === run.id ? 'bg-indigo-50/60' : ''}`}
+								>
 									<div className="text-sm">
-										<Link to={`?run=${run.id}`} className="font-medium text-indigo-700 underline">
+										<Link
+											to={`?run=${run.id}`}
+											className="font-medium text-indigo-700 underline"
+											aria-current={shown?.id === run.id ? 'true' : undefined}
+										>
 											{run.name}
 										</Link>{' '}
-										<Badge tone={STATUS[run.status]!.tone}>{STATUS[run.status]!.label}</Badge>
+										<Badge tone={STATUS[run.status]!.tone}>{STATUS[run.status]!.label}</Badge>{' '}
+										<span className="text-slate-600">
+											started{' '}
+											<time dateTime={new Date(run.createdAt).toISOString()}>
+												{new Date(run.createdAt).toLocaleString('en', {
+													dateStyle: 'medium',
+													timeStyle: 'short',
+												})}
+											</time>
+										</span>
 										{run.preparing ? (
 											// the job writes the run's rows first (decision 0019)
 											<p className="text-slate-600" data-testid={`run-${run.id}-counts`}>
@@ -326,7 +358,7 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 											<p className="text-slate-600" data-testid={`run-${run.id}-counts`}>
 												{run.done} of {run.total} done · {run.failed} failed · {run.calls} model
 												calls · {run.cached} from cache ·{' '}
-												{run.keyKind === 'ownKey' ? 'own key' : 'credits'}
+												{run.keyKind === 'ownKey' ? 'your own key' : 'paid with credits'}
 											</p>
 										)}
 										{run.filter.length ? (
@@ -386,7 +418,7 @@ function RunResults({
 	const { rows, firstIndex, previous, next } = results
 	const lastIndex = firstIndex + rows.length - 1
 	return (
-		<div className="mt-6 overflow-x-auto">
+		<div className="mt-6">
 			<h3 className="font-semibold">Results of “{run.name}”</h3>
 			<nav aria-label="Rows by status" className="mt-2 flex flex-wrap gap-1 text-sm">
 				{RESULT_STATUSES.map((s) => (
@@ -400,50 +432,59 @@ function RunResults({
 					</Link>
 				))}
 			</nav>
-			<table className="mt-2 w-full text-left text-sm" data-testid="results">
-				<caption className="sr-only">Leads of this run, {RESULTS_PAGE_SIZE} a page</caption>
-				<thead>
-					<tr className="text-slate-600">
-						<th className="py-1 pr-4">Email</th>
-						<th className="py-1 pr-4">Name</th>
-						{run.outputColumns.map((c) => (
-							<th key={c} className="py-1 pr-4">
-								{c}
-							</th>
-						))}
-						<th className="py-1">Status</th>
-					</tr>
-				</thead>
-				<tbody>
-					{rows.length === 0 ? (
-						<tr>
-							<td colSpan={run.outputColumns.length + 3} className="py-3 text-slate-600">
-								{status === 'all' ? 'No leads in this run.' : `No ${status} rows.`}
-							</td>
+			{/* on a phone the table scrolls sideways rather than squeezing the answers to a word a line */}
+			<div
+				className="relative mt-2 overflow-x-auto focus-visible:outline-2 focus-visible:outline-indigo-600"
+				// focusable, so the keyboard can scroll it too
+				tabIndex={0}
+				role="region"
+				aria-label={`Results of “${run.name}”`}
+			>
+				<table className="w-full text-left text-sm" data-testid="results">
+					<caption className="sr-only">Leads of this run, {RESULTS_PAGE_SIZE} a page</caption>
+					<thead>
+						<tr className="text-slate-600">
+							<th className="py-1 pr-4">Email</th>
+							<th className="py-1 pr-4">Name</th>
+							{run.outputColumns.map((c) => (
+								<th key={c} className="min-w-56 py-1 pr-4">
+									{c}
+								</th>
+							))}
+							<th className="py-1">Status</th>
 						</tr>
-					) : (
-						rows.map((row) => (
-							<tr
-								key={row.id}
-								className="border-t border-slate-100 align-top"
-								data-testid="result-row"
-							>
-								<td className="py-1 pr-4">{row.email}</td>
-								<td className="py-1 pr-4">{row.name}</td>
-								{run.outputColumns.map((c) => (
-									<td key={c} className="py-1 pr-4">
-										{show(row.data[c])}
-									</td>
-								))}
-								<td className="py-1">
-									<Badge tone={STATUS[row.status]!.tone}>{STATUS[row.status]!.label}</Badge>
-									{row.error ? <p className="text-red-700">{row.error}</p> : null}
+					</thead>
+					<tbody>
+						{rows.length === 0 ? (
+							<tr>
+								<td colSpan={run.outputColumns.length + 3} className="py-3 text-slate-600">
+									{status === 'all' ? 'No leads in this run.' : `No ${status} rows.`}
 								</td>
 							</tr>
-						))
-					)}
-				</tbody>
-			</table>
+						) : (
+							rows.map((row) => (
+								<tr
+									key={row.id}
+									className="border-t border-slate-100 align-top"
+									data-testid="result-row"
+								>
+									<td className="py-1 pr-4 whitespace-nowrap">{row.email}</td>
+									<td className="py-1 pr-4">{row.name}</td>
+									{run.outputColumns.map((c) => (
+										<td key={c} className="py-1 pr-4">
+											{show(row.data[c])}
+										</td>
+									))}
+									<td className="py-1">
+										<Badge tone={STATUS[row.status]!.tone}>{STATUS[row.status]!.label}</Badge>
+										{row.error ? <p className="text-red-700">{row.error}</p> : null}
+									</td>
+								</tr>
+							))
+						)}
+					</tbody>
+				</table>
+			</div>
 			<nav
 				aria-label="Result pages"
 				className="mt-3 flex flex-wrap items-center justify-between gap-3 text-sm"

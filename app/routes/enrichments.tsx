@@ -6,12 +6,12 @@ import {
 	type SubmissionResult,
 } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { data, Form, Link } from 'react-router'
+import { data, Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/enrichments'
 import { Button, buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
-import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
+import { Badge, Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import {
@@ -106,10 +106,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 			if (value.intent === 'update-chain') {
 				if (!value.id) notFound('This chain')
 				const chain = await updateChain(account, value.id, value)
-				return redirectWithSuccess('/enrichments', `Chain “${chain.name}” saved`)
+				return redirectWithSuccess('/enrichments#your-chains', `Chain “${chain.name}” saved`)
 			}
 			const chain = await createChain(account, value)
-			return redirectWithSuccess('/enrichments', `Chain “${chain.name}” saved`)
+			return redirectWithSuccess('/enrichments#your-chains', `Chain “${chain.name}” saved`)
 		} catch (error) {
 			if (!(error instanceof FormError)) throw error
 			return fail(replyWithFormError(submission, error))
@@ -128,10 +128,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 		if (value.intent === 'update-enrichment') {
 			if (!value.id) notFound('This enrichment')
 			const saved = await updateEnrichment(account, value.id, value)
-			return redirectWithSuccess('/enrichments', `Enrichment “${saved.name}” saved`)
+			return redirectWithSuccess(
+				'/enrichments#your-enrichments',
+				`Enrichment “${saved.name}” saved`,
+			)
 		}
 		const saved = await createEnrichment(account, value)
-		return redirectWithSuccess('/enrichments', `Enrichment “${saved.name}” saved`)
+		return redirectWithSuccess('/enrichments#your-enrichments', `Enrichment “${saved.name}” saved`)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
 		return fail(replyWithFormError(submission, error))
@@ -167,6 +170,7 @@ function EnrichmentForm({
 	actionData: ActionResult | undefined
 	editing: Enrichment | null
 }) {
+	const location = useLocation()
 	const saveIntent = editing ? 'update-enrichment' : 'create-enrichment'
 	const saving = useIsPending(saveIntent)
 	const previewing = useIsPending('preview')
@@ -190,7 +194,7 @@ function EnrichmentForm({
 	return (
 		<Card>
 			<div className="flex items-baseline justify-between gap-4">
-				<h2 className="text-lg font-semibold">
+				<h2 id="enrichment-form" className="scroll-mt-4 text-lg font-semibold">
 					{editing ? `Edit AI enrichment “${editing.name}”` : 'New AI enrichment'}
 				</h2>
 				{editing ? (
@@ -204,7 +208,13 @@ function EnrichmentForm({
 					Runs already started keep the prompt and settings they started with.
 				</p>
 			) : null}
-			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+			{/* without JavaScript the answer page opens at this form (below the lists on a phone) */}
+			<Form
+				method="post"
+				action={`${location.pathname}${location.search}#enrichment-form`}
+				className="mt-4 space-y-4"
+				{...getFormProps(form)}
+			>
 				{editing ? <input type="hidden" name="id" value={editing.id} /> : null}
 				<FormErrors id={form.errorId} errors={form.errors} />
 				<Field
@@ -222,10 +232,10 @@ function EnrichmentForm({
 						className={`mt-1 ${inputClasses}`}
 						placeholder="What does {{company_name}} sell? Answer in five words."
 					/>
+					<ErrorList id={fields.prompt.errorId} errors={fields.prompt.errors} />
 					<p className="mt-1 text-sm text-slate-600">
 						Columns: {loaderData.columns.map((c) => `{{${c}}}`).join(' ')}
 					</p>
-					<ErrorList id={fields.prompt.errorId} errors={fields.prompt.errors} />
 				</div>
 				<Field
 					label="Output column"
@@ -307,32 +317,40 @@ function EnrichmentForm({
 				</div>
 			</Form>
 			{actionData?.preview ? (
-				<div className="mt-6 overflow-x-auto" data-testid="preview">
+				<div className="mt-6" data-testid="preview">
 					<h3 className="font-semibold">Preview (free, nothing is written)</h3>
-					<table className="mt-2 w-full text-left text-sm">
-						<thead>
-							<tr className="text-slate-600">
-								<th className="py-1 pr-4">Lead</th>
-								<th className="py-1 pr-4">Prompt</th>
-								<th className="py-1">Answer</th>
-							</tr>
-						</thead>
-						<tbody>
-							{actionData.preview.map((row) => (
-								<tr key={row.leadId} className="border-t border-slate-100 align-top">
-									<td className="py-1 pr-4">{row.email}</td>
-									<td className="py-1 pr-4 text-slate-600">{row.prompt}</td>
-									<td className="py-1">
-										{row.error ? (
-											<span className="text-red-700">{row.error}</span>
-										) : (
-											formatOutput(row.output)
-										)}
-									</td>
+					<div
+						className="relative mt-2 overflow-x-auto focus-visible:outline-2 focus-visible:outline-indigo-600"
+						// focusable, so the keyboard can scroll it too
+						tabIndex={0}
+						role="region"
+						aria-label="Preview"
+					>
+						<table className="w-full text-left text-sm">
+							<thead>
+								<tr className="text-slate-600">
+									<th className="py-1 pr-4">Lead</th>
+									<th className="min-w-48 py-1 pr-4">Prompt</th>
+									<th className="min-w-48 py-1">Answer</th>
 								</tr>
-							))}
-						</tbody>
-					</table>
+							</thead>
+							<tbody>
+								{actionData.preview.map((row) => (
+									<tr key={row.leadId} className="border-t border-slate-100 align-top">
+										<td className="py-1 pr-4">{row.email}</td>
+										<td className="py-1 pr-4 text-slate-600">{row.prompt}</td>
+										<td className="py-1">
+											{row.error ? (
+												<span className="text-red-700">{row.error}</span>
+											) : (
+												formatOutput(row.output)
+											)}
+										</td>
+									</tr>
+								))}
+							</tbody>
+						</table>
+					</div>
 				</div>
 			) : null}
 		</Card>
@@ -362,6 +380,7 @@ function ChainForm({
 	actionData: ActionResult | undefined
 	editing: Chain | null
 }) {
+	const location = useLocation()
 	const intent = editing ? 'update-chain' : 'create-chain'
 	const saving = useIsPending(intent)
 	const [form, fields] = useForm<z.input<typeof ChainFormSchema>>({
@@ -376,7 +395,7 @@ function ChainForm({
 	return (
 		<Card>
 			<div className="flex items-baseline justify-between gap-4">
-				<h2 className="text-lg font-semibold">
+				<h2 id="chain-form" className="scroll-mt-4 text-lg font-semibold">
 					{editing ? `Edit chain “${editing.name}”` : 'New enrichment chain'}
 				</h2>
 				{editing ? (
@@ -390,7 +409,12 @@ function ChainForm({
 				not hold, or when an earlier step already filled its output column (a waterfall).
 				{editing ? ' Runs already started keep the steps they started with.' : ''}
 			</p>
-			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+			<Form
+				method="post"
+				action={`${location.pathname}${location.search}#chain-form`}
+				className="mt-4 space-y-4"
+				{...getFormProps(form)}
+			>
 				<input type="hidden" name="intent" value={intent} />
 				{editing ? <input type="hidden" name="id" value={editing.id} /> : null}
 				<FormErrors id={form.errorId} errors={form.errors} />
@@ -416,7 +440,9 @@ function ChainForm({
 											to: index - 1,
 										})}
 									>
-										Move step {index + 1} up
+										<span>
+											Move<span className="sr-only"> step {index + 1}</span> up
+										</span>
 									</Button>
 								) : null}
 								{index < steps.length - 1 ? (
@@ -429,7 +455,9 @@ function ChainForm({
 											to: index + 1,
 										})}
 									>
-										Move step {index + 1} down
+										<span>
+											Move<span className="sr-only"> step {index + 1}</span> down
+										</span>
 									</Button>
 								) : null}
 								<Button
@@ -437,7 +465,7 @@ function ChainForm({
 									className="px-2 py-1"
 									{...form.remove.getButtonProps({ name: fields.steps.name, index })}
 								>
-									Remove step {index + 1}
+									Remove<span className="sr-only"> step {index + 1}</span>
 								</Button>
 							</div>
 							<div className="grid gap-3 sm:grid-cols-3">
@@ -461,6 +489,7 @@ function ChainForm({
 									<select
 										name={s.enrichmentId.name}
 										defaultValue={s.enrichmentId.initialValue ?? ''}
+										aria-invalid={s.enrichmentId.errors ? true : undefined}
 										className={`mt-1 ${inputClasses}`}
 									>
 										<option value="">(for AI steps)</option>
@@ -477,6 +506,7 @@ function ChainForm({
 									<input
 										name={s.outputColumn.name}
 										defaultValue={s.outputColumn.initialValue ?? ''}
+										aria-invalid={s.outputColumn.errors ? true : undefined}
 										placeholder="email_guess"
 										className={`mt-1 ${inputClasses}`}
 									/>
@@ -487,6 +517,7 @@ function ChainForm({
 									<input
 										name={s.conditionColumn.name}
 										defaultValue={s.conditionColumn.initialValue ?? ''}
+										aria-invalid={s.conditionColumn.errors ? true : undefined}
 										list="columns"
 										placeholder="(always)"
 										className={`mt-1 ${inputClasses}`}
@@ -494,10 +525,11 @@ function ChainForm({
 									<ErrorList errors={s.conditionColumn.errors} />
 								</label>
 								<label className="text-sm">
-									…
+									Comparison
 									<select
 										name={s.conditionOp.name}
 										defaultValue={s.conditionOp.initialValue ?? ''}
+										aria-invalid={s.conditionOp.errors ? true : undefined}
 										className={`mt-1 ${inputClasses}`}
 									>
 										<option value="">(choose)</option>
@@ -536,26 +568,37 @@ function ChainForm({
 
 export default function Enrichments({ loaderData, actionData }: Route.ComponentProps) {
 	const result = actionData as ActionResult | undefined
+	// the link lands on the form: on a phone it is far below the lists
 	const editLink = (param: 'edit' | 'editChain', id: string) =>
-		`/enrichments?${new URLSearchParams({ [param]: id, ...(loaderData.defaultListId ? { list: loaderData.defaultListId } : {}) })}`
+		`/enrichments?${new URLSearchParams({ [param]: id, ...(loaderData.defaultListId ? { list: loaderData.defaultListId } : {}) })}#${param === 'edit' ? 'enrichment-form' : 'chain-form'}`
 	return (
 		<>
 			<PageHeader
 				title="Enrichments"
 				description="AI enrichments fill a column on every lead of a list from a prompt. Run them, or a chain of them, from a list's Enrich page."
 			/>
-			<div className="grid gap-6 xl:grid-cols-2">
+			<div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
 				<div className="space-y-6">
 					<Card>
-						<h2 className="text-lg font-semibold">Your AI enrichments</h2>
+						<h2 id="your-enrichments" className="scroll-mt-4 text-lg font-semibold">
+							Your AI enrichments
+						</h2>
 						{loaderData.enrichments.length === 0 ? (
 							<p className="mt-2 text-sm text-slate-600">None yet.</p>
 						) : (
 							<ul className="mt-2 divide-y divide-slate-100" data-testid="enrichment-list">
 								{loaderData.enrichments.map((e) => (
-									<li key={e.id} className="flex items-start justify-between gap-4 py-3">
-										<div className="text-sm">
-											<p className="font-medium">{e.name}</p>
+									<li
+										key={e.id}
+										className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2 py-3"
+									>
+										<div className="min-w-0 flex-1 basis-60 text-sm wrap-anywhere">
+											<p className="font-medium">
+												{e.name}{' '}
+												{loaderData.editing?.id === e.id ? (
+													<Badge tone="indigo">Editing</Badge>
+												) : null}
+											</p>
 											<p className="text-slate-600">
 												→ {e.outputColumn} ·{' '}
 												{e.format.kind === 'json'
@@ -576,7 +619,9 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 											<Form method="post">
 												<input type="hidden" name="intent" value="delete-enrichment" />
 												<input type="hidden" name="id" value={e.id} />
-												<SubmitButton variant="ghost">Delete</SubmitButton>
+												<SubmitButton variant="ghost">
+													Delete<span className="sr-only"> {e.name}</span>
+												</SubmitButton>
 											</Form>
 										</div>
 									</li>
@@ -585,15 +630,25 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 						)}
 					</Card>
 					<Card>
-						<h2 className="text-lg font-semibold">Your chains</h2>
+						<h2 id="your-chains" className="scroll-mt-4 text-lg font-semibold">
+							Your chains
+						</h2>
 						{loaderData.chains.length === 0 ? (
 							<p className="mt-2 text-sm text-slate-600">None yet.</p>
 						) : (
 							<ul className="mt-2 divide-y divide-slate-100">
 								{loaderData.chains.map((c) => (
-									<li key={c.id} className="flex items-start justify-between gap-4 py-3">
-										<div className="text-sm">
-											<p className="font-medium">{c.name}</p>
+									<li
+										key={c.id}
+										className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2 py-3"
+									>
+										<div className="min-w-0 flex-1 basis-60 text-sm wrap-anywhere">
+											<p className="font-medium">
+												{c.name}{' '}
+												{loaderData.editingChain?.id === c.id ? (
+													<Badge tone="indigo">Editing</Badge>
+												) : null}
+											</p>
 											<ol className="mt-1 list-decimal pl-5 text-slate-600">
 												{c.steps.map((s, i) => (
 													<li key={i}>
@@ -619,7 +674,9 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 											<Form method="post">
 												<input type="hidden" name="intent" value="delete-chain" />
 												<input type="hidden" name="id" value={c.id} />
-												<SubmitButton variant="ghost">Delete</SubmitButton>
+												<SubmitButton variant="ghost">
+													Delete<span className="sr-only"> {c.name}</span>
+												</SubmitButton>
 											</Form>
 										</div>
 									</li>

@@ -146,13 +146,19 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 				<Card className="mb-4">
 					<p className="text-sm text-slate-700" data-testid="pending-orders">
 						{pendingOrders.length} order{pendingOrders.length === 1 ? '' : 's'} being set up:{' '}
-						{pendingOrders.map((o) => `${o.count} inboxes (${o.total}, ${o.date})`).join('; ')}.
+						{pendingOrders
+							.map((o) => `${o.count} inboxes (${o.total} a month, ordered ${o.date})`)
+							.join('; ')}
+						.
 					</p>
 					<p className="mt-2 text-sm text-slate-600" data-testid="pending-billing">
 						{billingStarts}: your first paid month starts the day they are delivered.
 					</p>
 					{pendingOrders.some((o) => o.planned.length) ? (
-						<p className="mt-2 text-sm break-all text-slate-600" data-testid="planned-addresses">
+						<p
+							className="mt-2 text-sm text-slate-600 wrap-anywhere"
+							data-testid="planned-addresses"
+						>
 							Planned addresses: {pendingOrders.flatMap((o) => o.planned).join(', ')}
 						</p>
 					) : null}
@@ -217,7 +223,7 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<div className="overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+				<div className="relative overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
 					<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="inboxes">
 						<caption className="sr-only">Inboxes</caption>
 						<thead className="bg-slate-50 text-left text-slate-600">
@@ -262,9 +268,9 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 											{i.status === 'cancelling' ? 'cancelled at period end' : i.status}
 										</Badge>
 									</td>
-									<td className="px-4 py-3 text-slate-700">{i.period ?? '—'}</td>
+									<td className="px-4 py-3 whitespace-nowrap text-slate-700">{i.period ?? '—'}</td>
 									{canChange ? (
-										<td className="px-4 py-3 text-right">
+										<td className="px-4 py-3 text-right whitespace-nowrap">
 											{i.status === 'active' || i.status === 'cancelling' ? (
 												<Form method="post">
 													<input type="hidden" name="id" value={i.id} />

@@ -6,8 +6,8 @@ import {
 	useForm,
 } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod/v4'
-import { useMemo } from 'react'
-import { data, Form, Link } from 'react-router'
+import { useEffect, useMemo, useRef } from 'react'
+import { data, Form, Link, useLocation } from 'react-router'
 import type { Route } from './+types/ordering-inboxes'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -52,6 +52,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			total: formatCents(o.total_cents),
 			date: formatDate(o.created_at),
 			error: o.error,
+			// failed orders are refunded by the payment provider; until it confirms, say so
+			refunded: o.refunded_at !== null,
 			planned: o.planned,
 			billing: orderBillingNote(o),
 		})),
@@ -93,6 +95,7 @@ const STATUS = [
 	{ label: 'delivered', tone: 'green' },
 	{ label: 'failed, refunded', tone: 'amber' },
 ] as const
+const REFUND_PENDING = { label: 'failed, refund pending', tone: 'amber' } as const
 
 type LoaderData = Route.ComponentProps['loaderData']
 
@@ -104,6 +107,7 @@ function OrderForm({
 	actionData: Route.ComponentProps['actionData']
 }) {
 	const pending = useIsPending()
+	const location = useLocation()
 	// A stable object: conform resets the form when its default value changes.
 	const defaultValue = useMemo(
 		() => ({
@@ -126,7 +130,13 @@ function OrderForm({
 		shouldRevalidate: 'onInput',
 	})
 	return (
-		<Form method="post" {...getFormProps(form)} className="space-y-6">
+		// without JavaScript the answer page opens at the quote (below the form on a phone)
+		<Form
+			method="post"
+			action={`${location.pathname}${location.search}#quote-heading`}
+			{...getFormProps(form)}
+			className="space-y-6"
+		>
 			<FormErrors id={form.errorId} errors={form.errors} />
 			<ChoiceGroup
 				legend="Domains"
@@ -222,6 +232,11 @@ function OrderForm({
 export default function OrderingInboxes({ loaderData, actionData }: Route.ComponentProps) {
 	const { canChange, domains, orders, price } = loaderData
 	const quote = actionData?.quote
+	// a new quote takes the focus: on a phone it is below the form, out of sight
+	const quoteHeading = useRef<HTMLHeadingElement>(null)
+	useEffect(() => {
+		if (quote) quoteHeading.current?.focus()
+	}, [quote])
 	return (
 		<>
 			<PageHeader
@@ -248,7 +263,12 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 				</Card>
 				{quote ? (
 					<Card>
-						<h2 className="text-lg font-semibold text-slate-900" id="quote-heading">
+						<h2
+							className="scroll-mt-4 text-lg font-semibold text-slate-900 focus:outline-none"
+							id="quote-heading"
+							tabIndex={-1}
+							ref={quoteHeading}
+						>
 							Your quote
 						</h2>
 						<p className="mt-1 text-sm text-slate-600" data-testid="quote-summary">
@@ -258,13 +278,21 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 							{quote.domains.map((d) => (
 								<li key={d.name}>
 									<p className="font-medium text-slate-900">{d.name}</p>
-									<p className="break-all text-slate-600">{d.addresses.join(', ')}</p>
+									<p className="text-slate-600 wrap-anywhere">{d.addresses.join(', ')}</p>
 								</li>
 							))}
 						</ul>
 						<Link to={quote.checkoutUrl} className={buttonClasses('primary', 'mt-6')}>
 							Continue to checkout
 						</Link>
+					</Card>
+				) : canChange && domains.length > 0 ? (
+					<Card className="hidden self-start lg:block">
+						<h2 className="text-lg font-semibold text-slate-900">Your quote</h2>
+						<p className="mt-1 text-sm text-slate-600" data-testid="quote-empty">
+							Pick domains and persona names, then get a quote: it lists every address and the
+							monthly price. Nothing is charged until you pay at checkout.
+						</p>
 					</Card>
 				) : null}
 			</div>
@@ -283,15 +311,20 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 					>
 						{orders.map((o) => (
 							<li key={o.id} className="flex flex-wrap items-center gap-3 px-4 py-3 text-sm">
-								<Badge tone={STATUS[o.status]?.tone ?? 'slate'}>
-									{STATUS[o.status]?.label ?? o.status}
-								</Badge>
+								{o.status === 3 && !o.refunded ? (
+									<Badge tone={REFUND_PENDING.tone}>{REFUND_PENDING.label}</Badge>
+								) : (
+									<Badge tone={STATUS[o.status]?.tone ?? 'slate'}>
+										{STATUS[o.status]?.label ?? o.status}
+									</Badge>
+								)}
 								<span className="text-slate-800">
-									{o.perDomain} {o.provider === 'google' ? 'Google' : 'Microsoft'} inboxes on{' '}
-									{o.domains} domain{o.domains === 1 ? '' : 's'}
+									{o.perDomain * o.domains} {o.provider === 'google' ? 'Google' : 'Microsoft'}{' '}
+									inboxes on {o.domains} domain{o.domains === 1 ? '' : 's'}
+									{o.domains > 1 ? ` (${o.perDomain} a domain)` : ''}
 								</span>
 								<span className="text-slate-600">{o.total} a month</span>
-								<span className="text-slate-500">{o.date}</span>
+								<span className="text-slate-500">ordered {o.date}</span>
 								{o.billing ? (
 									<span className="text-slate-700" data-testid="order-billing">
 										{o.billing}
@@ -299,7 +332,10 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 								) : null}
 								{o.error ? <span className="text-red-700">{o.error}</span> : null}
 								{o.planned.length && o.status < 3 ? (
-									<p className="w-full break-all text-slate-600" data-testid="planned-addresses">
+									<p
+										className="w-full text-slate-600 wrap-anywhere"
+										data-testid="planned-addresses"
+									>
 										{o.status === 2 ? 'Addresses' : 'Planned addresses'}: {o.planned.join(', ')}
 									</p>
 								) : null}

@@ -217,7 +217,7 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 					</dl>
 				</Card>
 			</div>
-			<div className="mt-6 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+			<div className="relative mt-6 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
 				<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="forwards">
 					<caption className="sr-only">Forwarding per domain</caption>
 					<thead className="bg-slate-50 text-left text-slate-600">
@@ -244,7 +244,7 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 								<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
 									{d.name}
 								</th>
-								<td className="px-4 py-3 break-all text-slate-700">
+								<td className="px-4 py-3 text-slate-700 wrap-anywhere">
 									{d.forwardTo
 										? `${d.code} → ${d.forwardTo}${d.keepPath ? ' (keeps the path)' : ''}`
 										: '—'}
@@ -256,7 +256,7 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 									</span>
 								</td>
 								{canChange ? (
-									<td className="px-4 py-3 text-right">
+									<td className="px-4 py-3 text-right whitespace-nowrap">
 										{d.forwardTo ? (
 											<Form method="post">
 												<input type="hidden" name="id" value={d.id} />

@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test'
 import { startFakeEmailBison, type FakeEmailBison } from '../fakes/emailbison/server.ts'
 import { FAKE_OPENAI_KEY } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
+import { jsEnabled } from './support.ts'
 
 let eb: FakeEmailBison
 test.beforeAll(async () => {
@@ -97,4 +98,24 @@ test('add, test, replace and delete provider keys; no key ever reaches the brows
 		.click()
 	await expect(page.getByText('Apify key deleted')).toBeVisible()
 	await expect(page.getByTestId('last4-apify')).toHaveCount(0)
+})
+
+test('on a phone, a failed key test answers in view, next to its button', async ({
+	page,
+}, testInfo) => {
+	await subscribedAccount(page)
+	await page.setViewportSize({ width: 390, height: 800 })
+	await page.goto('/api-keys')
+	const emailbison = () => page.locator('section', { hasText: 'Tested against your EmailBison' })
+	await emailbison().getByLabel('API key').fill(WRONG_EMAILBISON_KEY)
+	await emailbison().getByRole('button', { name: 'Save key' }).click()
+	await expect(page.getByTestId('last4-emailbison')).toBeInViewport()
+	await expect(emailbison().getByLabel('New key (replaces the saved one)')).toHaveValue('')
+	// the saved-key message covers the bottom of a phone's screen: with JavaScript it has a close
+	// button; without, it fades out of the way after 3 seconds (the click waits for that)
+	if (jsEnabled(testInfo)) await page.getByRole('button', { name: 'Close toast' }).click()
+	await emailbison().getByRole('button', { name: 'Test key' }).click()
+	await expect(emailbison().getByRole('alert')).toContainText('Add its URL in Settings first')
+	await expect(emailbison().getByRole('alert')).toBeInViewport()
+	await expect(emailbison().getByRole('button', { name: 'Test key' })).toBeInViewport()
 })

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test'
-import { seedLeadList } from './enrich-support.ts'
+import { seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
 import { withDatabase } from './support.ts'
 
@@ -86,7 +86,7 @@ test('edit a chain: move a step up, remove one, and the chain keeps the new orde
 	await edit.getByRole('button', { name: 'Remove step 3' }).click()
 	await expect(edit.locator('fieldset').nth(2).getByLabel('Kind')).toHaveValue('')
 	await edit.locator('fieldset').nth(1).getByLabel('Run only if column').fill('company_domain')
-	await edit.locator('fieldset').nth(1).getByLabel('…').selectOption('not-empty')
+	await edit.locator('fieldset').nth(1).getByLabel('Comparison').selectOption('not-empty')
 	await edit.getByLabel('Name', { exact: true }).fill('Domains first')
 	await edit.getByRole('button', { name: 'Save chain changes' }).click()
 	await expect(page.getByText('Chain “Domains first” saved')).toBeVisible()
@@ -94,4 +94,25 @@ test('edit a chain: move a step up, remove one, and the chain keeps the new orde
 		/^Company domain from company name .* → company_domain_guess$/,
 		/^Email pattern guess .* → email_guess \(only if company_domain /,
 	])
+})
+
+test('on a phone, Edit lands on the form and a refused save shows its error in view', async ({
+	page,
+}) => {
+	const { email } = await subscribedAccount(page)
+	await seedLeadList(email, 'Phone', 3)
+	await seedEnrichment(email, {
+		name: 'Opener',
+		prompt: 'Write an opener for {{first_name}}',
+		outputColumn: 'opener',
+	})
+	await page.setViewportSize({ width: 390, height: 800 })
+	await page.goto('/enrichments')
+	await page.getByRole('link', { name: 'Edit Opener' }).click()
+	const heading = page.getByRole('heading', { name: 'Edit AI enrichment “Opener”' })
+	await expect(heading).toBeInViewport()
+	const edit = page.locator('form#enrichment-edit')
+	await edit.getByLabel('Prompt').fill('Greet {{nickname}}')
+	await edit.getByRole('button', { name: 'Save changes' }).click()
+	await expect(edit.getByText('Unknown column: {{nickname}}')).toBeInViewport()
 })

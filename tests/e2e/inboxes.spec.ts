@@ -205,3 +205,18 @@ test('inboxes: renewal date, cancel at period end, resume; an ended inbox shows 
 	expect(post.status()).toBe(404)
 	await other.close()
 })
+
+test('on a phone the quote comes into view once it is ready', async ({ page }) => {
+	const { email } = await subscribedAccount(page)
+	const [a] = [uniqueDomain('phone')]
+	await subscribedDomains(email, [a])
+	await page.setViewportSize({ width: 390, height: 800 })
+	await page.goto('/ordering-inboxes')
+	await page.getByLabel(a).check()
+	await page.getByLabel('Inboxes a domain').fill('2')
+	await page.getByLabel('Persona names').fill('Ada Lovelace')
+	await page.getByRole('button', { name: 'Get a quote' }).click()
+	await expect(page.getByTestId('quote-summary')).toHaveText('2 inboxes × $3.00 = $6.00 a month')
+	await expect(page.getByRole('heading', { name: 'Your quote' })).toBeInViewport()
+	await expect(page.getByRole('link', { name: 'Continue to checkout' })).toBeInViewport()
+})

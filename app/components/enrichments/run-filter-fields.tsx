@@ -48,7 +48,7 @@ export function RunFilterFields({
 								defaultValue={column}
 								className={`mt-1 ${inputClasses}`}
 							>
-								<option value="">(no condition)</option>
+								<option value="">(none)</option>
 								{columns.map((name) => (
 									<option key={name} value={name}>
 										{name}

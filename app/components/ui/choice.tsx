@@ -85,7 +85,7 @@ export function Badge({
 	return (
 		<span
 			className={cn(
-				'inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset',
+				'inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset',
 				tones[tone],
 			)}
 		>
