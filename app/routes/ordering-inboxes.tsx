@@ -31,9 +31,8 @@ import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ context }: Route.LoaderArgs) {
 	const acting = domainAccount(context.get(requestContext).account, 'view')
-	const generate = Number(new URL(request.url).searchParams.get('generate') ?? 0)
 	const [domains, orders] = await Promise.all([
 		listOrderableDomains(acting),
 		listInboxOrders(acting),
@@ -42,7 +41,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		canChange: canChangeDomains(acting),
 		price: formatCents(inboxPriceCents()),
 		domains: domains.map((d) => ({ id: d.id, name: d.name })),
-		generated: generate > 0 ? generatePersonas(Math.min(generate, 20)) : null,
 		orders: orders.map((o) => ({
 			id: o.id,
 			provider: o.provider,
@@ -60,10 +58,20 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	}
 }
 
+const GENERATE_NAMES = 'generate-names'
+
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
 	domainAccount(account, 'change')
-	const submission = parseWithZod(await request.formData(), { schema: InboxOrderSchema })
+	const formData = await request.formData()
+	if (formData.get('intent') === GENERATE_NAMES) {
+		// Without JavaScript: the form comes back as it was typed, with names filled in and no
+		// messages, since no quote was asked for yet.
+		formData.set('personas', generatePersonas(5))
+		const reply = parseWithZod(formData, { schema: InboxOrderSchema }).reply()
+		return data({ result: { ...reply, status: undefined, error: {} }, quote: null })
+	}
+	const submission = parseWithZod(formData, { schema: InboxOrderSchema })
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply(), quote: null }, { status: 400 })
 	}
@@ -115,9 +123,9 @@ function OrderForm({
 			provider: 'google',
 			inboxesPerDomain: '3',
 			patterns: ['first.last', 'first'],
-			personas: loaderData.generated ?? '',
+			personas: '',
 		}),
-		[loaderData.generated],
+		[],
 	)
 	const [form, fields] = useForm({
 		id: 'order-inboxes',
@@ -193,13 +201,24 @@ function OrderForm({
 				</label>
 				<p className="text-sm text-slate-600">
 					A first and a last name a line.{' '}
-					<Link to="?generate=5" className="font-semibold text-indigo-700 hover:underline">
+					<button
+						type="submit"
+						name="intent"
+						value={GENERATE_NAMES}
+						formNoValidate
+						formAction={`${location.pathname}#${fields.personas.id}`}
+						onClick={(event) => {
+							// with JavaScript the names are made here, and nothing else on the form changes
+							event.preventDefault()
+							form.update({ name: fields.personas.name, value: generatePersonas(5) })
+						}}
+						className="font-semibold text-indigo-700 hover:underline"
+					>
 						Generate names
-					</Link>
+					</button>
 				</p>
 				<textarea
 					{...getTextareaProps(fields.personas)}
-					key={loaderData.generated ?? 'typed'}
 					rows={5}
 					className={`mt-1 ${inputClasses}`}
 					placeholder={'Ada Lovelace\nGrace Hopper'}

@@ -18,6 +18,29 @@ async function ordersOf(email: string) {
 	})
 }
 
+test('generate names fills the persona names and keeps the rest of the form', async ({ page }) => {
+	const { email } = await subscribedAccount(page)
+	const [a, b] = [uniqueDomain('ga'), uniqueDomain('gb')]
+	await subscribedDomains(email, [a, b])
+	await page.goto('/ordering-inboxes')
+	await page.getByLabel(b).check()
+	await page.getByLabel('Inboxes a domain').fill('2')
+	await page.getByRole('button', { name: 'Generate names' }).click()
+	const names = page.getByLabel('Persona names')
+	await expect(names).toHaveValue(/^[A-Z][a-z]+ [A-Z][a-z]+(\n[A-Z][a-z]+ [A-Z][a-z]+){4}$/)
+	await expect(page.getByLabel(b)).toBeChecked()
+	await expect(page.getByLabel(a)).not.toBeChecked()
+	await expect(page.getByLabel('Inboxes a domain')).toHaveValue('2')
+	// no quote was asked for: no messages yet
+	await expect(page.getByText('Pick at least one domain.')).toHaveCount(0)
+	const generated = (await names.inputValue()).split('\n')
+	await page.getByRole('button', { name: 'Get a quote' }).click()
+	await expect(page.getByTestId('quote-summary')).toHaveText('2 inboxes × $3.00 = $6.00 a month')
+	const first = generated[0]!.split(' ')[0]!.toLowerCase()
+	await expect(page.getByText(new RegExp(`${first}@${b.replace(/\./g, '\\.')}`))).toBeVisible()
+	expect(await ordersOf(email)).toEqual([])
+})
+
 test('quote then pay: the order exists only after payment', async ({ page }, testInfo) => {
 	const { email } = await subscribedAccount(page)
 	const [a, b] = [uniqueDomain('ia'), uniqueDomain('ib')]
