@@ -20,8 +20,9 @@ export async function expireSubscriptions(now = new Date(), db: Kysely<DB> = def
 			.where('expire_date', '<=', now)
 			.returning(['id', 'user_id', 'active_plan', 'expire_date', 'cancel_at_period_end'])
 			.execute()
-		for (const sub of expired) {
-			await recordAudit(trx, {
+		await recordAudit(
+			trx,
+			expired.map((sub) => ({
 				actorUserId: null,
 				action: 'billing.subscription.expire',
 				targetType: 'subscription',
@@ -32,8 +33,8 @@ export async function expireSubscriptions(now = new Date(), db: Kysely<DB> = def
 					expire_date: sub.expire_date,
 					cancel_at_period_end: sub.cancel_at_period_end,
 				},
-			})
-		}
+			})),
+		)
 		return expired
 	})
 }

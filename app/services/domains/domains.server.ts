@@ -89,12 +89,27 @@ export async function findDomain(
 }
 
 /** Whether the domain has a paid, unexpired subscription (forwarding and inbox orders need one). */
+/** Statuses of a domain subscription that still pays for its domain (until its expire date). */
+export const LIVE_SUBSCRIPTION_STATUSES = ['active', 'past_due']
+
+/** For a query over `domains`: the domain has a subscription that pays for it at `now`. */
+export function paidFor(eb: ExpressionBuilder<DB, 'domains'>, now = new Date()) {
+	return eb.exists(
+		eb
+			.selectFrom('domain_subscriptions as s')
+			.select('s.id')
+			.whereRef('s.domain_id', '=', 'domains.id')
+			.where('s.status', 'in', LIVE_SUBSCRIPTION_STATUSES)
+			.where('s.expire_date', '>', now),
+	)
+}
+
 export async function hasLiveSubscription(db: Kysely<DB>, domainId: string, now = new Date()) {
 	const row = await db
 		.selectFrom('domain_subscriptions')
 		.select('id')
 		.where('domain_id', '=', domainId)
-		.where('status', 'in', ['active', 'past_due'])
+		.where('status', 'in', LIVE_SUBSCRIPTION_STATUSES)
 		.where('expire_date', '>', now)
 		.executeTakeFirst()
 	return Boolean(row)

@@ -13,7 +13,7 @@ import { assertStripeReachable, callStripe } from '../billing/subscriptions.serv
 import { getStripe } from '../../integrations/stripe.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
 import { domainAccount } from './access.server.ts'
-import { findDomain, hasLiveSubscription, visibleDomains } from './domains.server.ts'
+import { findDomain, hasLiveSubscription, paidFor, visibleDomains } from './domains.server.ts'
 
 export function domainPriceCents() {
 	return getConfig().DOMAIN_PRICE_CENTS
@@ -221,27 +221,18 @@ export async function expireDomainSubscriptions(now = new Date(), db: Kysely<DB>
 				'in',
 				expired.map((e) => e.domain_id),
 			)
-			.where(({ not, exists, selectFrom }) =>
-				not(
-					exists(
-						selectFrom('domain_subscriptions as s')
-							.select('s.id')
-							.whereRef('s.domain_id', '=', 'domains.id')
-							.where('s.status', 'in', ['active', 'past_due'])
-							.where('s.expire_date', '>', now),
-					),
-				),
-			)
+			.where((eb) => eb.not(paidFor(eb, now)))
 			.execute()
-		for (const sub of expired) {
-			await recordAudit(trx, {
+		await recordAudit(
+			trx,
+			expired.map((sub) => ({
 				actorUserId: null,
 				action: 'domains.subscription.expire',
 				targetType: 'domain_subscription',
 				targetId: sub.id,
 				after: { status: 'expired', expire_date: sub.expire_date },
-			})
-		}
+			})),
+		)
 		return expired
 	})
 }

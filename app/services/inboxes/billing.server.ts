@@ -375,16 +375,17 @@ async function cancelAllAtPeriodEnd(db: Kysely<DB>, orderId: string) {
 		.where('cancel_at_period_end', '=', false)
 		.returning(['id', 'period_end'])
 		.execute()
-	for (const row of rows) {
-		await recordAudit(db, {
+	await recordAudit(
+		db,
+		rows.map((row) => ({
 			actorUserId: null,
 			action: 'inboxes.inbox.cancel_at_period_end',
 			targetType: 'inbox',
 			targetId: row.id,
 			before: { cancel_at_period_end: false },
 			after: { cancel_at_period_end: true, period_end: row.period_end },
-		})
-	}
+		})),
+	)
 }
 
 /**
@@ -401,16 +402,17 @@ export async function endCancelledInboxes(now = new Date(), db: Kysely<DB> = def
 			.where('period_end', '<=', now)
 			.returning(['id', 'order_id', 'address', 'period_end'])
 			.execute()
-		for (const inbox of ended) {
-			await recordAudit(trx, {
+		await recordAudit(
+			trx,
+			ended.map((inbox) => ({
 				actorUserId: null,
 				action: 'inboxes.inbox.end',
 				targetType: 'inbox',
 				targetId: inbox.id,
 				before: { status: 'active' },
 				after: { status: 'cancelled', period_end: inbox.period_end, ended_at: now },
-			})
-		}
+			})),
+		)
 		return ended
 	})
 }

@@ -10,6 +10,7 @@ import { createMailer } from '../mail/mailer.server.ts'
 import { orderFinished, refundAndFailOrder } from './fulfilment.server.ts'
 import { ADDRESS_PATTERNS, planAddresses, type AddressPattern } from './personas.ts'
 import { plannedInboxes, type PlannedInbox } from './planned.ts'
+import { paidFor } from '../domains/domains.server.ts'
 
 /**
  * The inbox-order job (DESIGN.md section 7, queue inbox-order), enqueued with the paid order:
@@ -44,16 +45,7 @@ async function planOrder(
 					'domains.id',
 					'domains.name',
 					'domains.status',
-					eb
-						.exists(
-							eb
-								.selectFrom('domain_subscriptions as s')
-								.select('s.id')
-								.whereRef('s.domain_id', '=', 'domains.id')
-								.where('s.status', 'in', ['active', 'past_due'])
-								.where('s.expire_date', '>', new Date()),
-						)
-						.as('subscribed'),
+					paidFor(eb).as('subscribed'),
 				])
 				.where('domains.id', 'in', ids)
 				.where('domains.user_id', '=', order.user_id)

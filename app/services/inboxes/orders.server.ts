@@ -11,7 +11,7 @@ import { recordAudit } from '../audit/audit-log.server.ts'
 import { createCheckout } from '../billing/checkout.server.ts'
 import type { FulfilmentContext } from '../billing/fulfilments.server.ts'
 import { assertWorkspace, domainAccount } from '../domains/access.server.ts'
-import { visibleDomains } from '../domains/domains.server.ts'
+import { paidFor, visibleDomains } from '../domains/domains.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
 import { startInboxBilling } from './billing.server.ts'
 import { plannedInboxes } from './planned.ts'
@@ -33,15 +33,7 @@ export async function listOrderableDomains(
 		.select(['domains.id', 'domains.name', 'domains.workspace_id'])
 		.where(visibleDomains(acting))
 		.where('domains.status', '=', 'active')
-		.where(({ exists, selectFrom }) =>
-			exists(
-				selectFrom('domain_subscriptions as s')
-					.select('s.id')
-					.whereRef('s.domain_id', '=', 'domains.id')
-					.where('s.status', 'in', ['active', 'past_due'])
-					.where('s.expire_date', '>', new Date()),
-			),
-		)
+		.where((eb) => paidFor(eb))
 		.orderBy('domains.name')
 		.execute()
 }
@@ -141,16 +133,7 @@ async function orderableDomains(acting: ActingAccount, ids: string[], db: Kysely
 			'domains.name',
 			'domains.status',
 			'domains.workspace_id',
-			eb
-				.exists(
-					eb
-						.selectFrom('domain_subscriptions as s')
-						.select('s.id')
-						.whereRef('s.domain_id', '=', 'domains.id')
-						.where('s.status', 'in', ['active', 'past_due'])
-						.where('s.expire_date', '>', new Date()),
-				)
-				.as('subscribed'),
+			paidFor(eb).as('subscribed'),
 		])
 		.where('domains.id', 'in', ids)
 		.where(visibleDomains(acting))
