@@ -709,5 +709,21 @@ describe('test mode: the renewal job', () => {
 		expect(await inboxOf(addresses[0]!)).toMatchObject({ status: 'cancelled' })
 		expect(await orderOf(user.id)).toMatchObject({ billing_status: 'ended', quantity: 0 })
 		expect(await auditOf(order.id, 'inboxes.billing.renew')).toHaveLength(0)
+		const inbox = await inboxOf(addresses[0]!)
+		expect(await auditOf(inbox.id, 'inboxes.inbox.end')).toHaveLength(1)
+	})
+
+	test('several inboxes ending at once: each ends, each with its own audit row', async () => {
+		const { account, addresses, order } = await orderedInTestMode(3)
+		for (const address of addresses) await cancel(account, address)
+		await monthOver(order.id)
+		await runRenewalJob()
+		for (const address of addresses) {
+			const inbox = await inboxOf(address)
+			expect(inbox).toMatchObject({ status: 'cancelled' })
+			expect(await auditOf(inbox.id, 'inboxes.inbox.end')).toMatchObject([
+				{ after: { status: 'cancelled' } },
+			])
+		}
 	})
 })
