@@ -14,6 +14,7 @@ const { createApp } = await import('./app/server/app.server.ts')
 const { prepareDatabase } = await import('./app/server/prepare.server.ts')
 const { db } = await import('./db/index.server.ts')
 const { logger } = await import('./app/utils/logger.server.ts')
+const { loadedReactBuild } = await import('./app/utils/react-build.server.ts')
 
 const prepared = await prepareDatabase()
 const app = await createApp({ nonce: () => randomBytes(16).toString('base64') })
@@ -27,6 +28,7 @@ const server = app.listen(config.PORT, config.HOST, () => {
 		? config.APP_URL.replace(`:${config.PORT}`, `:${port}`)
 		: config.APP_URL
 	console.log(`${config.APP_NAME} is running at ${url}`)
+	console.log(`NODE_ENV=${process.env.NODE_ENV}, React ${loadedReactBuild()} build`)
 	if (prepared.admin) {
 		console.log(
 			`Platform admin: ${prepared.admin.email} / ${prepared.admin.password} (sign in at ${url}/admin-login; shown once)`,

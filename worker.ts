@@ -13,7 +13,7 @@ const { logger } = await import('./app/utils/logger.server.ts')
 
 await migrateToLatest(db)
 const workers = await startWorkers({ concurrency: Math.max(config.WORKERS, 1) })
-console.log(`${config.APP_NAME} workers are running`)
+console.log(`${config.APP_NAME} workers are running (NODE_ENV=${process.env.NODE_ENV})`)
 
 let closing = false
 async function shutdown(signal: string) {

@@ -205,7 +205,12 @@ export function getConfig(): Config {
 /** For entry points: the configuration, or a message naming what is wrong and exit code 1. */
 export function getConfigOrExit(): Config {
 	try {
-		return getConfig()
+		const config = getConfig()
+		// Libraries read process.env.NODE_ENV themselves when they load (React picks its
+		// production or development build by it): give them the validated value, so a bare
+		// `npm start` runs production builds.
+		process.env.NODE_ENV = config.NODE_ENV
+		return config
 	} catch (error) {
 		if (!(error instanceof ConfigError)) throw error
 		console.error(error.message)
