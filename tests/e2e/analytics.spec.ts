@@ -65,7 +65,8 @@ test('nothing is sent before consent; the banner choice starts page views', asyn
 	await page.goto('/signin')
 	const banner = page.getByTestId('consent-banner')
 	await expect(banner).toBeVisible()
-	await page.waitForTimeout(1500)
+	// the page's scripts have run long enough to poll the build: still nothing sent
+	await page.waitForResponse((response) => response.url().endsWith('/build-version'))
 	expect(await collectorRequests()).toEqual([])
 
 	await banner.getByRole('button', { name: 'Allow analytics' }).click()
@@ -103,7 +104,7 @@ test('declining sends nothing, ever', async ({ browser }) => {
 	await page.getByRole('button', { name: 'Decline' }).click()
 	await expect(page.getByTestId('consent-banner')).toBeHidden()
 	await page.goto('/signup')
-	await page.waitForTimeout(1500)
+	await page.waitForResponse((response) => response.url().endsWith('/build-version'))
 	expect(await collectorRequests()).toEqual([])
 	await context.close()
 })
@@ -158,7 +159,6 @@ test('without JavaScript: the consent form, then one server-side page view per p
 	const context = await newContext(browser, { javaScriptEnabled: false })
 	const page = await context.newPage()
 	await page.goto('/signin')
-	await page.waitForTimeout(500)
 	// a page without scripts can only be counted by the server; none before consent
 	// (a late $pageleave beacon from the previous test's closed page may still arrive)
 	const serverSide = async () =>
@@ -184,7 +184,7 @@ test('without JavaScript: the consent form, then one server-side page view per p
 	const jsPage = await js.newPage()
 	await jsPage.goto('/signin')
 	await expect.poll(async () => (await events('$pageview')).length).toBe(1)
-	await jsPage.waitForTimeout(1000)
+	await jsPage.waitForResponse((response) => response.url().endsWith('/build-version'))
 	const views = await events('$pageview')
 	expect(views).toHaveLength(1)
 	expect(views[0]!.properties.$lib).toBe('web')
@@ -198,15 +198,17 @@ test('a new build on the server offers a reload', async ({ browser }) => {
 	const versionFile = path.join(server.buildDir, 'client', 'version.json')
 	const initial = await (await fetch(`${server.baseURL}/build-version`)).json()
 	expect(initial.id).toEqual(expect.any(String))
-	await page.waitForTimeout(1200)
+	// a poll that found the page's own build offers nothing
+	await page.waitForResponse((response) => response.url().endsWith('/build-version'))
 	await expect(page.getByText('A new version is available.')).toHaveCount(0)
 	writeFileSync(versionFile, JSON.stringify({ id: `next-${Date.now()}` }))
 	const toast = page.getByText('A new version is available.')
 	await expect(toast).toBeVisible()
+	const reloaded = page.waitForEvent('load')
 	await page.getByRole('button', { name: 'Reload' }).click()
-	await page.waitForLoadState('load')
-	// the reloaded page has the new id: no toast again
-	await page.waitForTimeout(1500)
+	await reloaded
+	// the reloaded page has the new id: its next poll offers no reload
+	await page.waitForResponse((response) => response.url().endsWith('/build-version'))
 	await expect(toast).toHaveCount(0)
 	await context.close()
 })

@@ -83,7 +83,7 @@ for (const connection of [
 		await subscribedAccount(page)
 		await page.goto('/settings')
 		await hoverNavigation(page)
-		await page.waitForTimeout(300)
+		await page.waitForLoadState('networkidle')
 		const stats = await page.evaluate(
 			() => (window as unknown as { __preloadStats?: { started: number } }).__preloadStats,
 		)
@@ -98,7 +98,7 @@ test('without POSTHOG_KEY nothing of PostHog loads, renders or sends', async ({ 
 	await page.goto('/settings')
 	await page.getByRole('link', { name: 'Create leads' }).first().click()
 	await expect(page).toHaveURL(/\/create-leads$/)
-	await page.waitForTimeout(1000)
+	await page.waitForLoadState('networkidle')
 	await expect(page.getByTestId('consent-banner')).toHaveCount(0)
 	await expect(page.locator('noscript')).toHaveCount(0)
 	// the phone field's IP lookup (Company details on /settings) is the only outside call
