@@ -30,4 +30,7 @@ if (process.env.E2E_POSTHOG === '1') {
 const { startFakeDns } = await import('../fakes/dns/server.ts')
 const dns = await startFakeDns({})
 process.env.DNS_SERVERS = dns.server
+// a throwaway database: speed over crash safety (the app itself never does this)
+const { allowUnsafeFastWritesForTests } = await import('../../db/embedded.ts')
+allowUnsafeFastWritesForTests()
 await import('../../server.ts')
