@@ -63,7 +63,9 @@ function reason(error: unknown) {
 		case '3D000':
 			return 'no such database'
 		default:
-			return /timeout/i.test(e.message ?? '') ? 'no answer within 10 s' : (e.message ?? String(error))
+			return /timeout/i.test(e.message ?? '')
+				? 'no answer within 10 s'
+				: (e.message ?? String(error))
 	}
 }
 

@@ -33,13 +33,11 @@ export async function startWorkers(options: {
 	// as never started, so its next fetch does not count as a retry.
 	async function handBack(name: string, ids: string[]) {
 		if (ids.length === 0) return
-		await boss
-			.getDb()
-			.executeSql(
-				`update ${BOSS_SCHEMA}.job set state = 'created', started_on = null, heartbeat_on = null, start_after = now()
+		await boss.getDb().executeSql(
+			`update ${BOSS_SCHEMA}.job set state = 'created', started_on = null, heartbeat_on = null, start_after = now()
 				 where name = $1 and id = any($2::uuid[]) and state = 'active'`,
-				[name, ids],
-			)
+			[name, ids],
+		)
 		logger.info({ job: name, ids }, 'jobs handed back to the queue')
 	}
 

@@ -2,7 +2,7 @@
 // production build, with their output kept for asserting on and a way to wait for it.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { afterAll } from 'vitest'
+import { afterAll, onTestFinished } from 'vitest'
 
 export type AppProcess = {
 	child: ChildProcess
@@ -35,6 +35,12 @@ export function startProcess(script: 'server.ts' | 'worker.ts', env: Record<stri
 		stdio: ['ignore', 'pipe', 'pipe'],
 	})
 	started.add(child)
+	// a failed test leaves nothing running for the next one
+	onTestFinished(async () => {
+		if (child.exitCode !== null || child.signalCode !== null) return
+		child.kill('SIGKILL')
+		await exited
+	})
 	let output = ''
 	const listeners = new Set<() => void>()
 	const append = (chunk: Buffer) => {
@@ -65,7 +71,11 @@ export function startProcess(script: 'server.ts' | 'worker.ts', env: Record<stri
 				} else if (child.exitCode !== null || child.signalCode !== null) {
 					clearTimeout(timer)
 					listeners.delete(check)
-					reject(new Error(`exited (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${output}`))
+					reject(
+						new Error(
+							`exited (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${output}`,
+						),
+					)
 				}
 			}
 			listeners.add(check)
