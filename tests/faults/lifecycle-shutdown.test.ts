@@ -82,7 +82,9 @@ test('SIGTERM of a worker mid-job: another worker takes the job within seconds (
 	const first = startProcess('worker.ts', workerEnv)
 	await first.waitFor(/workers are running/)
 
-	apify.scenario('handed-back', { pageDelayMs: 1500 })
+	// slow pages while the job changes hands; full speed once it has
+	const pages = { pageDelayMs: 1500 }
+	apify.scenario('handed-back', pages)
 	const user = await insertUser(db)
 	await grantCredits(db, {
 		accountId: user.id,
@@ -127,6 +129,7 @@ test('SIGTERM of a worker mid-job: another worker takes the job within seconds (
 	const handedOverMs = (await job())!.started_on!.getTime() - stoppedAt.getTime()
 	console.log(`lead-scrape picked up by the other worker ${handedOverMs} ms after SIGTERM`)
 	expect(handedOverMs).toBeLessThan(10_000)
+	pages.pageDelayMs = 0
 
 	const list = () =>
 		db.selectFrom('processing_list').selectAll().where('id', '=', listId).executeTakeFirstOrThrow()
