@@ -207,7 +207,7 @@ const ownerFile = (dir: string) => `${dir}.owner`
  * starting process is still alive belongs to that process and is left alone; a pid file whose
  * process is gone (or is no postgres of this directory: an OS restart reuses pids) is stale.
  */
-async function stopLeftoverServer(dir: string, log: (line: string) => void) {
+export async function stopLeftoverServer(dir: string, log: (line: string) => void = () => {}) {
 	const pidFile = path.join(dir, 'postmaster.pid')
 	if (!existsSync(pidFile)) return
 	const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0])

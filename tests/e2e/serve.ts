@@ -1,6 +1,10 @@
 // Starts the production build for the browser tests on a clean embedded database.
 import { rmSync } from 'node:fs'
+import path from 'node:path'
+import { stopLeftoverServer } from '../../db/embedded.ts'
 
+// a run that was killed may have left its PostgreSQL running on the folder we are about to empty
+await stopLeftoverServer(path.resolve(process.env.DATA_DIR!, 'postgres'))
 rmSync(process.env.DATA_DIR!, { recursive: true, force: true })
 
 // Outside services the app talks to, as local fakes.
