@@ -7,6 +7,11 @@ import type { AddressInfo } from 'node:net'
 import { getConfigOrExit } from './app/config.server.ts'
 
 const config = getConfigOrExit()
+// A stop asked for while starting: nothing is served yet, so exit at once (the embedded
+// PostgreSQL, if started, is stopped on exit; an unfinished migration rolls back).
+const stopWhileStarting = () => process.exit(0)
+process.once('SIGTERM', stopWhileStarting)
+process.once('SIGINT', stopWhileStarting)
 const { drainRequests, exitWithStartupFailure } = await import('./app/server/lifecycle.server.ts')
 
 // Every start-up failure ends here as one sentence naming the cause and the fix (decision 0025).
@@ -67,5 +72,7 @@ async function shutdown(signal: string) {
 	logger.info('stopped')
 	process.exit(0)
 }
+process.off('SIGTERM', stopWhileStarting)
+process.off('SIGINT', stopWhileStarting)
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))

@@ -3,6 +3,11 @@
 import { getConfigOrExit } from './app/config.server.ts'
 
 const config = getConfigOrExit()
+// A stop asked for while starting: nothing is served yet, so exit at once (the embedded
+// PostgreSQL, if started, is stopped on exit; an unfinished migration rolls back).
+const stopWhileStarting = () => process.exit(0)
+process.once('SIGTERM', stopWhileStarting)
+process.once('SIGINT', stopWhileStarting)
 const { exitWithStartupFailure } = await import('./app/server/lifecycle.server.ts')
 
 const { database, db, logger, workers } = await (async () => {
@@ -31,5 +36,7 @@ async function shutdown(signal: string) {
 	await database.stop().catch((error) => logger.error({ err: error }, 'database did not stop'))
 	process.exit(0)
 }
+process.off('SIGTERM', stopWhileStarting)
+process.off('SIGINT', stopWhileStarting)
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))

@@ -6,6 +6,7 @@ import {
 	existsSync,
 	mkdirSync,
 	readFileSync,
+	renameSync,
 	rmSync,
 	statSync,
 	writeFileSync,
@@ -84,6 +85,13 @@ export async function startEmbeddedPostgres(options: {
 		stdio: ['ignore', 'ignore', 'pipe'],
 		env: { ...process.env, LC_MESSAGES: 'C' },
 	})
+	// which process runs it: a later start stops it only once this process is gone
+	writeFileSync(ownerFile(dir), JSON.stringify({ pid: process.pid }))
+	const stopOnExit = () => {
+		if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT')
+	}
+	// A crash or process.exit() in this process, even while starting, stops it too (fast shutdown).
+	process.on('exit', stopOnExit)
 	const recent: string[] = []
 	await new Promise<void>((resolve, reject) => {
 		child.stderr!.setEncoding('utf8')
@@ -102,12 +110,6 @@ export async function startEmbeddedPostgres(options: {
 			reject(explainEarlyExit(recent, { dir, port: options.port, code, signal })),
 		)
 	})
-	writeFileSync(ownerFile(dir), JSON.stringify({ pid: process.pid }))
-	const stopOnExit = () => {
-		if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT')
-	}
-	// A crash or process.exit() in this process stops the server too (fast shutdown).
-	process.on('exit', stopOnExit)
 
 	let stopping: Promise<void> | undefined
 	return {
@@ -159,10 +161,14 @@ function explainEarlyExit(
 	)
 }
 
+// initdb works in a folder beside `dir` that is renamed into place when it is done, so a start
+// interrupted during initdb leaves no half-made database behind.
 async function initialise(dir: string, port: number, log: (line: string) => void) {
 	const asRoot = process.getuid?.() === 0
+	const making = `${dir}.initdb`
+	rmSync(making, { recursive: true, force: true })
 	const pg = new EmbeddedPostgres({
-		databaseDir: dir,
+		databaseDir: making,
 		port,
 		user: USER,
 		password: PASSWORD,
@@ -173,14 +179,14 @@ async function initialise(dir: string, port: number, log: (line: string) => void
 	})
 	try {
 		await pg.initialise()
+		renameSync(making, dir)
 	} catch (error) {
 		const message = error instanceof Error ? error.message : String(error)
 		if (/Permission denied|EACCES|Read-only/i.test(message))
 			throw new StartupError(
 				`The embedded PostgreSQL cannot create its database in ${dir} (permission denied): make DATA_DIR writable for this user or set DATA_DIR to a writable folder.`,
 			)
-		// a half-made folder would make the next start skip initdb
-		rmSync(dir, { recursive: true, force: true })
+		rmSync(making, { recursive: true, force: true })
 		throw new StartupError(
 			`Creating the embedded database in ${dir} failed (${message.split('\n').find((l) => l.trim()) ?? message}): fix the cause it names and start again.`,
 		)
