@@ -16,8 +16,8 @@ export type Workers = {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
- * Starts a worker for every job kind in this process. `stop()` lets running
- * jobs finish (up to `drainSeconds`) before it returns: SIGTERM drains.
+ * Starts a worker for every job kind in this process. On SIGTERM the entry points call
+ * `stop({ handBack })`: running jobs move to another worker at once (decision 0025).
  */
 export async function startWorkers(options: {
 	concurrency: number
