@@ -54,6 +54,10 @@ export async function startWorkers(options: {
 				const data = job.schema.parse(attempt.data)
 				const started = Date.now()
 				running.set(attempt.id, job.name)
+				logger.info(
+					{ job: job.name, id: attempt.id, retryCount: attempt.retryCount },
+					'job started',
+				)
 				try {
 					await job.handler(data, {
 						jobId: attempt.id,

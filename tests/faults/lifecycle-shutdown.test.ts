@@ -80,10 +80,11 @@ test('SIGTERM of a worker mid-job: another worker takes the job within seconds (
 		JOB_MONITOR_SECONDS: '1',
 	}
 	const first = startProcess('worker.ts', workerEnv)
-	await first.waitFor(/workers are running/)
+	const second = startProcess('worker.ts', workerEnv)
+	await Promise.all([first, second].map((w) => w.waitFor(/workers are running/)))
 
 	// slow pages while the job changes hands; full speed once it has
-	const pages = { pageDelayMs: 1500 }
+	const pages = { pageDelayMs: 1000 }
 	apify.scenario('handed-back', pages)
 	const user = await insertUser(db)
 	await grantCredits(db, {
@@ -101,8 +102,8 @@ test('SIGTERM of a worker mid-job: another worker takes the job within seconds (
 		workspaceId: null,
 	})
 	const job = () =>
-		sql<{ state: string; started_on: Date | null; retry_count: number }>`
-			select state, started_on, retry_count from pgboss.job
+		sql<{ id: string; state: string; started_on: Date | null; retry_count: number }>`
+			select id, state, started_on, retry_count from pgboss.job
 			where name = 'lead-scrape' and data->>'requestId' = ${requestId}`
 			.execute(db)
 			.then((r) => r.rows[0])
@@ -114,14 +115,15 @@ test('SIGTERM of a worker mid-job: another worker takes the job within seconds (
 				.where('id', '=', requestId)
 				.executeTakeFirstOrThrow()
 		).items_read
-	// the first worker has the job; the second one starts while it runs
 	await expect.poll(itemsRead, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(1000)
-	const second = startProcess('worker.ts', workerEnv)
-	await second.waitFor(/workers are running/)
-	expect(await itemsRead()).toBeLessThan(10_000)
+	// the worker that logged the job's start holds it: stop that one
+	const { id } = (await job())!
+	const holder = first.output().includes(id) ? first : second
+	const other = holder === first ? second : first
+	expect(holder.output()).toMatch(new RegExp(`"id":"${id}".*"msg":"job started"`))
 	const stoppedAt = new Date()
-	first.child.kill('SIGTERM')
-	expect(await first.exited).toBe(0)
+	holder.child.kill('SIGTERM')
+	expect(await holder.exited).toBe(0)
 
 	await expect
 		.poll(async () => (await job())?.started_on?.getTime() ?? 0, { timeout: 20_000, interval: 100 })
@@ -144,6 +146,7 @@ test('SIGTERM of a worker mid-job: another worker takes the job within seconds (
 	expect((await list()).found).toBe(10_000)
 	// the shutdown did not count as a failed attempt
 	expect((await job())!.retry_count).toBe(0)
-	second.child.kill('SIGTERM')
-	expect(await second.exited).toBe(0)
+	expect(other.output()).toMatch(new RegExp(`"id":"${id}".*"msg":"job started"`))
+	other.child.kill('SIGTERM')
+	expect(await other.exited).toBe(0)
 }, 120_000)
