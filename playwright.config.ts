@@ -40,6 +40,9 @@ export default defineConfig({
 		url: `${baseURL}/healthz`,
 		reuseExistingServer: false,
 		timeout: 120_000,
+		// SIGTERM, as a deploy does: the server drains and stops its embedded PostgreSQL
+		// (its own process group, which a SIGKILL of the server's group would leave running)
+		gracefulShutdown: { signal: 'SIGTERM', timeout: 30_000 },
 		stdout: 'pipe',
 		env: {
 			PORT: String(port),

@@ -3,29 +3,40 @@
 import { getConfigOrExit } from './app/config.server.ts'
 
 const config = getConfigOrExit()
+// A stop asked for while starting: nothing is served yet, so exit at once (the embedded
+// PostgreSQL, if started, is stopped on exit; an unfinished migration rolls back).
+const stopWhileStarting = () => process.exit(0)
+process.once('SIGTERM', stopWhileStarting)
+process.once('SIGINT', stopWhileStarting)
+const { exitWithStartupFailure } = await import('./app/server/lifecycle.server.ts')
 
-const { startDatabase } = await import('./db/start.ts')
-const database = await startDatabase(config)
-const { db } = await import('./db/index.server.ts')
-const { migrateToLatest } = await import('./db/migrate.ts')
-const { startWorkers } = await import('./app/jobs/worker.server.ts')
-const { logger } = await import('./app/utils/logger.server.ts')
-
-await migrateToLatest(db)
-const workers = await startWorkers({ concurrency: Math.max(config.WORKERS, 1) })
+const { database, db, logger, workers } = await (async () => {
+	const { startDatabase, migrateOrExplain } = await import('./db/start.ts')
+	const database = await startDatabase(config)
+	const { db } = await import('./db/index.server.ts')
+	const { startWorkers } = await import('./app/jobs/worker.server.ts')
+	const { logger } = await import('./app/utils/logger.server.ts')
+	await migrateOrExplain(db)
+	const workers = await startWorkers({ concurrency: Math.max(config.WORKERS, 1) })
+	return { database, db, logger, workers }
+})().catch(exitWithStartupFailure(config.APP_NAME))
 console.log(`${config.APP_NAME} workers are running (NODE_ENV=${process.env.NODE_ENV})`)
 
+// SIGTERM/SIGINT: running jobs go back to the queue at once (another worker resumes them from
+// their checkpoint), then the pools close and the embedded database, if any, stops last.
 let closing = false
 async function shutdown(signal: string) {
 	if (closing) return
 	closing = true
-	logger.info({ signal }, 'draining workers')
+	logger.info({ signal }, 'handing running jobs back')
 	await workers
-		.stop()
+		.stop({ handBack: { fence: () => db.destroy() } })
 		.catch((error) => logger.error({ err: error }, 'workers did not stop cleanly'))
 	await db.destroy().catch(() => {})
-	await database.stop().catch(() => {})
+	await database.stop().catch((error) => logger.error({ err: error }, 'database did not stop'))
 	process.exit(0)
 }
+process.off('SIGTERM', stopWhileStarting)
+process.off('SIGINT', stopWhileStarting)
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))

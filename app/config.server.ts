@@ -61,6 +61,8 @@ const EnvSchema = z
 		WORKERS: z.coerce.number().int().min(0).max(64).default(1),
 		JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
 		JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+		// SIGTERM/SIGINT: requests in flight get this long to finish (decision 0025)
+		SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
 		LOG_LEVEL: z
 			.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
 			.default('info'),

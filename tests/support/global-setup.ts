@@ -31,6 +31,8 @@ export default async function setup(project: TestProject) {
 			dir: path.join(dir, 'data'),
 			port: await freePort(),
 			persistent: false,
+			// a throwaway server: speed over crash safety (never the app's default)
+			unsafeFastWrites: true,
 		})
 		serverUrl = pg.url
 		stop = pg.stop
