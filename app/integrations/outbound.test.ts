@@ -124,7 +124,7 @@ describe('with the guard on, internal addresses are refused before a byte is sen
 	test('OpenAI-compatible client and key test with an account base URL', async () => {
 		const base = ai.url.replace('127.0.0.1', 'localhost')
 		const completion = await createModelClient({ baseUrl: base, apiKey: ai.apiKey, userUrl: true })
-			.complete({ model: 'gpt-4o-mini', prompt: 'hi', format: { kind: 'text' } })
+			.complete({ model: 'gpt-4o-mini', prompt: 'hi', temperature: 0, format: { kind: 'text' } })
 			.catch((e: unknown) => e)
 		expect(completion).toBeInstanceOf(ModelError)
 		expect(completion).toMatchObject({ kind: 'url', fatal: true })
@@ -202,6 +202,7 @@ describe('with the guard on, internal addresses are refused before a byte is sen
 			createModelClient(provider!).complete({
 				model: 'gpt-4o-mini',
 				prompt: 'hi',
+				temperature: 0,
 				format: { kind: 'text' },
 			}),
 		).rejects.toMatchObject({ kind: 'url' })

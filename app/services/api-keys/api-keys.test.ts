@@ -122,6 +122,7 @@ test('an OpenAI-compatible key is only ever sent to the base URL it was saved wi
 		await createModelClient(provider!).complete({
 			model: 'gpt-4o-mini',
 			prompt: 'hello',
+			temperature: 0,
 			format: { kind: 'text' },
 		})
 		expect(first.keysReceived).toEqual([
