@@ -55,6 +55,8 @@ export default defineConfig({
 			ADMIN_PASSWORD: 'admin-password-1',
 			AUTH_RATE_LIMIT_EMAIL: '5',
 			AUTH_RATE_LIMIT_IP: '100000',
+			// the fakes listen on 127.0.0.1
+			ALLOW_PRIVATE_URLS: 'true',
 		},
 	},
 })

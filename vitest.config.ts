@@ -14,6 +14,8 @@ export default defineConfig({
 			NODE_ENV: 'test',
 			LOG_LEVEL: 'silent',
 			APP_SECRET: 'test-secret-test-secret-test-secret-0123',
+			// the fakes listen on 127.0.0.1 (outbound.test.ts turns the guard back on)
+			ALLOW_PRIVATE_URLS: 'true',
 		},
 	},
 })

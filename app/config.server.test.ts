@@ -44,4 +44,17 @@ describe('configuration', () => {
 		expect(parseEnv({ ...base, NODE_ENV: 'production' }).DEV_MAILBOX).toBe(true)
 		expect(parseEnv({ ...base, SMTP_URL: 'smtp://mail.example.com:587' }).DEV_MAILBOX).toBe(false)
 	})
+
+	test('URLs users set may reach private addresses only in development, or when ALLOW_PRIVATE_URLS says so', () => {
+		// `npm start` (production, localhost APP_URL) listens on 0.0.0.0: guarded like a deployment
+		expect(parseEnv({ ...base }).ALLOW_PRIVATE_URLS).toBe(false)
+		expect(parseEnv({ ...base, NODE_ENV: 'test' }).ALLOW_PRIVATE_URLS).toBe(false)
+		expect(parseEnv({ ...base, NODE_ENV: 'development' }).ALLOW_PRIVATE_URLS).toBe(true)
+		expect(parseEnv({ ...base, ALLOW_PRIVATE_URLS: 'true' }).ALLOW_PRIVATE_URLS).toBe(true)
+		expect(
+			parseEnv({ ...base, NODE_ENV: 'development', ALLOW_PRIVATE_URLS: 'false' })
+				.ALLOW_PRIVATE_URLS,
+		).toBe(false)
+		expect(() => parseEnv({ ...base, ALLOW_PRIVATE_URLS: 'maybe' })).toThrow(/ALLOW_PRIVATE_URLS/)
+	})
 })

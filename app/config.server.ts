@@ -58,6 +58,9 @@ const EnvSchema = z
 		// CSV uploads on /file-list (up to 1,000,000 rows): their own, larger limit
 		UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(268_435_456),
 		TRUST_PROXY: bool.default(false),
+		// URLs users set (EmailBison, OpenAI-compatible base URLs) may reach private and internal
+		// addresses: for local development and the tests' fakes (docs/decisions/0024-threat-model.md)
+		ALLOW_PRIVATE_URLS: bool.optional(),
 		WORKERS: z.coerce.number().int().min(0).max(64).default(1),
 		JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
 		JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
@@ -154,8 +157,13 @@ const EnvSchema = z
 
 export type Env = z.infer<typeof EnvSchema>
 
-export type Config = Omit<Env, 'APP_URL' | 'APP_SECRET' | 'AUTH_AUTOCONFIRM' | 'DEV_MAILBOX'> & {
+export type Config = Omit<
+	Env,
+	'APP_URL' | 'APP_SECRET' | 'AUTH_AUTOCONFIRM' | 'DEV_MAILBOX' | 'ALLOW_PRIVATE_URLS'
+> & {
 	APP_URL: string
+	/** outbound requests to user-set URLs may reach internal addresses (default: only in development) */
+	ALLOW_PRIVATE_URLS: boolean
 	APP_SECRET: string
 	AUTH_AUTOCONFIRM: boolean
 	/** /dev/mailbox is served (see docs/decisions/0002-local-mailbox.md) */
@@ -184,6 +192,8 @@ export function parseEnv(source: Record<string, string | undefined>): Config {
 		DEV_MAILBOX: env.DEV_MAILBOX ?? (!env.SMTP_URL && (env.NODE_ENV !== 'production' || local)),
 		APP_SECRET: env.APP_SECRET ?? localSecret(env.DATA_DIR),
 		AUTH_AUTOCONFIRM: env.AUTH_AUTOCONFIRM ?? !env.SMTP_URL,
+		// off for `npm start` too: it listens on 0.0.0.0 and anyone who reaches it can sign up
+		ALLOW_PRIVATE_URLS: env.ALLOW_PRIVATE_URLS ?? env.NODE_ENV === 'development',
 		embeddedAuth: !env.SUPABASE_URL,
 		isProduction: env.NODE_ENV === 'production',
 	}

@@ -403,6 +403,7 @@ export interface EmailbisonUploadLeads {
 }
 
 export interface EmailbisonWorkspaceKeys {
+  base_url: string;
   created_at: Generated<Timestamp>;
   eb_workspace_id: string;
   encrypted_key: string;

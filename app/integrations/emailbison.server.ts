@@ -1,4 +1,5 @@
 import { createHttpClient, HttpError, NetworkError } from './http.server.ts'
+import { COULD_NOT_CONNECT } from './outbound.server.ts'
 
 // EmailBison's REST API (reference/emailbison-apify-apollo.md): the account's own instance
 // URL + /api; Bearer auth; JSON; 15 a page with meta.last_page; 422 Laravel-style errors
@@ -87,11 +88,14 @@ function rowErrorsOf(body: LaravelError | undefined) {
 
 function describe(error: unknown): EmailBisonError {
 	if (error instanceof EmailBisonError) return error
+	// one wording whatever the cause (refused, timeout, TLS, internal address): no port mapping
 	if (error instanceof NetworkError)
-		return new EmailBisonError(
-			'unavailable',
-			'EmailBison could not be reached. Check the URL in Settings; we will try again.',
-		)
+		return error.blocked
+			? new EmailBisonError('url', `${COULD_NOT_CONNECT} Check the EmailBison URL in Settings.`)
+			: new EmailBisonError(
+					'unavailable',
+					`${COULD_NOT_CONNECT} Check the EmailBison URL in Settings; we will try again.`,
+				)
 	if (!(error instanceof HttpError)) return new EmailBisonError('other', String(error))
 	const body = (error.body && typeof error.body === 'object' ? error.body : {}) as LaravelError
 	const status = error.status
@@ -177,6 +181,8 @@ export function createEmailBisonClient(options: {
 		},
 		timeoutMs: options.timeoutMs ?? 60_000,
 		retryDelayMs: options.retryDelayMs,
+		// an account's own instance: a URL a user set
+		userUrl: true,
 	})
 	const call = async <T>(fn: () => Promise<T>) => {
 		try {

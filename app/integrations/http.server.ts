@@ -1,4 +1,5 @@
 import { FetchError, ofetch, type FetchOptions } from 'ofetch'
+import { isBlockedAddress, userUrlFetch } from './outbound.server.ts'
 
 /**
  * Outgoing HTTP with SPEC.md section 7's defaults: safe methods are retried
@@ -39,11 +40,14 @@ export class HttpError extends Error {
 	}
 }
 
-/** The request never got an answer (refused, reset, timed out). */
+/** The request never got an answer (refused, reset, timed out, or an internal address refused). */
 export class NetworkError extends Error {
+	/** a user-set URL led to an internal address: nothing was sent, trying again will not help */
+	readonly blocked: boolean
 	constructor(message: string, cause: unknown) {
 		super(message, { cause })
 		this.name = 'NetworkError'
+		this.blocked = isBlockedAddress(cause)
 	}
 }
 
@@ -61,6 +65,11 @@ export type HttpClientOptions = {
 	timeoutMs?: number
 	/** for tests: wait less between the one retry of safe methods */
 	retryDelayMs?: number
+	/**
+	 * baseURL came from a user (not from the platform's environment): connect to public
+	 * addresses only, unless ALLOW_PRIVATE_URLS, and never follow a redirect (outbound.server.ts)
+	 */
+	userUrl?: boolean
 }
 
 export type RequestOptions = {
@@ -80,13 +89,16 @@ export type HttpClient = {
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-	const client = ofetch.create({
-		baseURL: options.baseURL,
-		headers: { Accept: 'application/json', ...options.headers },
-		timeout: options.timeoutMs ?? 30_000,
-		retryStatusCodes: [...RETRY_STATUS_CODES],
-		retryDelay: options.retryDelayMs ?? 500,
-	})
+	const client = ofetch.create(
+		{
+			baseURL: options.baseURL,
+			headers: { Accept: 'application/json', ...options.headers },
+			timeout: options.timeoutMs ?? 30_000,
+			retryStatusCodes: [...RETRY_STATUS_CODES],
+			retryDelay: options.retryDelayMs ?? 500,
+		},
+		options.userUrl ? { fetch: userUrlFetch } : undefined,
+	)
 	async function request<T>(path: string, request: RequestOptions = {}): Promise<HttpResponse<T>> {
 		const method = request.method ?? 'GET'
 		const fetchOptions: FetchOptions<'json'> = {

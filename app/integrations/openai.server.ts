@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import { createHttpClient, HttpError, NetworkError } from './http.server.ts'
+import { COULD_NOT_CONNECT, isBlockedAddress, userUrlFetch } from './outbound.server.ts'
 
 // An OpenAI-compatible provider (OpenAI, Azure OpenAI's v1 API, OpenRouter, Ollama...):
 // chat completions through the official `openai` package with a configurable base URL,
@@ -10,7 +11,7 @@ export type OutputField = { name: string; type: 'string' | 'number' | 'boolean' 
 export type OutputFormat = { kind: 'text' } | { kind: 'json'; fields: OutputField[] }
 
 export class ModelError extends Error {
-	readonly kind: 'key' | 'model' | 'rate-limited' | 'unavailable' | 'bad-output' | 'other'
+	readonly kind: 'key' | 'model' | 'url' | 'rate-limited' | 'unavailable' | 'bad-output' | 'other'
 	readonly retryAfterSeconds: number | undefined
 	constructor(kind: ModelError['kind'], message: string, retryAfterSeconds?: number) {
 		super(message)
@@ -24,7 +25,7 @@ export class ModelError extends Error {
 	}
 	/** no later row can succeed either: the whole run stops with this message */
 	get fatal() {
-		return this.kind === 'key' || this.kind === 'model'
+		return this.kind === 'key' || this.kind === 'model' || this.kind === 'url'
 	}
 }
 
@@ -42,8 +43,14 @@ function retryAfter(headers: Headers | undefined) {
 function describe(error: unknown, model: string): ModelError {
 	if (error instanceof ModelError) return error
 	if (error instanceof APIUserAbortError) return new ModelError('other', 'Stopped.')
+	// one wording whatever the cause (refused, timeout, TLS, internal address): no port mapping
 	if (error instanceof APIConnectionError) {
-		return new ModelError('unavailable', 'The AI provider could not be reached.')
+		if (isBlockedAddress(error))
+			return new ModelError('url', `${COULD_NOT_CONNECT} Check the AI provider's base URL.`)
+		return new ModelError(
+			'unavailable',
+			`${COULD_NOT_CONNECT} The AI provider could not be reached.`,
+		)
 	}
 	if (error instanceof APIError) {
 		const status = error.status ?? 0
@@ -113,12 +120,15 @@ export function createModelClient(options: {
 	baseUrl: string
 	apiKey: string
 	timeoutMs?: number
+	/** the base URL is an account's own (not OPENAI_BASE_URL): outbound.server.ts guards it */
+	userUrl?: boolean
 }) {
 	const openai = new OpenAI({
 		apiKey: options.apiKey,
 		baseURL: options.baseUrl.replace(/\/$/, ''),
 		maxRetries: 0,
 		timeout: options.timeoutMs ?? 60_000,
+		...(options.userUrl ? { fetch: userUrlFetch } : {}),
 	})
 	return {
 		/** One chat completion: a string for text, an object of the fields for JSON. */
@@ -172,19 +182,20 @@ export function createModelClient(options: {
 }
 
 /** Tests a key with a cheap authenticated call: GET {baseUrl}/models. */
-export async function listModels(options: { baseUrl: string; apiKey: string }) {
+export async function listModels(options: { baseUrl: string; apiKey: string; userUrl?: boolean }) {
 	const http = createHttpClient({
 		baseURL: options.baseUrl.replace(/\/$/, ''),
 		headers: { Authorization: `Bearer ${options.apiKey}` },
 		timeoutMs: 15_000,
 		retryDelayMs: 300,
+		userUrl: options.userUrl,
 	})
 	try {
 		const body = await http.json<{ data?: { id: string }[] }>('/models')
 		return (body.data ?? []).map((m) => m.id)
 	} catch (error) {
 		if (error instanceof NetworkError)
-			throw new ModelError('unavailable', 'The provider could not be reached at this base URL.')
+			throw new ModelError(error.blocked ? 'url' : 'unavailable', COULD_NOT_CONNECT)
 		if (error instanceof HttpError) {
 			if (error.status === 401 || error.status === 403)
 				throw new ModelError('key', 'The provider refused this API key.')

@@ -172,7 +172,7 @@ function ProviderCard({
 				{provider === 'openai' ? (
 					<Field
 						label="Base URL"
-						hint="https://api.openai.com/v1, your Azure resource's …/openai/v1, https://openrouter.ai/api/v1 or http://localhost:11434/v1 for Ollama."
+						hint="https://api.openai.com/v1, your Azure resource's …/openai/v1, https://openrouter.ai/api/v1, or http://localhost:11434/v1 for Ollama where the server allows private URLs."
 						errors={fields.baseUrl.errors}
 						inputProps={getInputProps(fields.baseUrl, { type: 'url' })}
 					/>

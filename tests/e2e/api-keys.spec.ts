@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test, type Page } from '@playwright/test'
 import { startFakeEmailBison, type FakeEmailBison } from '../fakes/emailbison/server.ts'
 import { FAKE_OPENAI_KEY } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
@@ -13,6 +13,14 @@ test.afterAll(async () => {
 })
 
 const WRONG_EMAILBISON_KEY = 'eb-wrong-wrong-wrong-5678'
+
+async function connectEmailBison(page: Page) {
+	await page.goto('/settings')
+	await page.getByLabel('EmailBison URL').fill(`${eb.url}/api`)
+	await page.getByLabel('Super-admin API key').fill(eb.superAdminKey)
+	await page.getByRole('button', { name: 'Save EmailBison settings' }).click()
+	await expect(page.getByText('EmailBison settings saved')).toBeVisible()
+}
 
 test('add, test, replace and delete provider keys; no key ever reaches the browser', async ({
 	page,
@@ -40,21 +48,23 @@ test('add, test, replace and delete provider keys; no key ever reaches the brows
 		.click()
 	await expect(page.getByText(/The test failed: The Apify API token is not valid/)).toBeVisible()
 
-	// the EmailBison key is tested against the account's EmailBison URL (from Settings)
+	// the EmailBison key is kept with the account's EmailBison URL (from Settings): none yet
 	const emailbison = () => page.locator('section', { hasText: 'Tested against your EmailBison' })
 	await emailbison().getByLabel('API key').fill(WRONG_EMAILBISON_KEY)
 	await emailbison().getByRole('button', { name: 'Save key' }).click()
-	await expect(page.getByTestId('last4-emailbison')).toHaveText('Key ending in …5678')
-	await emailbison().getByRole('button', { name: 'Test key' }).click()
-	await expect(emailbison().getByText(/Add its URL in Settings first/)).toBeVisible()
+	await expect(
+		emailbison().getByText(
+			'EmailBison runs on your own instance: add its URL in Settings first, then save the key here.',
+		),
+	).toBeVisible()
+	await expect(page.getByTestId('last4-emailbison')).toHaveCount(0)
 	await expect(page).toHaveURL(/\/api-keys/)
 
-	await page.goto('/settings')
-	await page.getByLabel('EmailBison URL').fill(`${eb.url}/api`)
-	await page.getByLabel('Super-admin API key').fill(eb.superAdminKey)
-	await page.getByRole('button', { name: 'Save EmailBison settings' }).click()
-	await expect(page.getByText('EmailBison settings saved')).toBeVisible()
+	await connectEmailBison(page)
 	await page.goto('/api-keys')
+	await emailbison().getByLabel('API key').fill(WRONG_EMAILBISON_KEY)
+	await emailbison().getByRole('button', { name: 'Save key' }).click()
+	await expect(page.getByTestId('last4-emailbison')).toHaveText('Key ending in …5678')
 	await emailbison().getByRole('button', { name: 'Test key' }).click()
 	await expect(
 		emailbison().getByText(`The test failed: EmailBison at ${eb.url}/api refused this API key.`),
@@ -105,6 +115,7 @@ test('on a phone, a failed key test answers in view, next to its button', async 
 }, testInfo) => {
 	await subscribedAccount(page)
 	await page.setViewportSize({ width: 390, height: 800 })
+	await connectEmailBison(page)
 	await page.goto('/api-keys')
 	const emailbison = () => page.locator('section', { hasText: 'Tested against your EmailBison' })
 	await emailbison().getByLabel('API key').fill(WRONG_EMAILBISON_KEY)
@@ -115,7 +126,7 @@ test('on a phone, a failed key test answers in view, next to its button', async 
 	// button; without, it fades out of the way after 3 seconds (the click waits for that)
 	if (jsEnabled(testInfo)) await page.getByRole('button', { name: 'Close toast' }).click()
 	await emailbison().getByRole('button', { name: 'Test key' }).click()
-	await expect(emailbison().getByRole('alert')).toContainText('Add its URL in Settings first')
+	await expect(emailbison().getByRole('alert')).toContainText('refused this API key')
 	await expect(emailbison().getByRole('alert')).toBeInViewport()
 	await expect(emailbison().getByRole('button', { name: 'Test key' })).toBeInViewport()
 })

@@ -62,6 +62,41 @@ test('EmailBison settings: the URL must be http(s), a wrong key is reported, the
 	await expect(page.getByText('Connected to EmailBison as Fake Admin')).toBeVisible()
 })
 
+test('a new EmailBison URL needs the key again: the saved key is never sent to the other instance', async ({
+	page,
+}) => {
+	const other = await startFakeEmailBison({
+		workspaces: 1,
+		superAdminKey: 'eb-other-e2e-instance-key-4321',
+	})
+	try {
+		await subscribedAccount(page)
+		await connect(page)
+		await page.getByLabel('EmailBison URL').fill(other.url)
+		await page.getByRole('button', { name: 'Save EmailBison settings' }).click()
+		await expect(
+			page.getByText(
+				'Enter the super-admin API key again: the saved key is only sent to the URL it was saved with.',
+			),
+		).toBeVisible()
+		await page.goto('/settings')
+		await expect(page.getByLabel('EmailBison URL')).toHaveValue(`${eb.url}/api`)
+		await page.getByRole('button', { name: 'Test connection' }).click()
+		await expect(page.getByText('Connected to EmailBison as Fake Admin')).toBeVisible()
+		expect(other.keysReceived).toEqual([])
+
+		await page.getByLabel('EmailBison URL').fill(other.url)
+		await page.getByLabel('Super-admin API key').fill(other.superAdminKey)
+		await page.getByRole('button', { name: 'Save EmailBison settings' }).click()
+		await expect(page.getByText('EmailBison settings saved')).toBeVisible()
+		await page.getByRole('button', { name: 'Test connection' }).click()
+		await expect(page.getByText('Connected to EmailBison as Fake Admin')).toBeVisible()
+		expect(other.keysReceived).toEqual([other.superAdminKey])
+	} finally {
+		await other.close()
+	}
+})
+
 test('upload a list to a new EmailBison campaign and watch it finish', async ({
 	page,
 }, testInfo) => {

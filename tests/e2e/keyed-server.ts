@@ -44,6 +44,7 @@ export async function startKeyedServer(
 			BUILD_POLL_INTERVAL_MS: '500',
 			AUTH_RATE_LIMIT_IP: '100000',
 			WORKERS: '0',
+			ALLOW_PRIVATE_URLS: 'true',
 			...options.env,
 		},
 		stdio: ['ignore', 'inherit', 'inherit'],

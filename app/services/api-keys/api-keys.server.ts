@@ -4,8 +4,13 @@ import { getConfig } from '../../config.server.ts'
 import { isOwner, type AccountContext } from '../../context.server.ts'
 import { ApifyError, createApifyClient } from '../../integrations/apify.server.ts'
 import { ApolloError, createApolloClient } from '../../integrations/apollo.server.ts'
-import { createEmailBisonClient, EmailBisonError } from '../../integrations/emailbison.server.ts'
+import {
+	createEmailBisonClient,
+	emailBisonBase,
+	EmailBisonError,
+} from '../../integrations/emailbison.server.ts'
 import { listModels, ModelError } from '../../integrations/openai.server.ts'
+import { COULD_NOT_CONNECT, internalUrlReason } from '../../integrations/outbound.server.ts'
 import { forbidden, FormError } from '../../utils/http-errors.server.ts'
 import { lastFour, sealSecret } from '../../utils/secrets.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
@@ -57,6 +62,16 @@ export async function saveApiKey(
 ) {
 	const account = actingAccount(context)
 	assertCanManage(account)
+	// a key is kept with the URL it is for, and only ever sent there (decision 0024, point 7)
+	let baseUrl: string | null = null
+	if (input.provider === 'openai') {
+		baseUrl = input.baseUrl ?? null
+		const internal = baseUrl ? internalUrlReason(baseUrl) : null
+		if (internal) throw new FormError(internal, 'baseUrl')
+	} else if (input.provider === 'emailbison') {
+		baseUrl = (await emailBisonUrl(account.accountId)) ?? null
+		if (!baseUrl) throw new FormError(EMAILBISON_URL_FIRST, 'key')
+	}
 	const values = {
 		encrypted_key: sealSecret(
 			input.key,
@@ -65,7 +80,7 @@ export async function saveApiKey(
 		),
 		last4: lastFour(input.key),
 		label: input.label || null,
-		base_url: input.provider === 'openai' ? (input.baseUrl ?? null) : null,
+		base_url: baseUrl,
 	}
 	await db
 		.insertInto('api_keys')
@@ -90,17 +105,31 @@ export async function deleteApiKey(context: AccountContext | null, provider: Pro
 	if (!row) throw new FormError(`There is no ${PROVIDER_LABELS[provider]} key to delete.`)
 }
 
-/** GET /api/users on the account's EmailBison instance (its URL is on Settings) with this key. */
-async function testEmailBisonKey(accountId: string, key: string) {
+export const EMAILBISON_URL_FIRST =
+	'EmailBison runs on your own instance: add its URL in Settings first, then save the key here.'
+
+async function emailBisonUrl(accountId: string) {
 	const settings = await db
 		.selectFrom('settings')
 		.select('emailbison_api_url')
 		.where('user_id', '=', accountId)
 		.executeTakeFirst()
-	const url = settings?.emailbison_api_url?.trim()
+	return settings?.emailbison_api_url?.trim() || null
+}
+
+/**
+ * GET /api/users with this key on the EmailBison instance it was saved for: only while that
+ * is still the account's EmailBison URL (Settings), never at another one.
+ */
+async function testEmailBisonKey(accountId: string, key: string, savedFor: string | null) {
+	const url = await emailBisonUrl(accountId)
 	if (!url)
 		throw new FormError(
 			'The test failed: EmailBison runs on your own instance. Add its URL in Settings first.',
+		)
+	if (!savedFor || emailBisonBase(savedFor) !== emailBisonBase(url))
+		throw new FormError(
+			`The test failed: this key was saved for ${savedFor ? `another EmailBison URL (${savedFor})` : 'no EmailBison URL'}, and it is only sent there. Paste it again to use it at ${url}.`,
 		)
 	try {
 		const me = await createEmailBisonClient({
@@ -114,8 +143,9 @@ async function testEmailBisonKey(accountId: string, key: string) {
 		if (!(error instanceof EmailBisonError)) throw error
 		if (error.kind === 'key')
 			throw new FormError(`The test failed: EmailBison at ${url} refused this API key.`)
-		if (error.kind === 'unavailable' && !error.status)
-			throw new FormError(`The test failed: EmailBison could not be reached at ${url}.`)
+		// one message for refused, timed out, TLS and internal addresses alike
+		if ((error.kind === 'unavailable' && !error.status) || error.kind === 'url')
+			throw new FormError(`The test failed: ${COULD_NOT_CONNECT} (${url})`)
 		if (error.kind === 'not-found')
 			throw new FormError(`The test failed: ${url} does not look like an EmailBison instance.`)
 		throw new FormError(`The test failed: ${error.message}`)
@@ -140,6 +170,7 @@ export async function testApiKey(context: AccountContext | null, provider: Provi
 			const models = await listModels({
 				baseUrl: stored.baseUrl ?? config.OPENAI_BASE_URL,
 				apiKey: stored.key,
+				userUrl: Boolean(stored.baseUrl),
 			})
 			message = `The key works: the provider offers ${models.length} model${models.length === 1 ? '' : 's'}${models.length ? ` (${models.slice(0, 5).join(', ')}${models.length > 5 ? '…' : ''})` : ''}.`
 		} else if (provider === 'apify') {
@@ -157,7 +188,7 @@ export async function testApiKey(context: AccountContext | null, provider: Provi
 			}).health()
 			message = 'The key works: Apollo answered its health check.'
 		} else {
-			message = await testEmailBisonKey(account.accountId, stored.key)
+			message = await testEmailBisonKey(account.accountId, stored.key, stored.baseUrl)
 		}
 	} catch (error) {
 		if (error instanceof ModelError || error instanceof ApifyError || error instanceof ApolloError)

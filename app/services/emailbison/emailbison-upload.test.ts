@@ -10,9 +10,12 @@ import { FormError } from '../../utils/http-errors.server.ts'
 import { backoff, runEmailBisonUpload } from './run-upload.server.ts'
 import {
 	getEmailBisonSettings,
+	loadEmailBisonAccess,
 	saveEmailBisonSettings,
 	testEmailBisonConnection,
+	URL_CHANGED_KEY_AGAIN,
 } from './settings.server.ts'
+import { inEbWorkspace, workspaceKey } from './workspace-client.server.ts'
 import {
 	findUpload,
 	listEbCampaigns,
@@ -252,7 +255,67 @@ describe('settings', () => {
 			'EmailBison refused the key: check the super-admin API key.',
 		)
 		const unreachable = await account({ url: 'http://127.0.0.1:9' })
-		await expect(testEmailBisonConnection(unreachable)).rejects.toThrow(/could not be reached/)
+		await expect(testEmailBisonConnection(unreachable)).rejects.toThrow(
+			'Could not connect to that URL. Check the EmailBison URL: http://127.0.0.1:9',
+		)
+	})
+
+	test('the saved key stays with its URL: a new URL needs the key again, and the other instance never sees the old key', async () => {
+		const other = await startFakeEmailBison({
+			workspaces: 1,
+			superAdminKey: 'eb-other-instance-key-5555',
+		})
+		try {
+			const me = await account()
+			// an empty key keeps the saved one while the URL stays the same (however it is spelled)
+			await saveEmailBisonSettings(me, { url: `${eb.url}/api` })
+			await saveEmailBisonSettings(me, { url: `${eb.url}/` })
+			expect(await testEmailBisonConnection(me)).toEqual({ name: 'Fake Admin' })
+
+			// a new URL with the key field empty: refused at the key field, nothing saved
+			const refused = await saveEmailBisonSettings(me, { url: other.url }).catch(
+				(error: unknown) => error,
+			)
+			expect(refused).toBeInstanceOf(FormError)
+			expect(refused).toMatchObject({ field: 'apiKey', message: URL_CHANGED_KEY_AGAIN })
+			expect((await getEmailBisonSettings(me)).url).toBe(`${eb.url}/`)
+			await testEmailBisonConnection(me)
+			expect(other.keysReceived).toEqual([])
+
+			// with its own key the new URL is saved, and only that key goes there
+			await saveEmailBisonSettings(me, { url: other.url, apiKey: other.superAdminKey })
+			expect(await testEmailBisonConnection(me)).toEqual({ name: 'Fake Admin' })
+			await listEbWorkspaces(me.accountId!)
+			expect(new Set(other.keysReceived)).toEqual(new Set([other.superAdminKey]))
+		} finally {
+			await other.close()
+		}
+	})
+
+	test('a workspace key minted at one URL is never sent to another, even when minted while the URL changed', async () => {
+		const other = await startFakeEmailBison({
+			workspaces: 1,
+			superAdminKey: 'eb-other-instance-key-6666',
+		})
+		try {
+			const me = await account()
+			const before = (await loadEmailBisonAccess(me.accountId!))!
+			const wsId = [...eb.workspaces.keys()][0]!
+			const otherWsId = [...other.workspaces.keys()][0]!
+			expect(wsId).toBe(otherWsId) // the same EmailBison workspace id on both instances
+			// the URL moves to the other instance...
+			await saveEmailBisonSettings(me, { url: other.url, apiKey: other.superAdminKey })
+			// ...while a job that loaded the old settings mints and stores a key at the old URL
+			const oldToken = await workspaceKey(before, wsId)
+			expect(oldToken).toMatch(/ws-key-/)
+			const after = (await loadEmailBisonAccess(me.accountId!))!
+			await inEbWorkspace(after, otherWsId, (client) => client.listCampaigns())
+			expect(other.keysReceived).not.toContain(oldToken)
+			expect(other.keysReceived).not.toContain(eb.superAdminKey)
+			expect(other.count('POST /api/workspaces/v1.1/')).toBe(1) // it minted its own
+		} finally {
+			await other.close()
+		}
 	})
 })
 

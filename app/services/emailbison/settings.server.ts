@@ -3,9 +3,11 @@ import { db } from '../../../db/index.server.ts'
 import { isOwner, type AccountContext } from '../../context.server.ts'
 import {
 	createEmailBisonClient,
+	emailBisonBase,
 	EmailBisonError,
 	isHttpUrl,
 } from '../../integrations/emailbison.server.ts'
+import { COULD_NOT_CONNECT, internalUrlReason } from '../../integrations/outbound.server.ts'
 import { FormError, forbidden } from '../../utils/http-errors.server.ts'
 import { lastFour, openSecret, sealSecret } from '../../utils/secrets.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
@@ -51,7 +53,13 @@ export async function getEmailBisonSettings(
 	}
 }
 
-/** Saves the URL and (when given) a new super-admin key; minted workspace keys are dropped when either changes. */
+export const URL_CHANGED_KEY_AGAIN =
+	'Enter the super-admin API key again: the saved key is only sent to the URL it was saved with.'
+
+/**
+ * Saves the URL and (when given) a new super-admin key; an empty key keeps the saved one only
+ * while the URL stays the same. Minted workspace keys are dropped when either changes.
+ */
 export async function saveEmailBisonSettings(
 	context: AccountContext | null,
 	input: { url: string; apiKey?: string },
@@ -66,8 +74,17 @@ export async function saveEmailBisonSettings(
 		.select(['emailbison_api_url', 'super_admin_api_key'])
 		.where('user_id', '=', account.accountId)
 		.executeTakeFirst()
+	const internal = internalUrlReason(url)
+	if (internal) throw new FormError(internal, 'url')
 	if (!input.apiKey && !current?.super_admin_api_key)
 		throw new FormError('Enter the super-admin API key', 'apiKey')
+	// the stored key stays with the URL it was saved for: a new destination needs the key again
+	if (
+		!input.apiKey &&
+		current?.emailbison_api_url &&
+		emailBisonBase(current.emailbison_api_url) !== emailBisonBase(url)
+	)
+		throw new FormError(URL_CHANGED_KEY_AGAIN, 'apiKey')
 	const sealed = input.apiKey
 		? sealSecret(input.apiKey, EMAILBISON_KEY_PURPOSE, account.accountId)
 		: current!.super_admin_api_key!
@@ -128,8 +145,9 @@ export async function testEmailBisonConnection(context: AccountContext | null) {
 		if (error instanceof EmailBisonError) {
 			if (error.kind === 'key')
 				throw new FormError('EmailBison refused the key: check the super-admin API key.')
-			if (error.kind === 'unavailable' && !error.status)
-				throw new FormError(`EmailBison could not be reached at ${access.baseUrl}: check the URL.`)
+			// one message for refused, timed out, TLS and internal addresses alike
+			if ((error.kind === 'unavailable' && !error.status) || error.kind === 'url')
+				throw new FormError(`${COULD_NOT_CONNECT} Check the EmailBison URL: ${access.baseUrl}`)
 			if (error.kind === 'not-found')
 				throw new FormError(`${access.baseUrl} does not look like an EmailBison instance (404).`)
 			throw new FormError(error.message)

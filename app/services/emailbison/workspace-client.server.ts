@@ -30,12 +30,15 @@ export function superAdminClient(access: EmailBisonAccess, options: ClientOption
 	})
 }
 
-async function storedKey(accountId: string, ebWorkspaceId: number) {
+/** a minted key is only ever sent to the URL it was minted at (decision 0024, point 7) */
+async function storedKey(access: EmailBisonAccess, ebWorkspaceId: number) {
+	const accountId = access.accountId
 	const row = await db
 		.selectFrom('emailbison_workspace_keys')
 		.select('encrypted_key')
 		.where('user_id', '=', accountId)
 		.where('eb_workspace_id', '=', String(ebWorkspaceId))
+		.where('base_url', '=', access.baseUrl)
 		.executeTakeFirst()
 	return row
 		? openSecret(
@@ -52,7 +55,7 @@ export async function workspaceKey(
 	ebWorkspaceId: number,
 	options: ClientOptions = {},
 ): Promise<string | null> {
-	const existing = await storedKey(access.accountId, ebWorkspaceId)
+	const existing = await storedKey(access, ebWorkspaceId)
 	if (existing) return existing
 	let token: string | null
 	try {
@@ -75,11 +78,23 @@ export async function workspaceKey(
 				workspaceKeyOwner(access.accountId, ebWorkspaceId),
 			),
 			last4: lastFour(token),
+			base_url: access.baseUrl,
 		})
-		.onConflict((oc) => oc.columns(['user_id', 'eb_workspace_id']).doNothing())
+		.onConflict((oc) =>
+			oc
+				.columns(['user_id', 'eb_workspace_id'])
+				// a key of another URL (minted while the URL changed) is replaced
+				.doUpdateSet((eb) => ({
+					encrypted_key: eb.ref('excluded.encrypted_key'),
+					last4: eb.ref('excluded.last4'),
+					base_url: eb.ref('excluded.base_url'),
+					created_at: sql`now()`,
+				}))
+				.where('emailbison_workspace_keys.base_url', '<>', access.baseUrl),
+		)
 		.execute()
 	// two minted at once: everyone uses the one stored first
-	return (await storedKey(access.accountId, ebWorkspaceId)) ?? token
+	return (await storedKey(access, ebWorkspaceId)) ?? token
 }
 
 /** Forget a workspace key EmailBison no longer accepts (it is minted again next time). */

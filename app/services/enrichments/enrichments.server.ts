@@ -410,10 +410,15 @@ export async function modelProvider(accountId: string, payWith: 'ownKey' | 'cred
 	if (payWith === 'ownKey') {
 		const own = await getProviderKey(accountId, 'openai')
 		if (!own) return null
-		return { baseUrl: own.baseUrl ?? config.OPENAI_BASE_URL, apiKey: own.key }
+		// the account's base URL is a user-set URL: guarded against internal addresses
+		return {
+			baseUrl: own.baseUrl ?? config.OPENAI_BASE_URL,
+			apiKey: own.key,
+			userUrl: Boolean(own.baseUrl),
+		}
 	}
 	if (!config.OPENAI_API_KEY) return null
-	return { baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY }
+	return { baseUrl: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY, userUrl: false }
 }
 
 export const LEAD_FIELDS = [

@@ -5,7 +5,8 @@
 // api-user keys are bound to the workspace they were minted in; campaigns and custom
 // variables per workspace; create-or-update/multiple takes at most 500 leads and answers
 // 422 naming the rows with invalid emails (the whole call is refused); 429 with Retry-After;
-// every call counted.
+// every call counted, and every key it was sent recorded (a key must never reach an
+// instance it was not saved for).
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -43,6 +44,8 @@ export type FakeEmailBison = {
 	url: string
 	superAdminKey: string
 	calls: string[]
+	/** every Bearer key received, in arrival order (wrong ones too) */
+	keysReceived: string[]
 	count(prefix: string): number
 	workspaces: Map<number, FakeWorkspace>
 	campaigns: Map<number, FakeCampaign>
@@ -69,6 +72,7 @@ export async function startFakeEmailBison(
 ): Promise<FakeEmailBison> {
 	const superAdminKey = options.superAdminKey ?? 'eb-super-admin-key-1234'
 	const calls: string[] = []
+	const keysReceived: string[] = []
 	let latency = options.latencyMs ?? 0
 	let limited = 0
 	let limitedFor = 1
@@ -140,6 +144,7 @@ export async function startFakeEmailBison(
 			res.end(JSON.stringify(body))
 		}
 		const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+		if (auth) keysReceived.push(auth)
 		const isSuper = auth === superAdminKey
 		const boundWorkspace = auth ? workspaceKeys.get(auth) : undefined
 		if (!isSuper && boundWorkspace === undefined) return send(401, { message: 'Unauthenticated.' })
@@ -324,6 +329,7 @@ export async function startFakeEmailBison(
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		superAdminKey,
 		calls,
+		keysReceived,
 		count: (prefix) => calls.filter((c) => c.startsWith(prefix)).length,
 		workspaces,
 		campaigns,
@@ -345,6 +351,7 @@ export async function startFakeEmailBison(
 		},
 		reset() {
 			calls.length = 0
+			keysReceived.length = 0
 			limited = 0
 			failing = 0
 			mintSupported = true

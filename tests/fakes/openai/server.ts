@@ -16,6 +16,8 @@ export type FakeOpenAI = {
 	calls: string[]
 	/** all requests including refused ones, as "METHOD /path status" */
 	requests: string[]
+	/** every Bearer key received, in arrival order (wrong ones too) */
+	keysReceived: string[]
 	/** every chat completion request (refused ones too): when it arrived (ms) and its prompt */
 	arrivals: { at: number; prompt: string }[]
 	setDelay(ms: number): void
@@ -62,6 +64,7 @@ export async function startFakeOpenAI(
 	const models = options.models ?? ['gpt-4o-mini', 'gpt-4.1']
 	const calls: string[] = []
 	const requests: string[] = []
+	const keysReceived: string[] = []
 	const arrivals: FakeOpenAI['arrivals'] = []
 	let delay = options.delayMs ?? 0
 	let limited = 0
@@ -81,6 +84,8 @@ export async function startFakeOpenAI(
 			}
 			const error = (status: number, code: string, message: string, type: string) =>
 				send(status, { error: { message, type, param: null, code } })
+			const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+			if (bearer) keysReceived.push(bearer)
 			if (req.headers.authorization !== `Bearer ${apiKey}`) {
 				return error(
 					401,
@@ -178,6 +183,7 @@ export async function startFakeOpenAI(
 		models,
 		calls,
 		requests,
+		keysReceived,
 		arrivals,
 		setDelay: (ms) => {
 			delay = ms
@@ -192,6 +198,7 @@ export async function startFakeOpenAI(
 		reset: () => {
 			calls.length = 0
 			requests.length = 0
+			keysReceived.length = 0
 			arrivals.length = 0
 			limited = 0
 			failing = 0
