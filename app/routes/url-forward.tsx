@@ -236,6 +236,10 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 							{record.value}
 						</dd>
 					</dl>
+					<p className="mt-3 text-sm text-slate-600">
+						Then prove the domain is yours: add its own TXT record (in the table below) and press
+						Check now. A domain forwards only once it is verified.
+					</p>
 				</Card>
 			</div>
 			<div className="relative mt-6 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
