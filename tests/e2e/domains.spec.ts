@@ -123,7 +123,10 @@ test('subscribe a domain through /checkout, forward it, and the server redirects
 	await expect(forwardRow).toContainText('Not live until the domain is verified')
 	expect((await getWithHost(name, '/pricing?x=1')).status).not.toBe(302)
 	await forwardRow.getByRole('button', { name: `Check now ${name}` }).click()
-	await expect(page.getByText(`The TXT record for ${name} was not found yet.`)).toBeVisible()
+	// Check now asks DNS while the page waits: slow on a busy machine
+	await expect(page.getByText(`The TXT record for ${name} was not found yet.`)).toBeVisible({
+		timeout: 20_000,
+	})
 	expect((await getWithHost(name, '/pricing?x=1')).status).not.toBe(302)
 
 	// the owner adds the TXT record the page shows at the domain's DNS host, and checks now
@@ -133,7 +136,9 @@ test('subscribe a domain through /checkout, forward it, and the server redirects
 	expect(txtHost).toBe(`_leadsmith-verify.${name}`)
 	publishDns(txtHost, { TXT: [txtValue] })
 	await forwardRow.getByRole('button', { name: `Check now ${name}` }).click()
-	await expect(page.getByText(`${name} is verified: its forwarding is live`)).toBeVisible()
+	await expect(page.getByText(`${name} is verified: its forwarding is live`)).toBeVisible({
+		timeout: 20_000,
+	})
 	await expect(forwardRow.getByTestId('verification')).toHaveText('Verified')
 	await expect(forwardRow.getByRole('button', { name: `Check now ${name}` })).toHaveCount(0)
 	await expect
