@@ -1,9 +1,12 @@
+import path from 'node:path'
 import { defineConfig } from '@playwright/test'
 
 const port = Number(process.env.E2E_PORT ?? 4310)
 export const baseURL = `http://localhost:${port}`
 // Fixed so that tests can reach the server's database directly (tests/e2e/db.ts).
 export const e2eDatabasePort = Number(process.env.E2E_DB_PORT ?? 54399)
+// Records the e2e server's fake DNS answers, one file per name (tests/fakes/dns/server.ts).
+export const e2eDnsZoneDir = path.resolve(`.data/e2e-dns-${port}`)
 
 // Debian's Chromium (no browser download here), with the flags this network needs.
 const chromium = {
@@ -50,6 +53,7 @@ export default defineConfig({
 			NODE_ENV: 'test',
 			DATA_DIR: `.data/e2e-${port}`,
 			EMBEDDED_POSTGRES_PORT: String(e2eDatabasePort),
+			E2E_DNS_ZONE_DIR: e2eDnsZoneDir,
 			LOG_LEVEL: 'warn',
 			ADMIN_EMAIL: 'admin@e2e.test',
 			ADMIN_PASSWORD: 'admin-password-1',

@@ -351,6 +351,8 @@ export interface Domains {
   status: Generated<string>;
   updated_at: Generated<Timestamp>;
   user_id: string;
+  verification_token: Generated<string>;
+  verified_at: Timestamp | null;
   workspace_id: string | null;
 }
 

@@ -9,8 +9,8 @@ import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
-import { forwardingRecord } from '../services/domains/dns-check.server.ts'
-import { listDomains } from '../services/domains/domains.server.ts'
+import { forwardingRecord, verificationRecord } from '../services/domains/dns-check.server.ts'
+import { checkDomainNow, listDomains } from '../services/domains/domains.server.ts'
 import { removeForwarding, setForwarding } from '../services/domains/forwarding.server.ts'
 import { DomainRowActionSchema, ForwardSchema } from '../services/domains/schemas.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
@@ -34,6 +34,10 @@ export async function loader({ context }: Route.LoaderArgs) {
 			keepPath: d.forward_keep_path,
 			record: forwardingRecord(d.name),
 			recordOk: Boolean(d.dns?.forwarding?.ok),
+			// forwarding goes live only once the owner proved control of the domain's DNS
+			verified: Boolean(d.verified_at),
+			verification: verificationRecord(d.name, d.verification_token),
+			checked: Boolean(d.dns_checked_at),
 		})),
 	}
 }
@@ -42,6 +46,23 @@ export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
 	domainAccount(account, 'change')
 	const formData = await request.formData()
+	if (formData.get('intent') === 'check-dns') {
+		const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(formData))
+		if (!parsed.success) throw data('Unknown action', { status: 400 })
+		const domain = await checkDomainNow(account, parsed.data.id ?? '')
+		if (domain.verified_at) {
+			return redirectWithSuccess(
+				'/url-forward',
+				domain.forward_to
+					? `${domain.name} is verified: its forwarding is live`
+					: `${domain.name} is verified: it forwards once you save where it goes`,
+			)
+		}
+		return redirectWithError(
+			'/url-forward',
+			`The TXT record for ${domain.name} was not found yet. DNS changes can take a while to show; check again later.`,
+		)
+	}
 	if (formData.get('intent') === 'remove') {
 		const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(formData))
 		if (!parsed.success) throw data('Unknown action', { status: 400 })
@@ -135,7 +156,7 @@ function ForwardForm({
 					</div>
 					<Field
 						label="Forward to"
-						hint="An http:// or https:// address on another site."
+						hint="An http:// or https:// address on another site. It goes live once the domain is verified."
 						errors={fields.url.errors}
 						inputProps={{
 							...getInputProps(fields.url, { type: 'url' }),
@@ -215,6 +236,10 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 							{record.value}
 						</dd>
 					</dl>
+					<p className="mt-3 text-sm text-slate-600">
+						Then prove the domain is yours: add its own TXT record (in the table below) and press
+						Check now. A domain forwards only once it is verified.
+					</p>
 				</Card>
 			</div>
 			<div className="relative mt-6 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
@@ -230,6 +255,9 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 							</th>
 							<th scope="col" className="px-4 py-3 font-semibold">
 								DNS record
+							</th>
+							<th scope="col" className="px-4 py-3 font-semibold">
+								Verification
 							</th>
 							{canChange ? (
 								<th scope="col" className="px-4 py-3">
@@ -248,6 +276,11 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 									{d.forwardTo
 										? `${d.code} → ${d.forwardTo}${d.keepPath ? ' (keeps the path)' : ''}`
 										: '—'}
+									{d.forwardTo && !d.verified ? (
+										<span className="block text-amber-700">
+											Not live until the domain is verified
+										</span>
+									) : null}
 								</td>
 								<td className="px-4 py-3 font-mono text-xs text-slate-700">
 									{d.record.type} {d.record.host} → {d.record.value}{' '}
@@ -255,8 +288,38 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 										{d.recordOk ? '(found)' : '(not found yet)'}
 									</span>
 								</td>
+								<td className="px-4 py-3 text-xs text-slate-700" data-testid="verification">
+									{d.verified ? (
+										<span className="font-medium text-green-700">Verified</span>
+									) : (
+										<>
+											<span className="font-medium text-amber-700">
+												{d.checked ? 'Not verified: record not found' : 'Not verified yet'}
+											</span>
+											<span className="mt-1 block">
+												To prove you control it, add this TXT record:
+											</span>
+											<span className="mt-1 block font-mono wrap-anywhere">
+												<span className="text-slate-500">Host </span>
+												<span data-testid="verification-host">{d.verification.host}</span>
+											</span>
+											<span className="block font-mono wrap-anywhere">
+												<span className="text-slate-500">Value </span>
+												<span data-testid="verification-value">{d.verification.value}</span>
+											</span>
+										</>
+									)}
+								</td>
 								{canChange ? (
 									<td className="px-4 py-3 text-right whitespace-nowrap">
+										{!d.verified ? (
+											<Form method="post" className="mb-2">
+												<input type="hidden" name="id" value={d.id} />
+												<Button type="submit" name="intent" value="check-dns" variant="secondary">
+													Check now<span className="sr-only"> {d.name}</span>
+												</Button>
+											</Form>
+										) : null}
 										{d.forwardTo ? (
 											<Form method="post">
 												<input type="hidden" name="id" value={d.id} />

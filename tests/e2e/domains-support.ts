@@ -1,4 +1,14 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { e2eDnsZoneDir } from '../../playwright.config.ts'
+import type { ZoneRecords } from '../fakes/dns/server.ts'
 import { withDatabase } from './support.ts'
+
+/** Publishes DNS records for `name` in the e2e server's fake DNS (a file per name). */
+export function publishDns(name: string, records: ZoneRecords) {
+	mkdirSync(e2eDnsZoneDir, { recursive: true })
+	writeFileSync(path.join(e2eDnsZoneDir, `${name}.json`), JSON.stringify(records))
+}
 
 /** The account's id and its first workspace (made when missing). */
 export async function accountOf(email: string) {

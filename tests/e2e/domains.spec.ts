@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http'
 import { expect, test } from '@playwright/test'
 import { baseURL } from '../../playwright.config.ts'
 import { joinTeam } from './billing-support.ts'
-import { subscribedDomains, uniqueDomain } from './domains-support.ts'
+import { publishDns, subscribedDomains, uniqueDomain } from './domains-support.ts'
 import { subscribedAccount } from './leads-support.ts'
 import { expectNoSeriousA11yViolations, jsEnabled, signUp, withDatabase } from './support.ts'
 
@@ -63,6 +63,7 @@ test('import domains: a result per line (dialog with JavaScript, a plain page wi
 test('subscribe a domain through /checkout, forward it, and the server redirects its Host', async ({
 	page,
 }) => {
+	test.setTimeout(180_000)
 	const { email } = await subscribedAccount(page)
 	const name = uniqueDomain('fw')
 	await withDatabase(async (client) => {
@@ -116,12 +117,35 @@ test('subscribe a domain through /checkout, forward it, and the server redirects
 	await page.getByLabel('302 Found (temporary)').check()
 	await page.getByLabel('Keep the path and query').check()
 	await save.click()
-	await expect(page.locator(`tr[data-domain="${name}"]`)).toContainText(
-		'302 → https://example.org/landing',
-	)
+	const forwardRow = page.locator(`tr[data-domain="${name}"]`)
+	await expect(forwardRow).toContainText('302 → https://example.org/landing')
+	// saved, but not live: nobody proved control of the domain yet
+	await expect(forwardRow).toContainText('Not live until the domain is verified')
+	expect((await getWithHost(name, '/pricing?x=1')).status).not.toBe(302)
+	await forwardRow.getByRole('button', { name: `Check now ${name}` }).click()
+	// Check now asks DNS while the page waits: slow on a busy machine
+	await expect(page.getByText(`The TXT record for ${name} was not found yet.`)).toBeVisible({
+		timeout: 20_000,
+	})
+	expect((await getWithHost(name, '/pricing?x=1')).status).not.toBe(302)
+
+	// the owner adds the TXT record the page shows at the domain's DNS host, and checks now
+	const verification = forwardRow.getByTestId('verification')
+	const txtHost = await verification.getByTestId('verification-host').innerText()
+	const txtValue = await verification.getByTestId('verification-value').innerText()
+	expect(txtHost).toBe(`_leadsmith-verify.${name}`)
+	publishDns(txtHost, { TXT: [txtValue] })
+	await forwardRow.getByRole('button', { name: `Check now ${name}` }).click()
+	await expect(page.getByText(`${name} is verified: its forwarding is live`)).toBeVisible({
+		timeout: 20_000,
+	})
+	await expect(forwardRow.getByTestId('verification')).toHaveText('Verified')
+	await expect(forwardRow.getByRole('button', { name: `Check now ${name}` })).toHaveCount(0)
 	await expect
 		.poll(() => getWithHost(name, '/pricing?x=1'))
 		.toEqual({ status: 302, location: 'https://example.org/landing/pricing?x=1' })
+	// the app's own host is never redirected
+	expect((await getWithHost(new URL(baseURL).host, '/healthz')).status).toBe(200)
 
 	// cancel at period end
 	await page.goto('/domain-subscriptions')
@@ -160,6 +184,11 @@ test('scope routes: read-only views, cannot change; no scope is refused', async 
 		headers: { Origin: baseURL },
 	})
 	expect(post.status()).toBe(403)
+	const check = await page.request.post('/url-forward', {
+		form: { intent: 'check-dns', id: domainId! },
+		headers: { Origin: baseURL },
+	})
+	expect(check.status()).toBe(403)
 	const pay = await page.request.post(`/checkout?domain=${domainId}`, {
 		form: { intent: 'pay', domain: domainId! },
 		headers: { Origin: baseURL },

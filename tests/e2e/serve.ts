@@ -6,6 +6,8 @@ import { stopLeftoverServer } from '../../db/embedded.ts'
 // a run that was killed may have left its PostgreSQL running on the folder we are about to empty
 await stopLeftoverServer(path.resolve(process.env.DATA_DIR!, 'postgres'))
 rmSync(process.env.DATA_DIR!, { recursive: true, force: true })
+if (process.env.E2E_DNS_ZONE_DIR)
+	rmSync(process.env.E2E_DNS_ZONE_DIR, { recursive: true, force: true })
 
 // Outside services the app talks to, as local fakes.
 const { startFakeApify } = await import('../fakes/apify/server.ts')
@@ -30,9 +32,10 @@ if (process.env.E2E_POSTHOG === '1') {
 	process.env.POSTHOG_HOST = posthog.url
 	process.env.POSTHOG_KEY = 'phc_e2e_test_key'
 }
-// DNS checks ask a local resolver that knows no names (records show as missing).
+// DNS checks ask a local resolver that knows no names (records show as missing), except those
+// a test publishes as files in DNS_ZONE_DIR (tests/e2e/domains-support.ts publishDns).
 const { startFakeDns } = await import('../fakes/dns/server.ts')
-const dns = await startFakeDns({})
+const dns = await startFakeDns({}, { zoneDir: process.env.E2E_DNS_ZONE_DIR })
 process.env.DNS_SERVERS = dns.server
 // a throwaway database: speed over crash safety (the app itself never does this)
 const { allowUnsafeFastWritesForTests } = await import('../../db/embedded.ts')

@@ -1,16 +1,31 @@
-import { data } from 'react-router'
+import { data, redirect } from 'react-router'
 import type { Route } from './+types/dev-mailbox'
 import { getConfig } from '../../config.server.ts'
+import { requestContext } from '../../context.server.ts'
 import { listMailbox } from '../../services/mail/mailbox.server.ts'
 import { pageTitle } from '../../utils/meta.ts'
 
-// The local mailbox: mail sent while no SMTP server is configured. Absent in
-// production (see docs/decisions/0002-local-mailbox.md).
-export async function loader({ request }: Route.LoaderArgs) {
-	if (!getConfig().DEV_MAILBOX)
-		throw data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 })
+// The local mailbox: mail sent while no SMTP server is configured. It holds password reset,
+// magic and invitation links, so only a signed-in platform admin reads it, from any address
+// (docs/decisions/0021-mailbox-and-forwarding-exposure.md); absent when DEV_MAILBOX is off.
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const notFound = () => data(`Page not found: ${new URL(request.url).pathname}`, { status: 404 })
+	if (!getConfig().DEV_MAILBOX) throw notFound()
+	const { account } = context.get(requestContext)
+	if (!account) throw redirect('/admin-login')
+	// Editors and everyone else: the page does not exist for them.
+	if (!account.isAdmin) throw notFound()
 	const to = new URL(request.url).searchParams.get('to') ?? undefined
-	return { messages: await listMailbox({ to, limit: 50 }), to }
+	return data(
+		{ messages: await listMailbox({ to, limit: 50 }), to },
+		// The links in it are as secret as passwords: no shared cache keeps the page, and
+		// opening one does not send this page's address along.
+		{ headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } },
+	)
+}
+
+export function headers({ loaderHeaders }: Route.HeadersArgs) {
+	return loaderHeaders
 }
 
 const URL_PATTERN = /(https?:\/\/[^\s<>"]+)/g
@@ -20,7 +35,7 @@ function Linkified({ text }: { text: string }) {
 		<>
 			{text.split(URL_PATTERN).map((part, i) =>
 				i % 2 === 1 ? (
-					<a key={i} href={part} className="break-all text-indigo-700 underline">
+					<a key={i} href={part} rel="noreferrer" className="break-all text-indigo-700 underline">
 						{part}
 					</a>
 				) : (

@@ -7,6 +7,7 @@ import { getConfig } from '../../config.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { dnsCheckJob } from '../../jobs/definitions/dns-check.server.ts'
 import type { DnsResult } from './domains.server.ts'
+import { invalidateForwarding } from './forwarding-cache.server.ts'
 
 /** Where a forwarded domain's apex must point: FORWARDING_TARGET, else APP_URL's host. */
 export function forwardingTarget() {
@@ -19,6 +20,16 @@ export function forwardingRecord(domain: string) {
 	const target = forwardingTarget()
 	const type = isIP(target) === 6 ? 'AAAA' : isIP(target) ? 'A' : 'CNAME (or ALIAS at the apex)'
 	return { host: domain, type, value: target }
+}
+
+/**
+ * The TXT record that proves control of a domain's DNS: a per-domain (so per-account) token,
+ * under its own name so it fits beside a CNAME at the apex. Pointing the domain at the app is
+ * no proof: a shared IP or a name pointed here before its owner imported it would let whoever
+ * imports it first take it.
+ */
+export function verificationRecord(domain: string, token: string) {
+	return { host: `_leadsmith-verify.${domain}`, type: 'TXT', value: `leadsmith-verify=${token}` }
 }
 
 function resolver() {
@@ -41,15 +52,20 @@ async function look<T>(errors: string[], what: string, run: () => Promise<T[]>):
 	}
 }
 
-/** MX, SPF, DMARC and the forwarding record of one domain, through DNS_SERVERS (or the system's). */
-export async function checkDomainDns(name: string): Promise<DnsResult> {
+/**
+ * MX, SPF, DMARC and the forwarding record of one domain, through DNS_SERVERS (or the system's),
+ * and with `token` whether its verification TXT record is there.
+ */
+export async function checkDomainDns(name: string, token?: string): Promise<DnsResult> {
 	const r = resolver()
 	const errors: string[] = []
 	const target = forwardingTarget()
-	const [mx, txt, dmarcTxt] = await Promise.all([
+	const proof = token ? verificationRecord(name, token) : null
+	const [mx, txt, dmarcTxt, proofTxt] = await Promise.all([
 		look(errors, 'MX', () => r.resolveMx(name)),
 		look(errors, 'TXT', () => r.resolveTxt(name)),
 		look(errors, 'DMARC', () => r.resolveTxt(`_dmarc.${name}`)),
+		proof ? look(errors, 'Verification TXT', () => r.resolveTxt(proof.host)) : [],
 	])
 	const joined = (records: string[][]) => records.map((chunks) => chunks.join(''))
 	const spf = joined(txt).find((t) => /^v=spf1(\s|$)/i.test(t)) ?? null
@@ -76,6 +92,9 @@ export async function checkDomainDns(name: string): Promise<DnsResult> {
 		spf,
 		dmarc,
 		forwarding: { ok, found },
+		...(proof
+			? { verification: { ok: joined(proofTxt).some((t) => t.trim() === proof.value) } }
+			: {}),
 		errors,
 	}
 }
@@ -94,20 +113,50 @@ export async function queueDnsChecks(trx: Kysely<DB>, domainIds: string[]) {
 	}
 }
 
-/** The dns-check job: checks each domain and stores the result and its time (idempotent). */
+/**
+ * The dns-check job: checks each domain and stores the result and its time (idempotent). A domain
+ * whose verification TXT record is found is verified, and from then on forwards (it stays
+ * verified when the record goes); the same name held by another account stops being verified:
+ * the latest proof of control wins.
+ */
 export async function runDnsChecks(domainIds: string[], db: Kysely<DB> = defaultDb) {
 	const rows = await db
 		.selectFrom('domains')
-		.select(['id', 'name'])
+		.select(['id', 'name', 'verification_token'])
 		.where('id', 'in', domainIds)
 		.execute()
+	let verified = false
 	for (const row of rows) {
-		const result = await checkDomainDns(row.name)
-		await db
-			.updateTable('domains')
-			.set({ dns: JSON.stringify(result), dns_checked_at: new Date() })
-			.where('id', '=', row.id)
-			.execute()
+		const result = await checkDomainDns(row.name, row.verification_token)
+		await db.transaction().execute(async (trx) => {
+			if (result.verification?.ok) {
+				// one verification of a name at a time (the unique index allows one verified row)
+				await sql`select pg_advisory_xact_lock(hashtext(${`domain_verify:${row.name}`}))`.execute(
+					trx,
+				)
+				await trx
+					.updateTable('domains')
+					.set({ verified_at: null, updated_at: new Date() })
+					.where('name', '=', row.name)
+					.where('id', '!=', row.id)
+					.where('verified_at', 'is not', null)
+					.execute()
+				verified = true
+			}
+			await trx
+				.updateTable('domains')
+				.set((eb) => ({
+					dns: JSON.stringify(result),
+					dns_checked_at: new Date(),
+					...(result.verification?.ok
+						? { verified_at: eb.fn.coalesce('verified_at', sql<Date>`now()`) }
+						: {}),
+				}))
+				.where('id', '=', row.id)
+				.execute()
+		})
 	}
+	// this process's forwarding table is reloaded at once (others hear NOTIFY)
+	if (verified) invalidateForwarding()
 	return rows.length
 }

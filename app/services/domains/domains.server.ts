@@ -1,13 +1,13 @@
 import type { ExpressionBuilder, Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
-import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { checkDomainEntries } from '../../utils/domains.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
 import { assertWorkspace, domainAccount } from './access.server.ts'
-import { queueDnsChecks } from './dns-check.server.ts'
+import { appHostNames, isAppHost } from './app-hosts.server.ts'
+import { queueDnsChecks, runDnsChecks } from './dns-check.server.ts'
 
 export const MAX_IMPORT = 1000
 
@@ -30,6 +30,8 @@ export type DnsResult = {
 	spf: string | null
 	dmarc: string | null
 	forwarding: { ok: boolean; found: string[] }
+	/** the verification TXT record was found (checks since issue 14) */
+	verification?: { ok: boolean }
 	errors: string[]
 	pending?: boolean
 }
@@ -52,6 +54,8 @@ export async function listDomains(account: AccountContext | null, db: Kysely<DB>
 			'domains.forward_keep_path',
 			'domains.dns',
 			'domains.dns_checked_at',
+			'domains.verification_token',
+			'domains.verified_at',
 			'domains.created_at',
 			eb
 				.selectFrom('domain_subscriptions as s')
@@ -125,8 +129,10 @@ export type ImportLine = {
 
 /**
  * Imports pasted (or uploaded) domains into a workspace: every entry gets a result: added,
- * duplicate (in the input, in this account, or held by another account) or invalid with its
- * reason. Added domains get a DNS check queued in the same transaction.
+ * duplicate (in the input or in this account) or invalid with its reason. A name another account
+ * holds is added too (the answer must not tell which domains exist here): whichever account proves
+ * control through DNS forwards it (verifyDomains). The app's own hosts are refused. Added domains
+ * get a DNS check queued in the same transaction.
  */
 export async function importDomains(
 	account: AccountContext | null,
@@ -140,19 +146,21 @@ export async function importDomains(
 	if (entries.length > MAX_IMPORT) {
 		throw new FormError(`Import at most ${MAX_IMPORT} domains at a time.`, 'domains')
 	}
-	const appHost = new URL(getConfig().APP_URL).hostname
-	const wanted = entries.filter((e) => e.status === 'valid').map((e) => e.domain!)
+	const ownHosts = appHostNames()
+	const wanted = entries
+		.filter((e) => e.status === 'valid' && !isAppHost(e.domain!, ownHosts))
+		.map((e) => e.domain!)
 	return db.transaction().execute(async (trx) => {
 		const taken = wanted.length
 			? await trx
 					.selectFrom('domains')
-					.select(['name', 'user_id'])
+					.select('name')
+					.where('user_id', '=', acting.accountId)
 					.where('name', 'in', wanted)
 					.execute()
 			: []
-		const mine = new Set(taken.filter((t) => t.user_id === acting.accountId).map((t) => t.name))
-		const theirs = new Set(taken.filter((t) => t.user_id !== acting.accountId).map((t) => t.name))
-		const toInsert = wanted.filter((d) => !mine.has(d) && !theirs.has(d) && d !== appHost)
+		const mine = new Set(taken.map((t) => t.name))
+		const toInsert = wanted.filter((d) => !mine.has(d))
 		const inserted = toInsert.length
 			? await trx
 					.insertInto('domains')
@@ -181,11 +189,9 @@ export async function importDomains(
 			if (entry.status === 'duplicate')
 				return { ...base, result: 'duplicate', reason: entry.reason }
 			const name = entry.domain!
-			if (name === appHost)
+			if (isAppHost(name, ownHosts))
 				return { ...base, result: 'invalid', reason: 'this is the app’s own address' }
 			if (added.has(name)) return { ...base, result: 'added', reason: null }
-			if (theirs.has(name))
-				return { ...base, result: 'duplicate', reason: 'already registered to another account' }
 			return { ...base, result: 'duplicate', reason: 'already in your account' }
 		})
 		return { lines, added: inserted.length }
@@ -233,4 +239,20 @@ export async function requestDnsCheck(
 			)
 		return rows.length
 	})
+}
+
+/**
+ * "Check now": checks one domain's DNS at once (not through the job), so its owner sees at once
+ * whether the verification record was found. Returns the domain as stored after the check.
+ */
+export async function checkDomainNow(
+	account: AccountContext | null,
+	domainId: string,
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'change')
+	const domain = await findDomain(acting, domainId, db)
+	await runDnsChecks([domain.id], db)
+	const row = await findDomain(acting, domain.id, db)
+	return { ...row, dns: row.dns as DnsResult | null }
 }

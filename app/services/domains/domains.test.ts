@@ -17,7 +17,7 @@ import {
 	PERSONAS,
 } from '../../../tests/support/team.ts'
 import { completeTestCheckout } from '../billing/checkout.server.ts'
-import { checkDomainDns, runDnsChecks } from './dns-check.server.ts'
+import { checkDomainDns, runDnsChecks, verificationRecord } from './dns-check.server.ts'
 import { domainsFromCsv, importDomains, listDomains, requestDnsCheck } from './domains.server.ts'
 import { checkForwardUrl, removeForwarding, setForwarding } from './forwarding.server.ts'
 import { stopListeningForForwardingChanges } from './forwarding-cache.server.ts'
@@ -79,8 +79,20 @@ async function domainId(accountId: string, name: string) {
 	return row.id
 }
 
+/** Publishes the domain's verification TXT record in the fake DNS and runs its check. */
+async function verify(domainId: string) {
+	const row = await db
+		.selectFrom('domains')
+		.select(['name', 'verification_token'])
+		.where('id', '=', domainId)
+		.executeTakeFirstOrThrow()
+	const record = verificationRecord(row.name, row.verification_token)
+	dns.zone[record.host] = { TXT: [record.value] }
+	await runDnsChecks([domainId])
+}
+
 describe('importing domains', () => {
-	test('a result per line: added, duplicate (input, account, another account), invalid with its reason', async () => {
+	test('a result per line: added, duplicate (input, account), invalid with its reason; a name another account holds is added too', async () => {
 		const { user, account, workspaceId } = await owner()
 		const other = await owner()
 		await importDomains(other.account, { text: 'theirs.com', workspaceId: other.workspaceId })
@@ -100,14 +112,15 @@ describe('importing domains', () => {
 			].join('\n'),
 			workspaceId,
 		})
-		expect(added).toBe(3)
+		expect(added).toBe(4)
 		expect(lines.map((l) => [l.line, l.value, l.result, l.domain])).toEqual([
 			[1, 'Acme.COM', 'added', 'acme.com'],
 			[1, 'https://www.beta.io/about', 'added', 'beta.io'],
 			[2, 'acme.com', 'duplicate', 'acme.com'],
 			[3, 'bücher.de', 'added', 'xn--bcher-kva.de'],
 			[3, 'already.com', 'duplicate', 'already.com'],
-			[4, 'theirs.com', 'duplicate', 'theirs.com'],
+			// the answer must not tell a stranger which domains exist here
+			[4, 'theirs.com', 'added', 'theirs.com'],
 			[5, 'not_a_domain.com', 'invalid', null],
 			[6, 'localhost', 'invalid', null],
 			[7, 'acme.notarealtld', 'invalid', null],
@@ -115,12 +128,12 @@ describe('importing domains', () => {
 		])
 		expect(lines[2]!.reason).toBe('repeats line 1')
 		expect(lines[4]!.reason).toBe('already in your account')
-		expect(lines[5]!.reason).toBe('already registered to another account')
+		expect(lines[5]!.reason).toBeNull()
 		expect(lines[8]!.reason).toMatch(/not a public domain ending/)
 		expect(lines[9]!.reason).toMatch(/public suffix/)
 
 		const names = (await listDomains(account)).map((d) => d.name).sort()
-		expect(names).toEqual(['acme.com', 'already.com', 'beta.io', 'xn--bcher-kva.de'])
+		expect(names).toEqual(['acme.com', 'already.com', 'beta.io', 'theirs.com', 'xn--bcher-kva.de'])
 		const acme = await db
 			.selectFrom('domains')
 			.selectAll()
@@ -275,6 +288,9 @@ describe('URL forwarding', () => {
 					.end()
 			})
 		try {
+			// saved, paid for, but not verified: no redirect yet
+			expect((await get('go-acme.com', '/')).status).not.toBe(301)
+			for (const id of [go, keep, lapsed]) await verify(id)
 			expect(await get('go-acme.com', '/pricing?a=1')).toEqual({
 				status: 301,
 				location: 'https://example.org/landing',
@@ -349,6 +365,7 @@ describe('forwarding loops across domains', () => {
 		const b = await domainId(theirs.user.id, 'loop-b.com')
 		for (const id of [a, c]) await subscribe(mine.account, id)
 		await subscribe(theirs.account, b)
+		await verify(b)
 
 		await forward(mine.account, a, 'https://www.loop-b.com/x')
 		await forward(theirs.account, b, 'https://loop-c.com/landing')

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express'
 import pg from 'pg'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import { logger } from '../../utils/logger.server.ts'
+import { appHostNames, isAppHost } from './app-hosts.server.ts'
 
 export type Forward = {
 	to: string
@@ -60,10 +61,14 @@ async function load(): Promise<Map<string, Forward>> {
 		)
 		.where('forward_to', 'is not', null)
 		.where('status', '=', 'active')
+		// only a domain whose owner proved control of its DNS forwards (one row per name at most)
+		.where('verified_at', 'is not', null)
 		.execute()
 	const table = new Map<string, Forward>()
+	const ownHosts = appHostNames()
 	for (const row of rows) {
 		if (!row.paid_until) continue // only a domain with a live subscription forwards
+		if (isAppHost(row.name, ownHosts)) continue // a row from before such names were refused
 		table.set(row.name, {
 			to: row.forward_to!,
 			code: row.redirect_code === 301 ? 301 : 302,
@@ -137,6 +142,8 @@ export function redirectTarget(forward: Forward, pathAndQuery: string) {
 
 export async function findForward(host: string) {
 	const name = host.toLowerCase().replace(/\.$/, '')
+	// The app's own hosts are never redirected, whatever the table holds or `www.` stripping finds.
+	if (isAppHost(name)) return undefined
 	const forwards = await table()
 	const forward =
 		forwards.get(name) ?? (name.startsWith('www.') ? forwards.get(name.slice(4)) : undefined)

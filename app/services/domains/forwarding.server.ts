@@ -6,6 +6,7 @@ import { normalizeDomain } from '../../utils/domains.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { domainAccount } from './access.server.ts'
+import { isAppHost } from './app-hosts.server.ts'
 import { findDomain, hasLiveSubscription } from './domains.server.ts'
 import { invalidateForwarding } from './forwarding-cache.server.ts'
 
@@ -55,32 +56,43 @@ function forwardedHost(url: string) {
 
 /**
  * Refuses a target that leads back to the domain through existing forwards: this app answers
- * every forwarded domain by its Host (of any account, active or lapsed, as a lapsed one may be
- * renewed), so a -> b -> a sends visitors round in circles.
+ * every forwarded domain by its Host (of any account, active or lapsed, verified or not, as a
+ * lapsed one may be renewed and an unverified one verified), so a -> b -> a sends visitors
+ * round in circles. A name may be held by several accounts: every holder's forward counts.
  */
 async function refuseForwardingLoop(trx: Transaction<DB>, domain: string, url: string) {
 	const first = forwardedHost(url)
 	const seen = new Set<string>()
-	let host = first
-	while (host && !seen.has(host)) {
-		if (host === domain || host.endsWith(`.${domain}`)) {
-			throw new FormError(
-				`${first} forwards back to ${domain}, so forwarding there would loop. Pick another site.`,
-				'url',
-			)
+	let hosts = first ? [first] : []
+	while (hosts.length) {
+		const next: string[] = []
+		for (const host of hosts) {
+			if (host === domain || host.endsWith(`.${domain}`)) {
+				throw new FormError(
+					`${first} forwards back to ${domain}, so forwarding there would loop. Pick another site.`,
+					'url',
+				)
+			}
+			seen.add(host)
 		}
-		seen.add(host)
-		const next = await trx
+		const rows = await trx
 			.selectFrom('domains')
 			.select('forward_to')
-			.where('name', '=', host)
+			.where('name', 'in', hosts)
 			.where('forward_to', 'is not', null)
-			.executeTakeFirst()
-		host = next?.forward_to ? forwardedHost(next.forward_to) : null
+			.execute()
+		for (const row of rows) {
+			const host = forwardedHost(row.forward_to!)
+			if (host && !seen.has(host)) next.push(host)
+		}
+		hosts = [...new Set(next)]
 	}
 }
 
-/** Forwards a domain (with a live subscription) to a URL with 301 or 302. */
+/**
+ * Forwards a domain (with a live subscription) to a URL with 301 or 302. It can be set before
+ * the domain is verified; it goes live when a DNS check finds the verification record.
+ */
 export async function setForwarding(
 	account: AccountContext | null,
 	input: ForwardingInput,
@@ -97,6 +109,9 @@ export async function setForwarding(
 				`${domain.name} has no active domain subscription: subscribe to forward it.`,
 				'domainId',
 			)
+		}
+		if (isAppHost(domain.name)) {
+			throw new FormError(`${domain.name} is the app’s own address and cannot forward.`, 'domainId')
 		}
 		const url = checkForwardUrl(domain.name, input.url)
 		await refuseForwardingLoop(trx, domain.name, url)

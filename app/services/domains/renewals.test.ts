@@ -64,7 +64,13 @@ async function domainStatus(id: string) {
 	return row.status
 }
 
+/** Forwards a domain whose owner proved control (verification itself: domains.test.ts). */
 async function forward(account: AccountContext, domainId: string) {
+	await db
+		.updateTable('domains')
+		.set({ verified_at: new Date() })
+		.where('id', '=', domainId)
+		.execute()
 	await setForwarding(account, {
 		domainId,
 		url: 'https://example.org/landing',

@@ -9,7 +9,7 @@ export type Mailer = { send(mail: Mail): Promise<void> }
 
 /**
  * SMTP (nodemailer) when SMTP_URL is set; otherwise each mail becomes a row of the
- * `mailbox` table, which /dev/mailbox shows outside production and tests read.
+ * `mailbox` table, which /dev/mailbox shows to signed-in platform admins and tests read.
  */
 export function createMailer(config: Config, db: Database): Mailer {
 	if (config.SMTP_URL) {

@@ -1,9 +1,13 @@
 import { createSocket, type RemoteInfo } from 'node:dgram'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 
 /**
  * A tiny authoritative DNS server over UDP on 127.0.0.1 for tests: A, CNAME, MX and TXT
  * records from a zone object that tests may change while it runs. Unknown names answer
- * NXDOMAIN; known names without the asked type answer no data.
+ * NXDOMAIN; known names without the asked type answer no data. With `zoneDir`, a name not in
+ * the zone object is looked up in `<zoneDir>/<name>.json` (ZoneRecords), so another process
+ * (the browser tests) can publish records one file per name, without racing each other.
  */
 export type ZoneRecords = {
 	A?: string[]
@@ -48,8 +52,7 @@ function answer(type: number, rdata: Buffer) {
 	return Buffer.concat([head, rdata])
 }
 
-function records(zone: Zone, name: string, type: number): Buffer[] {
-	const entry = zone[name]
+function records(entry: ZoneRecords | undefined, type: number): Buffer[] {
 	if (!entry) return []
 	if (entry.CNAME && type !== TYPES.CNAME) return [answer(TYPES.CNAME, encodeName(entry.CNAME))]
 	switch (type) {
@@ -79,7 +82,16 @@ function records(zone: Zone, name: string, type: number): Buffer[] {
 	}
 }
 
-export async function startFakeDns(zone: Zone, options: { port?: number } = {}) {
+function fromFile(zoneDir: string | undefined, name: string): ZoneRecords | undefined {
+	if (!zoneDir || !/^[a-z0-9._-]+$/.test(name)) return undefined
+	try {
+		return JSON.parse(readFileSync(path.join(zoneDir, `${name}.json`), 'utf8')) as ZoneRecords
+	} catch {
+		return undefined
+	}
+}
+
+export async function startFakeDns(zone: Zone, options: { port?: number; zoneDir?: string } = {}) {
 	const socket = createSocket('udp4')
 	let queries = 0
 	socket.on('message', (message: Buffer, remote: RemoteInfo) => {
@@ -87,10 +99,11 @@ export async function startFakeDns(zone: Zone, options: { port?: number } = {}) 
 		const { name, end } = readName(message, 12)
 		const type = message.readUInt16BE(end)
 		const question = message.subarray(12, end + 4)
-		const answers = records(zone, name, type)
+		const entry = zone[name] ?? fromFile(options.zoneDir, name)
+		const answers = records(entry, type)
 		const header = Buffer.alloc(12)
 		message.copy(header, 0, 0, 2) // id
-		const known = name in zone
+		const known = Boolean(entry)
 		header.writeUInt16BE(0x8180 | (known ? 0 : 3), 2) // response, recursion, NXDOMAIN when unknown
 		header.writeUInt16BE(1, 4)
 		header.writeUInt16BE(answers.length, 6)
