@@ -55,6 +55,8 @@ const EnvSchema = z
 		AUTH_RATE_LIMIT_IP: z.coerce.number().int().min(1).default(60),
 		AUTH_RATE_LIMIT_EMAIL: z.coerce.number().int().min(1).default(10),
 		AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+		// team invitation mails (invites and resends) one account may send per hour
+		TEAM_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
 		ADMIN_EMAIL: z.email().optional(),
 		ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
 		BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
