@@ -1,9 +1,12 @@
 // Invitation mails (invites and resends) are limited per account and hour: past the limit the
 // owner gets a message (429) and nothing is written or mailed.
+import { RouterContextProvider } from 'react-router'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
 import { contextOf } from '../../../tests/support/team.ts'
+import { requestContext, type AccountContext } from '../../context.server.ts'
+import * as teamMembers from '../../routes/team-members.tsx'
 import { resetSingleton } from '../../utils/singleton.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { inviteMember } from './invite-member.server.ts'
@@ -113,5 +116,56 @@ describe('invitation mails per account and hour', () => {
 			...editorAll,
 		})
 		expect(later.mailSent).toBe(true)
+	})
+})
+
+/** The /team-members action as the server calls it for a posted form. */
+async function post(account: AccountContext, form: Record<string, string>) {
+	const context = new RouterContextProvider()
+	context.set(requestContext, {
+		account,
+		responseHeaders: new Headers(),
+		supabase: null as never,
+		currentWorkspaceId: null,
+	})
+	const request = new Request('http://localhost/team-members', {
+		method: 'POST',
+		body: new URLSearchParams(form),
+	})
+	const result = (await teamMembers.action({ request, context, params: {} } as never)) as unknown
+	if (result instanceof Response) return { status: result.status, data: null }
+	const { data, init } = result as { data: any; init: ResponseInit | null }
+	return { status: init?.status ?? 200, data }
+}
+
+describe('/team-members past the limit', () => {
+	test('invite: 429 with the message at the email field; resend: at its row', async () => {
+		const owner = await insertUser(db)
+		const account = await contextOf(db, owner)
+		const invite = (email: string) =>
+			post(account, { intent: 'invite', email, role: 'editor', access: 'all' })
+		const first = await invite(`a-${owner.id}@example.com`)
+		expect(first.status).toBe(302)
+		await invite(`b-${owner.id}@example.com`)
+		await invite(`c-${owner.id}@example.com`)
+		const refused = await invite(`d-${owner.id}@example.com`)
+		expect(refused.status).toBe(429)
+		expect(refused.data.intent).toBe('invite')
+		expect(refused.data.result.error.email).toEqual([
+			'Too many invitations sent in the last hour. Try again in 60 minutes.',
+		])
+
+		const pending = await db
+			.selectFrom('team_members')
+			.select('id')
+			.where('user_id', '=', owner.id)
+			.orderBy('created_at')
+			.executeTakeFirstOrThrow()
+		const resend = await post(account, { intent: 'resend', memberId: pending.id })
+		expect(resend.status).toBe(429)
+		expect(resend.data).toMatchObject({ intent: 'resend', memberId: pending.id })
+		expect(resend.data.result.error['']).toEqual([
+			'Too many invitations sent in the last hour. Try again in 60 minutes.',
+		])
 	})
 })
