@@ -145,6 +145,13 @@ describe('the request context checks the session in its one statement', () => {
 		expect(settings).toHaveLength(0)
 	})
 
+	test('a token without a session_id counts as signed out', async () => {
+		const { first } = await twoSessions()
+		const user = sessionUserOf({ sub: first.session.user.id, email: first.session.user.email })
+		expect(user.sessionId).toBeNull()
+		expect(await loadSessionContext(counted, user)).toBeNull()
+	})
+
 	test('with AUTH_SESSION_CHECK=token only the token counts (external Supabase elsewhere)', async () => {
 		const { first } = await twoSessions()
 		await first.client.auth.signOut({ scope: 'local' })
