@@ -49,9 +49,14 @@ const EnvSchema = z
 		SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
 		MAIL_FROM: z.string().min(3).default('Leadsmith <no-reply@leadsmith.local>'),
 		AUTH_AUTOCONFIRM: bool.optional(),
+		// database: every request checks the token's session row (auth.sessions) and the
+		// user's ban; token: the signed token only (a real Supabase whose database is not ours)
+		AUTH_SESSION_CHECK: z.enum(['database', 'token']).default('database'),
 		AUTH_RATE_LIMIT_IP: z.coerce.number().int().min(1).default(60),
 		AUTH_RATE_LIMIT_EMAIL: z.coerce.number().int().min(1).default(10),
 		AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+		// team invitation mails (invites and resends) one account may send per hour
+		TEAM_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
 		ADMIN_EMAIL: z.email().optional(),
 		ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
 		BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),

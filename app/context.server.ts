@@ -59,6 +59,7 @@ export type RequestContext = {
 export const requestContext = createContext<RequestContext>()
 
 type ContextRow = {
+	session_live: boolean
 	account_id: string | null
 	primary_user_id: string | null
 	platform_role: PlatformRole | null
@@ -79,17 +80,53 @@ type ContextRow = {
 }
 
 /**
- * The whole request context in ONE statement (one round trip): settings
- * (inserted with an empty emailbison_api_url when missing), platform role,
- * LTD flag, active subscription, API key providers, team membership and the
- * workspaces the user may use.
+ * The context of a signed-in request: null when the access token's session is gone (signed
+ * out, ended by a password change or an admin, the user banned or deleted), so a copied
+ * cookie stops working on the next request, not when its token expires. Same one statement.
+ */
+export async function loadSessionContext(
+	db: Database,
+	user: { id: string; email: string; sessionId: string | null },
+	{ checkSession = true }: { checkSession?: boolean } = {},
+): Promise<AccountContext | null> {
+	return runContextQuery(db, user, { sessionId: user.sessionId, checkSession })
+}
+
+/**
+ * The account context of `user` without a session (jobs, admin tools, tests): the same
+ * statement with the session check off.
  */
 export async function loadAccountContext(
 	db: Database,
 	user: { id: string; email: string },
 ): Promise<AccountContext> {
+	const context = await runContextQuery(db, user, { sessionId: null, checkSession: false })
+	return context!
+}
+
+/**
+ * The whole request context in ONE statement (one round trip): whether the session is
+ * live, settings (inserted with an empty emailbison_api_url when missing), platform role,
+ * LTD flag, active subscription, API key providers, team membership and the workspaces the
+ * user may use.
+ */
+async function runContextQuery(
+	db: Database,
+	user: { id: string; email: string },
+	session: { sessionId: string | null; checkSession: boolean },
+): Promise<AccountContext | null> {
 	const query = sql<ContextRow>`
 		with
+		live as (
+			-- the token's session row still exists and its user is neither banned nor deleted
+			select not ${session.checkSession}::boolean or exists (
+				select 1 from auth.sessions s join auth.users u on u.id = s.user_id
+				where s.id = ${session.sessionId}::uuid and s.user_id = ${user.id}::uuid
+					and (s.not_after is null or s.not_after > now())
+					and (u.banned_until is null or u.banned_until <= now())
+					and u.deleted_at is null
+			) as ok
+		),
 		me as (select primary_user_id from profiles where user_id = ${user.id}),
 		tm as (
 			select t.id, t.role, t.access_all_workspaces, t.scopes, t.user_id as owner_id
@@ -101,6 +138,7 @@ export async function loadAccountContext(
 		),
 		acct as (
 			select case
+				when not (select ok from live) then null
 				when (select primary_user_id from me) is null then ${user.id}::uuid
 				else (select owner_id from tm)
 			end as id
@@ -132,6 +170,7 @@ export async function loadAccountContext(
 			where team_member_id = (select id from tm)
 		)
 		select
+			(select ok from live) as session_live,
 			(select id from acct) as account_id,
 			(select primary_user_id from me) as primary_user_id,
 			(select role from roles where user_id = ${user.id} order by created_at, id limit 1) as platform_role,
@@ -163,6 +202,7 @@ export async function loadAccountContext(
 	prepareStatement('account_context', query.sql)
 	const { rows } = await db.executeQuery(query)
 	const row = rows[0]!
+	if (!row.session_live) return null
 	const team = row.team_member
 	const isTeamMember = row.primary_user_id !== null
 	const subscription = row.subscription

@@ -134,6 +134,7 @@ export interface AuthMfaAmrClaims {
 export interface AuthRateLimits {
   hits: number;
   key: string;
+  last_hit_at: Timestamp | null;
   window_start: Timestamp;
 }
 
@@ -640,6 +641,12 @@ export interface Subscriptions {
   user_id: string;
 }
 
+export interface TeamInvitationLimits {
+  account_id: string;
+  mails: number;
+  window_start: Timestamp;
+}
+
 export interface TeamMembers {
   accepted_at: Timestamp | null;
   access_all_workspaces: Generated<boolean>;
@@ -718,6 +725,7 @@ export interface DB {
   settings: Settings;
   stripe_events: StripeEvents;
   subscriptions: Subscriptions;
+  team_invitation_limits: TeamInvitationLimits;
   team_member_workspace_acess: TeamMemberWorkspaceAcess;
   team_members: TeamMembers;
   workspaces: Workspaces;

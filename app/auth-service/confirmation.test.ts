@@ -60,14 +60,42 @@ test('sign-up answers with the user and no session, and mails a confirmation lin
 	).toBeNull()
 })
 
-test('signing up again with a confirmed address reveals nothing and sends nothing', async () => {
+test('signing up again with a confirmed address answers like a new address and mails the owner', async () => {
 	const email = newEmail()
 	await server.admin().auth.admin.createUser({ email, password: PASSWORD, email_confirm: true })
-	const { data, error } = await server.client().auth.signUp({ email, password: 'other pass 123' })
-	expect(error).toBeNull()
-	expect(data.session).toBeNull()
-	expect(data.user!.email).toBe(email)
-	expect(await server.mailCount(email)).toBe(0)
+	const fresh = newEmail()
+	const answers = []
+	for (const address of [email, fresh]) {
+		const { data, error } = await server
+			.client()
+			.auth.signUp({ email: address, password: 'other pass 123' })
+		expect(error).toBeNull()
+		expect(data.session).toBeNull()
+		expect(data.user).toMatchObject({ email: address, email_confirmed_at: null })
+		answers.push(data.user!)
+	}
+	const [registered, unregistered] = answers
+	// a look-alike: not the owner's id, the same fields as a real new user
+	const owner = (await server.admin().auth.admin.listUsers({ perPage: 1000 })).data.users.find(
+		(u) => u.email === email,
+	)!
+	expect(registered!.id).not.toBe(owner.id)
+	expect(Object.keys(registered!).sort()).toEqual(Object.keys(unregistered!).sort())
+	// the owner hears of it (no confirmation link to take over the account), the new one confirms
+	const notice = await server.lastMail(email)
+	expect(notice.subject).toBe('Someone tried to sign up to Leadsmith with your address')
+	expect(notice.text_body).not.toContain('/auth/v1/verify')
+	expect((await server.lastMail(fresh)).subject).toBe('Confirm your Leadsmith account')
+	// trying again at once: the same 429 for both
+	for (const address of [email, fresh]) {
+		const again = await server.client().auth.signUp({ email: address, password: 'other pass 123' })
+		expect(again.error).toMatchObject({ status: 429, code: 'over_email_send_rate_limit' })
+	}
+	expect(await server.mailCount(email)).toBe(1)
+	// and the owner's password still works
+	expect(
+		(await server.client().auth.signInWithPassword({ email, password: PASSWORD })).error,
+	).toBeNull()
 })
 
 test('resend: a new confirmation link, once a minute', async () => {

@@ -1,7 +1,13 @@
 import type { Mail } from '../services/mail/mailer.server.ts'
 
 export type MailKind =
-	'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change' | 'email_changed'
+	| 'signup'
+	| 'invite'
+	| 'magiclink'
+	| 'recovery'
+	| 'email_change'
+	| 'email_changed'
+	| 'account_exists'
 
 type MailInput = {
 	appName: string
@@ -71,6 +77,13 @@ function template(kind: MailKind, input: MailInput): Template {
 				intro: `Confirm that you want to use ${input.to} as the email address of your ${app} account${input.oldEmail ? ` (instead of ${input.oldEmail})` : ''}.`,
 				action: 'Confirm the new address',
 				outro: `If you did not ask for this change, you can ignore this email: nothing changes until the link is used.`,
+			}
+		case 'account_exists':
+			return {
+				subject: `Someone tried to sign up to ${app} with your address`,
+				intro: `Someone tried to create a ${app} account with ${input.to}, which already has one. If it was you, sign in; if you forgot your password, reset it from the sign-in page.`,
+				action: `Sign in to ${app}`,
+				outro: `If it was not you, you can ignore this email: your account is unchanged.`,
 			}
 		case 'email_changed':
 			return {

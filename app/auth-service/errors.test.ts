@@ -20,11 +20,16 @@ function call(path: string, init: RequestInit & { version?: string | null } = {}
 	return server.service.fetch(new Request(`${server.url}/auth/v1${path}`, { ...rest, headers }))
 }
 
-const signInBody = JSON.stringify({ email: 'nobody@example.com', password: 'whatever 1' })
+// A new address each time: failed sign-ins of one address from one IP back off after three.
+const signInBody = () =>
+	JSON.stringify({ email: `nobody-${crypto.randomUUID()}@example.com`, password: 'whatever 1' })
 
 describe('error formats', () => {
 	test('with X-Supabase-Api-Version: {code, message}, header echoed, x-sb-error-code', async () => {
-		const response = await call('/token?grant_type=password', { method: 'POST', body: signInBody })
+		const response = await call('/token?grant_type=password', {
+			method: 'POST',
+			body: signInBody(),
+		})
 		expect(response.status).toBe(400)
 		expect(response.headers.get('x-supabase-api-version')).toBe('2024-01-01')
 		expect(response.headers.get('x-sb-error-code')).toBe('invalid_credentials')
@@ -38,7 +43,7 @@ describe('error formats', () => {
 	test('a later API version gets the closest known one back', async () => {
 		const response = await call('/token?grant_type=password', {
 			method: 'POST',
-			body: signInBody,
+			body: signInBody(),
 			version: '2025-06-01',
 		})
 		expect(response.headers.get('x-supabase-api-version')).toBe('2024-01-01')
@@ -49,7 +54,7 @@ describe('error formats', () => {
 		for (const version of [null, 'yesterday']) {
 			const response = await call('/token?grant_type=password', {
 				method: 'POST',
-				body: signInBody,
+				body: signInBody(),
 				version,
 			})
 			expect(response.status).toBe(400)

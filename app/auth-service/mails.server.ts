@@ -137,3 +137,26 @@ export async function sendEmailChangedNotice(ctx: AuthContext, user: UserRow, ol
 		// already logged by the service's mailer; the change itself is done
 	}
 }
+
+/**
+ * Sign-up with an address that already has a confirmed account (email confirmation on): the
+ * answer looks like a new sign-up, and the owner hears of it instead. At most one notice per
+ * mailMinIntervalSeconds, refused with the same 429 a new address gets when signing up twice.
+ */
+export async function sendAccountExistsNotice(ctx: AuthContext, user: UserRow) {
+	const key = `notice:account_exists:${user.id}`
+	const { lastHitAt } = await ctx.limiter.state(key, ctx.now())
+	checkFrequency(ctx, lastHitAt)
+	await ctx.limiter.hit(key, Number.MAX_SAFE_INTEGER, ctx.now())
+	try {
+		await ctx.mailer.send(
+			renderMail('account_exists', {
+				appName: ctx.config.APP_NAME,
+				to: user.email ?? '',
+				link: ctx.config.APP_URL,
+			}),
+		)
+	} catch {
+		// already logged by the service's mailer; the answer must not differ
+	}
+}

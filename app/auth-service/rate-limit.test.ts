@@ -1,7 +1,7 @@
 // Rate limits per IP and per email, through supabase-js, held in PostgreSQL so that two
 // service instances (two processes) share them.
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startTestAuthServer, type TestAuthServer } from './testing.server.ts'
 
 const PASSWORD = 'correct horse 42'
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 const newEmail = () => `limited-${randomUUID().slice(0, 8)}@example.com`
 
-test('failed sign-ins per email: 429 after the limit, even with the right password', async () => {
+test('failed sign-ins per email from one IP: 429 after the limit, even with the right password', async () => {
 	const email = newEmail()
 	await server.admin().auth.admin.createUser({ email, password: PASSWORD, email_confirm: true })
 	for (let i = 0; i < 3; i++) {
@@ -101,4 +101,77 @@ test('code verifications per address', async () => {
 	const code = (await server.lastMail(email)).code!
 	const blocked = await twin.client().auth.verifyOtp({ email, token: code, type: 'email' })
 	expect(blocked.error).toMatchObject({ status: 429, code: 'over_request_rate_limit' })
+})
+
+describe('failed sign-ins count per (email, IP), never per email alone', () => {
+	// The attacker guesses from 127.0.0.1 (the default client); the owner comes from elsewhere.
+	const OWNER_IP = '127.0.0.2'
+
+	test('a fresh IP with the right password gets in while the guessing IP is refused', async () => {
+		server.clock.advance(601)
+		twin.clock.advance(601)
+		const email = newEmail()
+		await server.admin().auth.admin.createUser({ email, password: PASSWORD, email_confirm: true })
+		for (let i = 0; i < 3; i++) {
+			const { error } = await server
+				.client()
+				.auth.signInWithPassword({ email, password: `wrong ${i} pass` })
+			expect(error).toMatchObject({ status: 400, code: 'invalid_credentials' })
+		}
+		// the guessing IP is refused, even with the right password, in both processes
+		const refused = await twin.client().auth.signInWithPassword({ email, password: PASSWORD })
+		expect(refused.error).toMatchObject({ status: 429, code: 'over_request_rate_limit' })
+		// the owner, from another IP, signs in at once
+		const owner = await server
+			.client(OWNER_IP)
+			.auth.signInWithPassword({ email, password: PASSWORD })
+		expect(owner.error).toBeNull()
+		expect(owner.data.session?.user.email).toBe(email)
+		// and the guessing IP is still refused
+		const still = await server.client().auth.signInWithPassword({ email, password: PASSWORD })
+		expect(still.error).toMatchObject({ status: 429, code: 'over_request_rate_limit' })
+	})
+})
+
+describe('backoff per (email, IP) before the hard limit', () => {
+	let slow: TestAuthServer
+	beforeAll(async () => {
+		slow = await startTestAuthServer(
+			{
+				AUTH_RATE_LIMIT_IP: '1000',
+				AUTH_RATE_LIMIT_EMAIL: '8',
+				AUTH_RATE_LIMIT_WINDOW_SECONDS: '600',
+			},
+			{ mailMinIntervalSeconds: 0 },
+		)
+	})
+	afterAll(async () => {
+		await slow?.close()
+	})
+
+	const attempt = (email: string, password: string) =>
+		slow.client().auth.signInWithPassword({ email, password })
+
+	test('each failure past the third doubles the wait; the right password then works', async () => {
+		const email = newEmail()
+		await slow.admin().auth.admin.createUser({ email, password: PASSWORD, email_confirm: true })
+		for (let i = 0; i < 3; i++)
+			expect((await attempt(email, `wrong ${i} pass`)).error?.code).toBe('invalid_credentials')
+		// 3 failures: wait 1 s after the last one
+		expect((await attempt(email, PASSWORD)).error?.code).toBe('over_request_rate_limit')
+		slow.clock.advance(1.1)
+		expect((await attempt(email, 'wrong 3 pass')).error?.code).toBe('invalid_credentials')
+		// 4 failures: 2 s
+		slow.clock.advance(1.1)
+		expect((await attempt(email, 'wrong 4 pass')).error?.code).toBe('over_request_rate_limit')
+		slow.clock.advance(1)
+		expect((await attempt(email, 'wrong 4 pass')).error?.code).toBe('invalid_credentials')
+		// 5 failures: 4 s; then the right password gets in and clears the count
+		slow.clock.advance(3)
+		expect((await attempt(email, PASSWORD)).error?.code).toBe('over_request_rate_limit')
+		slow.clock.advance(1.1)
+		expect((await attempt(email, PASSWORD)).error).toBeNull()
+		for (let i = 0; i < 3; i++)
+			expect((await attempt(email, `wrong ${i} again`)).error?.code).toBe('invalid_credentials')
+	})
 })

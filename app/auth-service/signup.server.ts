@@ -2,7 +2,7 @@ import bcrypt from 'bcrypt'
 import type { AuthContext } from './context.server.ts'
 import { badRequest, unprocessable } from './errors.server.ts'
 import { json, objectParam, str, type Body } from './http.server.ts'
-import { createFlowState, sendLinkMail } from './mails.server.ts'
+import { createFlowState, sendAccountExistsNotice, sendLinkMail } from './mails.server.ts'
 import { limitEmailSend, limitIp } from './limits.server.ts'
 import { issueSession } from './sessions.server.ts'
 import {
@@ -48,11 +48,17 @@ export async function signup(ctx: AuthContext, request: Request, body: Body) {
 	)
 	const autoconfirm = ctx.config.AUTH_AUTOCONFIRM
 	if (!autoconfirm) await limitEmailSend(ctx, address)
+	// With confirmation on, every address costs one hash, so timing tells nothing either.
+	const newHash = autoconfirm ? null : await bcrypt.hash(password, ctx.settings.bcryptCost)
 
 	let user = await findUserByEmail(ctx.db, address)
 	if (user?.email_confirmed_at) {
+		// With autoconfirm a new address gets a session at once, so sign-up cannot hide who is
+		// registered; GoTrue answers 422 too (decision 0023).
 		if (autoconfirm) throw unprocessable('user_already_exists', 'User already registered')
-		// Without autoconfirm, say nothing about who is registered: a look-alike user, no mail.
+		// Without autoconfirm, say nothing about who is registered: a look-alike user (as
+		// GoTrue), and the owner gets a notice instead of a confirmation link.
+		await sendAccountExistsNotice(ctx, user)
 		return json(lookalikeUser(ctx, address, data))
 	}
 
@@ -81,7 +87,7 @@ export async function signup(ctx: AuthContext, request: Request, body: Body) {
 	}
 
 	if (!user) {
-		const passwordHash = await bcrypt.hash(password, ctx.settings.bcryptCost)
+		const passwordHash = newHash ?? (await bcrypt.hash(password, ctx.settings.bcryptCost))
 		try {
 			user = await ctx.db.transaction().execute(async (trx) => {
 				const id = await insertEmailUser(trx, {

@@ -62,9 +62,15 @@ export async function startTestAuthServer(
 		db,
 		clock,
 		queries,
-		/** a browser-like client with the anon key */
-		client(): SupabaseClient {
-			return createClient(url, service.anonKey, clientOptions)
+		/**
+		 * a browser-like client with the anon key; `from` another loopback address (127.0.0.2 …)
+		 * makes it a client at another IP
+		 */
+		client(from?: string): SupabaseClient {
+			return createClient(url, service.anonKey, {
+				...clientOptions,
+				...(from ? { global: { fetch: fetchFrom(from) } } : {}),
+			})
 		},
 		/** a PKCE client keeping its verifier in `storage` (as @supabase/ssr does in cookies) */
 		pkceClient(storage: SupportedStorage = memoryStorage()): SupabaseClient {
@@ -108,6 +114,35 @@ export async function startTestAuthServer(
 			await new Promise((resolve) => server.close(resolve))
 			await db.destroy()
 		},
+	}
+}
+
+/** fetch over a socket bound to `localAddress`: the server sees the request come from there. */
+export function fetchFrom(localAddress: string): typeof fetch {
+	return async (input, init) => {
+		const request = new Request(input, init)
+		const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined
+		return new Promise<Response>((resolve, reject) => {
+			const outgoing = http.request(
+				request.url,
+				{ method: request.method, headers: Object.fromEntries(request.headers), localAddress },
+				(incoming) => {
+					const chunks: Buffer[] = []
+					incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+					incoming.on('error', reject)
+					incoming.on('end', () => {
+						const status = incoming.statusCode ?? 500
+						const headers = new Headers()
+						for (const [name, value] of Object.entries(incoming.headers))
+							for (const one of [value ?? []].flat()) headers.append(name, one)
+						const empty = status === 204 || status === 304
+						resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers }))
+					})
+				},
+			)
+			outgoing.on('error', reject)
+			outgoing.end(body)
+		})
 	}
 }
 

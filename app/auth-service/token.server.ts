@@ -50,7 +50,7 @@ async function passwordGrant(ctx: AuthContext, request: Request, body: Body) {
 		throw unprocessable('phone_provider_disabled', 'Phone logins are disabled')
 	if (!rawEmail) throw badRequest('validation_failed', 'missing email or phone')
 	const email = rawEmail.trim().toLowerCase()
-	await checkPasswordFailures(ctx, email)
+	await checkPasswordFailures(ctx, request, email)
 
 	const user = await findUserByEmail(ctx.db, email)
 	const valid = await bcrypt.compare(
@@ -58,12 +58,12 @@ async function passwordGrant(ctx: AuthContext, request: Request, body: Body) {
 		user?.encrypted_password || (await dummyHash(ctx.settings.bcryptCost)),
 	)
 	if (!user || !user.encrypted_password || !valid) {
-		await recordPasswordFailure(ctx, email)
+		await recordPasswordFailure(ctx, request, email)
 		throw badRequest('invalid_credentials', 'Invalid login credentials')
 	}
 	if (isBanned(user, ctx.now())) throw badRequest('user_banned', 'User is banned')
 	if (!user.email_confirmed_at) throw badRequest('email_not_confirmed', 'Email not confirmed')
-	await clearPasswordFailures(ctx, email)
+	await clearPasswordFailures(ctx, request, email)
 
 	const session = await ctx.db
 		.transaction()

@@ -1,13 +1,20 @@
 import type { MiddlewareFunction } from 'react-router'
 import { db } from '../../db/index.server.ts'
-import { loadAccountContext, requestContext } from '../context.server.ts'
-import { createSupabase, getSessionUser } from '../services/auth/session.server.ts'
+import { getConfig } from '../config.server.ts'
+import { loadSessionContext, requestContext } from '../context.server.ts'
+import {
+	clearSessionCookies,
+	createSupabase,
+	getSessionUser,
+} from '../services/auth/session.server.ts'
 import { resolveCurrentWorkspaceId } from '../services/workspaces/current-workspace.server.ts'
 
 /**
  * Runs first on every request: verifies the session cookie, loads the account
- * context in one query, and puts the cookies the auth client set (refreshes,
- * sign-ins, sign-outs) on whatever response comes back.
+ * context in one query (which also checks that the token's session is still live),
+ * and puts the cookies the auth client set (refreshes, sign-ins, sign-outs) on
+ * whatever response comes back. A token whose session has ended counts as signed
+ * out, and its cookies are cleared.
  */
 export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	{ request, context },
@@ -16,7 +23,12 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	const responseHeaders = new Headers()
 	const supabase = await createSupabase(request, responseHeaders)
 	const user = await getSessionUser(supabase)
-	const account = user ? await loadAccountContext(db, user) : null
+	const account = user
+		? await loadSessionContext(db, user, {
+				checkSession: getConfig().AUTH_SESSION_CHECK === 'database',
+			})
+		: null
+	if (user && !account) clearSessionCookies(request, responseHeaders)
 	const currentWorkspaceId = account ? await resolveCurrentWorkspaceId(request, account) : null
 	context.set(requestContext, { supabase, responseHeaders, account, currentWorkspaceId })
 	const response = await next()

@@ -150,7 +150,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 				: { status: 400, message: 'Could not create the account.', field: undefined }
 			return fail(new FormError(failure.message, failure.field ?? null), failure.status)
 		}
-		await createProfile(signUp.user.id, value.fullName)
+		await createProfile(signUp.user.id, value.fullName, { signedIn: Boolean(signUp.session) })
 		if (!signUp.session) {
 			return redirectWithInfo(
 				self,

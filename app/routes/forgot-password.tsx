@@ -22,8 +22,11 @@ export async function action({ request, context }: Route.ActionArgs) {
 	const { error } = await supabase.auth.resetPasswordForEmail(submission.value.email, {
 		redirectTo: `${getConfig().APP_URL}/auth/confirm?next=/reset-password`,
 	})
-	if (error) return authErrorReply(submission, error, { hideFields: [] })
-	// The same answer whether or not the address has an account.
+	// The same answer whether or not the address has an account: "a mail went to this address
+	// a minute ago" (over_email_send_rate_limit) is only said of registered addresses, so it
+	// gets the same answer too; only the per-IP limit, which names no address, is told.
+	if (error && error.code !== 'over_email_send_rate_limit')
+		return authErrorReply(submission, error, { hideFields: [] })
 	return redirectWithInfo(
 		'/signin',
 		'If an account exists for that email, we sent a link to reset your password.',

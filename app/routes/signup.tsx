@@ -46,8 +46,9 @@ export async function action({ request, context }: Route.ActionArgs) {
 			{ status: 400 },
 		)
 	}
-	await createProfile(signUp.user.id, fullName)
+	await createProfile(signUp.user.id, fullName, { signedIn: Boolean(signUp.session) })
 	if (!signUp.session) {
+		// The same answer whether or not the address was registered (decision 0023).
 		return redirectWithInfo(
 			'/signin',
 			'Check your inbox: we sent you a link to confirm your email.',

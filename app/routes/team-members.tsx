@@ -103,7 +103,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		if (!(error instanceof FormError)) throw error
 		return data(
 			{ intent, memberId, result: replyWithFormError(submission, error) },
-			{ status: 400 },
+			{ status: error.status },
 		)
 	}
 }
@@ -333,13 +333,21 @@ function EntrySummary({ entry, pending }: { entry: Entry; pending: boolean }) {
 	)
 }
 
-function InvitationRow({ entry }: { entry: Entry }) {
+function InvitationRow({ entry, actionData }: { entry: Entry; actionData: ActionData }) {
+	// a refused resend or revoke (e.g. the hourly invitation limit) is told at its row
+	const mine =
+		actionData?.memberId === entry.id &&
+		(actionData.intent === 'resend' || actionData.intent === 'revoke')
+	const errors = mine ? (actionData.result.error?.[''] ?? null) : null
 	return (
 		<li className="flex flex-wrap items-start justify-between gap-3 py-4" data-testid="invitation">
 			<EntrySummary entry={entry} pending />
 			<div className="flex gap-2">
 				<RowAction intent="resend" entry={entry} label="Resend" pendingText="Sending…" />
 				<RowAction intent="revoke" entry={entry} label="Revoke" pendingText="Revoking…" />
+			</div>
+			<div className="basis-full empty:hidden">
+				<FormErrors errors={errors} />
 			</div>
 		</li>
 	)
@@ -441,7 +449,7 @@ export default function TeamMembers({ loaderData, actionData }: Route.ComponentP
 					) : (
 						<ul className="mt-2 divide-y divide-slate-200">
 							{invitations.map((entry) => (
-								<InvitationRow key={entry.id} entry={entry} />
+								<InvitationRow key={entry.id} entry={entry} actionData={actionData} />
 							))}
 						</ul>
 					)}

@@ -15,10 +15,13 @@ export function forbidden(message: string): never {
 /** Bad input the person can fix: the route shows `message` next to `field` (or above the form). */
 export class FormError extends Error {
 	field: string | null
-	constructor(message: string, field: string | null = null) {
+	/** the answer's status: 400, or 429 when a limit was reached */
+	status: number
+	constructor(message: string, field: string | null = null, status = 400) {
 		super(message)
 		this.name = 'FormError'
 		this.field = field
+		this.status = status
 	}
 }
 

@@ -44,19 +44,60 @@ export async function createSupabase(
 	})
 }
 
-export type SessionUser = { id: string; email: string }
+export type SessionUser = {
+	id: string
+	email: string
+	/** the token's session_id claim: the auth.sessions row it belongs to */
+	sessionId: string | null
+}
 
 /**
  * The signed-in user, from the access token verified locally against the
  * auth service's JWKS (no round trip, no database). A tampered, expired or
- * foreign-signed cookie counts as signed out.
+ * foreign-signed cookie counts as signed out. Whether its session is still live is
+ * checked with the request context (loadSessionContext), in the same round trip.
  */
 export async function getSessionUser(supabase: Supabase): Promise<SessionUser | null> {
 	try {
 		const { data, error } = await supabase.auth.getClaims()
 		if (error || !data?.claims?.sub) return null
-		return { id: data.claims.sub, email: String(data.claims.email ?? '') }
+		return sessionUserOf(data.claims)
 	} catch {
 		return null
+	}
+}
+
+/** Who a verified access token's claims name, and in which session. */
+export function sessionUserOf(claims: { sub: string; email?: unknown; session_id?: unknown }) {
+	const sessionId = claims.session_id
+	return {
+		id: claims.sub,
+		email: String(claims.email ?? ''),
+		sessionId: typeof sessionId === 'string' && sessionId ? sessionId : null,
+	}
+}
+
+/** @supabase/ssr's session cookie and its chunks: sb-<ref>-auth-token, sb-<ref>-auth-token.0 */
+const SESSION_COOKIE = /^sb-.+-auth-token(\.\d+)?$/
+
+/**
+ * Clears the session cookies of a token whose session has ended (signed out elsewhere,
+ * revoked, banned, deleted): the browser drops the dead token and the visitor is signed out,
+ * without a call to the auth service.
+ */
+export function clearSessionCookies(request: Request, responseHeaders: Headers) {
+	const secure = getConfig().APP_URL.startsWith('https:')
+	for (const { name } of parseCookieHeader(request.headers.get('Cookie') ?? '')) {
+		if (!SESSION_COOKIE.test(name)) continue
+		responseHeaders.append(
+			'Set-Cookie',
+			serializeCookieHeader(name, '', {
+				path: '/',
+				maxAge: 0,
+				sameSite: 'lax',
+				httpOnly: true,
+				secure,
+			}),
+		)
 	}
 }

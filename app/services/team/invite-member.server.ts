@@ -5,6 +5,7 @@ import type { ActingAccount } from '../workspaces/access.server.ts'
 import { findWorkspaces } from '../workspaces/find-workspace.server.ts'
 import { assertCanManageTeam } from './access.server.ts'
 import { newInvitationToken } from './invitation-token.server.ts'
+import { takeInvitationMail } from './limit-invitation-mails.server.ts'
 import { saveWorkspaceAccess, storedScopes } from './member-access.server.ts'
 import type { MemberAccess } from './schemas.ts'
 import { describeOwner, sendInvitationMail } from './send-invitation-mail.server.ts'
@@ -44,6 +45,8 @@ export async function inviteMember(
 		throw new FormError('That is your own email: invite someone else.', 'email')
 	}
 	await assertNotOnTeam(account.accountId, email)
+	// past the hourly limit nothing is written and no mail goes out
+	await takeInvitationMail(account.accountId, 'email')
 	const { token, hash, expiresAt } = newInvitationToken()
 	let memberId: string
 	try {

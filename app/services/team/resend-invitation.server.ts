@@ -3,6 +3,7 @@ import type { ActingAccount } from '../workspaces/access.server.ts'
 import { assertCanManageTeam } from './access.server.ts'
 import { findTeamMember } from './find-team-member.server.ts'
 import { newInvitationToken } from './invitation-token.server.ts'
+import { takeInvitationMail } from './limit-invitation-mails.server.ts'
 import type { TeamRoleName } from './schemas.ts'
 import { describeOwner, sendInvitationMail } from './send-invitation-mail.server.ts'
 
@@ -13,6 +14,8 @@ import { describeOwner, sendInvitationMail } from './send-invitation-mail.server
 export async function resendInvitation(account: ActingAccount, memberId: unknown) {
 	const invitation = await findTeamMember(account, memberId, ['invited'])
 	assertCanManageTeam(account)
+	// past the hourly limit the old link stays valid and no mail goes out
+	await takeInvitationMail(account.accountId, null)
 	const { token, hash, expiresAt } = newInvitationToken()
 	await db
 		.updateTable('team_members')

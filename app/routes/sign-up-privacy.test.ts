@@ -1,0 +1,112 @@
+// The sign-up and forgot-password pages answer a registered address exactly as an unknown one
+// (email confirmation on), posted as a browser would, against the embedded auth service.
+import { randomUUID } from 'node:crypto'
+import { RouterContextProvider } from 'react-router'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { db } from '../../db/index.server.ts'
+import { startTestAuthServer, type TestAuthServer } from '../auth-service/testing.server.ts'
+import { requestContext } from '../context.server.ts'
+import { statusOf } from '../utils/http-errors.server.ts'
+import * as forgotPassword from './forgot-password.tsx'
+import * as signup from './signup.tsx'
+
+const PASSWORD = 'correct horse 42'
+let server: TestAuthServer
+
+beforeAll(async () => {
+	server = await startTestAuthServer({ AUTH_AUTOCONFIRM: 'false', AUTH_RATE_LIMIT_IP: '100000' })
+})
+afterAll(async () => {
+	await server?.close()
+})
+
+const newEmail = (label: string) => `${label}-${randomUUID().slice(0, 8)}@example.com`
+
+function args(path: string, form: Record<string, string>) {
+	const context = new RouterContextProvider()
+	context.set(requestContext, {
+		account: null,
+		responseHeaders: new Headers(),
+		supabase: server.client(),
+		currentWorkspaceId: null,
+	})
+	const request = new Request(`http://localhost${path}`, {
+		method: 'POST',
+		body: new URLSearchParams(form),
+	})
+	return { request, context, params: {} } as never
+}
+
+/** What the browser gets: status, where it goes, and the page's message (toast or form). */
+async function answer(promise: Promise<unknown>) {
+	let result: unknown
+	try {
+		result = await promise
+	} catch (error) {
+		result = error
+	}
+	const response = result instanceof Response ? result : null
+	const body = (result as { data?: unknown })?.data
+	return {
+		status: statusOf(result) ?? 200,
+		location: response?.headers.get('location') ?? null,
+		body: body === undefined ? null : JSON.stringify(body),
+	}
+}
+
+async function registered() {
+	const email = newEmail('owner')
+	const { data } = await server
+		.admin()
+		.auth.admin.createUser({ email, password: PASSWORD, email_confirm: true })
+	await db
+		.insertInto('profiles')
+		.values({ user_id: data.user!.id, full_name: 'The Owner' })
+		.execute()
+	return { email, id: data.user!.id }
+}
+
+describe('sign-up never tells whether an address is registered', () => {
+	test('the same answer for a registered and a new address; the owner keeps the profile', async () => {
+		const owner = await registered()
+		// the form echoes the typed address back: the same text but for it
+		const signUp = async (email: string) => {
+			const { body, ...rest } = await answer(
+				signup.action(args('/signup', { fullName: 'Mallory', email, password: PASSWORD })),
+			)
+			return { ...rest, body: body?.replaceAll(email, '<email>') ?? null }
+		}
+		const forRegistered = await signUp(owner.email)
+		const forNew = await signUp(newEmail('new'))
+		expect(forRegistered).toEqual(forNew)
+		expect(forRegistered).toMatchObject({ status: 302, location: '/signin' })
+		// nothing of the owner's changed, and no row for the look-alike user
+		const profile = await db
+			.selectFrom('profiles')
+			.select('full_name')
+			.where('user_id', '=', owner.id)
+			.executeTakeFirstOrThrow()
+		expect(profile.full_name).toBe('The Owner')
+		// at once again (a mail went out a moment ago): the same answer for both
+		const fresh = newEmail('new')
+		await signUp(fresh)
+		const again = await signUp(owner.email)
+		expect(again).toEqual(await signUp(fresh))
+		expect(again.status).toBe(429)
+	})
+})
+
+describe('forgot-password never tells whether an address is registered', () => {
+	test('twice in a row: the same answers for a registered and an unknown address', async () => {
+		const owner = await registered()
+		const unknown = newEmail('nobody')
+		const ask = (email: string) =>
+			answer(forgotPassword.action(args('/forgot-password', { email })))
+		const registeredAnswers = [await ask(owner.email), await ask(owner.email)]
+		const unknownAnswers = [await ask(unknown), await ask(unknown)]
+		expect(registeredAnswers).toEqual(unknownAnswers)
+		expect(registeredAnswers[1]).toMatchObject({ status: 302, location: '/signin' })
+		expect(await server.mailCount(owner.email)).toBe(1)
+		expect(await server.mailCount(unknown)).toBe(0)
+	})
+})
