@@ -1,5 +1,6 @@
 import { data, redirect } from 'react-router'
 import type { Route } from './+types/consent'
+import { safeRedirect } from '../../utils/safe-redirect.ts'
 import { consentCookie } from '../../services/analytics/analytics.server.ts'
 
 /** POST /consent: the analytics consent banner (a plain form without JavaScript). */
@@ -9,8 +10,7 @@ export async function action({ request }: Route.ActionArgs) {
 	if (choice !== 'granted' && choice !== 'denied') return data({ ok: false }, { status: 400 })
 	const headers = { 'Set-Cookie': consentCookie(choice) }
 	if (form.get('js') === '1') return data({ ok: true }, { headers })
-	const to = String(form.get('redirectTo') ?? '/')
-	return redirect(to.startsWith('/') && !to.startsWith('//') ? to : '/', { headers })
+	return redirect(safeRedirect(form.get('redirectTo')), { headers })
 }
 
 export function loader() {
