@@ -444,12 +444,6 @@ describe('redirect targets stay on the site and never answer 500', () => {
 			expect(confirm.headers.location, target).toBe('/signin')
 		}
 	})
-
-	test('a raw Location-breaking target in the URL itself gives the sign-in page, not 500', async () => {
-		const answer = await send({ path: '/signin?redirectTo=%0d%0aSet-Cookie:%20x=y' })
-		expect(answer.status).toBe(200)
-		expect(answer.headers['set-cookie']?.join() ?? '').not.toContain('x=y')
-	})
 })
 
 describe('bad request bodies get 4xx, never 500', () => {
