@@ -53,6 +53,10 @@ export function bodyLimit(limit: number, uploadLimit: number): RequestHandler {
 		counted.on('error', () => {})
 		req.pipe(counted)
 		bodies.set(req, counted)
+		// pipe() does not pass on a client that went away mid-body: the reader would wait forever.
+		req.once('close', () => {
+			if (!req.complete) counted.destroy(new Error('The client closed the request'))
+		})
 		// Answered before the body was read (a redirect, a 403): drop the rest, still counted,
 		// so the connection can serve the next request without holding anything.
 		res.once('finish', () => {
