@@ -96,7 +96,12 @@ export async function createApp(options: {
 			if (!req.path.startsWith('/auth/v1/')) return next()
 			service
 				.fetch(fetchRequest(req, res))
-				.then((response) => sendResponse(res, response))
+				// already answered when the body passed the limit (413)
+				.then((response) =>
+					res.writableEnded || res.destroyed
+						? response.body?.cancel()
+						: sendResponse(res, response),
+				)
 				.catch(next)
 		})
 	}

@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo, Server } from 'node:net'
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { ServerBuild } from 'react-router'
 import type { ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -310,7 +310,7 @@ describe('every state-changing request checks its origin', () => {
 		await signUp(jar)
 		expect((await visit(jar, '/settings')).status).toBe(200)
 
-		const hostile = [
+		const hostile: Record<string, string>[] = [
 			{ origin: 'https://evil.example' },
 			{ origin: 'null' },
 			{ origin: `http://127.0.0.1:${port}` },
