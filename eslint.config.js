@@ -45,6 +45,19 @@ export default tseslint.config(
 		},
 	},
 	{
+		// Bad bodies are 400, not 500: actions read forms through readFormData.
+		files: ['app/routes/**/*.{ts,tsx}'],
+		rules: {
+			'no-restricted-syntax': [
+				'error',
+				{
+					selector: "CallExpression[callee.property.name='formData'][callee.object.name='request']",
+					message: 'Use readFormData(request) (app/utils/form-data.server.ts): a bad body is 400.',
+				},
+			],
+		},
+	},
+	{
 		files: ['app/components/not-found/**'],
 		rules: { 'no-restricted-imports': 'off' },
 	},

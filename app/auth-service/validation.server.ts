@@ -1,3 +1,4 @@
+import { safeRedirect as safeRedirectPath } from '../utils/safe-redirect.ts'
 import { badRequest, weakPasswordError } from './errors.server.ts'
 
 export const PASSWORD_MIN_LENGTH = 8
@@ -87,18 +88,13 @@ export function validatePkce(challenge: unknown, method: unknown): Pkce {
 }
 
 /**
- * A redirect target on APP_URL's origin (relative paths resolve against it); anything else falls
- * back to APP_URL, so links in mails never send people elsewhere.
+ * A redirect target on APP_URL's origin (a path, or an absolute URL on it; see
+ * app/utils/safe-redirect.ts); anything else falls back to APP_URL, so links in mails never
+ * send people elsewhere.
  */
 export function safeRedirect(candidate: unknown, appUrl: string): string {
-	if (typeof candidate !== 'string' || !candidate) return appUrl
-	try {
-		const base = new URL(appUrl)
-		const url = new URL(candidate, base)
-		return url.origin === base.origin ? url.href : appUrl
-	} catch {
-		return appUrl
-	}
+	const path = safeRedirectPath(candidate, { origin: appUrl, fallback: '' })
+	return path ? new URL(path, appUrl).href : appUrl
 }
 
 const DURATION_UNITS: Record<string, number> = {

@@ -6,6 +6,7 @@ import {
 	type AccountContext,
 	type Scope,
 } from '../context.server.ts'
+import { safeRedirect } from '../utils/safe-redirect.ts'
 import { screenByPattern, type MiddlewareName } from '../routes.ts'
 
 type Guard = (args: { request: Request; account: AccountContext | null }) => void
@@ -15,7 +16,7 @@ export const DOMAIN_SCOPES: Scope[] = ['all', 'domain-management:read', 'domain-
 /** Where a signed-out visitor goes, keeping where they were headed. */
 export function signInUrl(request: Request) {
 	const url = new URL(request.url)
-	const target = url.pathname.replace(/\.data$/, '') + url.search
+	const target = safeRedirect(url.pathname.replace(/\.data$/, '') + url.search)
 	return target === '/' ? '/signin' : `/signin?redirectTo=${encodeURIComponent(target)}`
 }
 

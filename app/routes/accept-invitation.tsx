@@ -25,6 +25,7 @@ import {
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithInfo, redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 // SPEC.md section 2: no middleware, no layout. Who invites whom into what; a signed-out
 // visitor signs in or signs up right here (with the invited email), then joins.
@@ -96,7 +97,7 @@ const INTENTS: Intent[] = ['accept', 'signin', 'signup', 'signout']
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { supabase, account } = context.get(requestContext)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: AcceptInvitationSchema })
 	const intent = INTENTS.find((i) => i === formData.get('intent')) ?? 'accept'
 	const hideFields = ['password']

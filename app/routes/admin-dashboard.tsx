@@ -13,6 +13,7 @@ import { RunChecksSchema, UserSearchSchema } from '../services/admin/schemas.ts'
 import { searchUsers } from '../services/admin/users.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = assertStaff(context.get(requestContext).account)
@@ -29,7 +30,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account
-	return runFormAction(await request.formData(), RunChecksSchema, async () => {
+	return runFormAction(await readFormData(request), RunChecksSchema, async () => {
 		const results = await runChecksNow(account)
 		const failed = results.filter((r) => !r.ok).map((r) => r.service)
 		return redirectWithSuccess(

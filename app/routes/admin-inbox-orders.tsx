@@ -22,6 +22,7 @@ import {
 import { formatCents } from '../utils/money.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 const HERE = '/admin-dashboard/inbox-orders'
 
@@ -40,7 +41,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account
-	return runFormAction(await request.formData(), OrderActionSchema, async (value) => {
+	return runFormAction(await readFormData(request), OrderActionSchema, async (value) => {
 		if (value.intent === 'start-order') {
 			await startOrder(account, value.orderId)
 			return redirectWithSuccess(HERE, 'Order marked processing')

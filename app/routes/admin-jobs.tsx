@@ -13,6 +13,7 @@ import {
 import { JobActionSchema } from '../services/admin/schemas.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 const HERE = '/admin-dashboard/jobs'
 
@@ -28,7 +29,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account
-	return runFormAction(await request.formData(), JobActionSchema, async (value) => {
+	return runFormAction(await readFormData(request), JobActionSchema, async (value) => {
 		if (value.intent === 'retry') {
 			await retryJob(account, value.queue, value.jobId)
 			return redirectWithSuccess(HERE, `${value.queue} job retried`)

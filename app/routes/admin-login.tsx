@@ -12,6 +12,7 @@ import { hasScreen } from '../routes.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 const adminHome = () => (hasScreen('admin-dashboard') ? '/admin-dashboard' : '/')
 
@@ -23,7 +24,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 export const NOT_ADMIN_MESSAGE = 'This account is not a platform administrator.'
 
 export async function action({ request, context }: Route.ActionArgs) {
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: SignInSchema })
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply({ hideFields: ['password'] }) }, { status: 400 })

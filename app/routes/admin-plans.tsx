@@ -17,6 +17,7 @@ import { listPricePlans } from '../services/billing/plans.server.ts'
 import { formatCents } from '../utils/money.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const account = assertStaff(context.get(requestContext).account)
@@ -29,7 +30,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account
-	return runFormAction(await request.formData(), PricingActionSchema, async (value) => {
+	return runFormAction(await readFormData(request), PricingActionSchema, async (value) => {
 		if (value.intent === 'pack') {
 			const pack = await updateCreditPackPrice(account, value)
 			return redirectWithSuccess(

@@ -19,6 +19,7 @@ import {
 } from '../services/admin/url-templates.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 const HERE = '/admin-dashboard/templates'
 
@@ -32,7 +33,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account
-	return runFormAction(await request.formData(), TemplateActionSchema, async (value) => {
+	return runFormAction(await readFormData(request), TemplateActionSchema, async (value) => {
 		if (value.intent === 'create-template') {
 			const t = await createGlobalTemplate(account, value)
 			return redirectWithSuccess(HERE, `Template “${t.name}” created`)

@@ -31,6 +31,7 @@ import {
 import { CREDIT_REASON_LABELS } from '../services/billing/credits.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ params, context }: Route.LoaderArgs) {
 	const account = assertStaff(context.get(requestContext).account)
@@ -47,7 +48,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account
 	const id = params.userId
 	const here = `/admin-dashboard/users/${id}`
-	return runFormAction(await request.formData(), UserActionSchema, async (value) => {
+	return runFormAction(await readFormData(request), UserActionSchema, async (value) => {
 		switch (value.intent) {
 			case 'credits': {
 				const result = await adjustCredits(account, id, value)

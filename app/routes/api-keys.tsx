@@ -28,6 +28,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const account = actingAccount(context.get(requestContext).account)
@@ -46,7 +47,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const provider = String(formData.get('provider') ?? '')
 	if (formData.get('intent') === 'save') {
 		const submission = parseWithZod(formData, { schema: SaveKeySchema })

@@ -16,6 +16,7 @@ import { AttachWorkspaceSchema } from '../services/workspaces/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithInfo, redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 // The attach-workspace modal of SPEC.md section 2, as a page: /attach-workspace?type=list&id=…
 // (type list | company-list | domain | inbox-order; optional redirectTo). Screens that show
@@ -53,7 +54,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = actingAccount(context.get(requestContext).account)
 	const { type, id, redirectTo, self } = itemParams(request)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: AttachWorkspaceSchema })
 	if (submission.status !== 'success') {
 		// still refuse other accounts' items before saying what is missing

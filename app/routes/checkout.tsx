@@ -25,6 +25,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents } from '../utils/money.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 /**
  * The domain checkout (SPEC.md: scope routes): a domain subscription (?domain=) or a quoted
@@ -90,7 +91,7 @@ const PaySchema = z.object({
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
 	domainAccount(account, 'change')
-	const submission = parseWithZod(await request.formData(), { schema: PaySchema })
+	const submission = parseWithZod(await readFormData(request), { schema: PaySchema })
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply() }, { status: 400 })
 	}

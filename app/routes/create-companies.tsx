@@ -24,6 +24,7 @@ import { useHydrated } from '../utils/use-hydrated.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
@@ -41,7 +42,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: CreateCompaniesSchema })
 	if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
 	const value = submission.value

@@ -29,6 +29,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
@@ -52,7 +53,7 @@ const INTENTS = ['create', 'preview', 'save-template', 'delete-template'] as con
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const intent = INTENTS.find((i) => i === formData.get('intent')) ?? 'create'
 
 	if (intent === 'preview') {

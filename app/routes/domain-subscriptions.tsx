@@ -17,6 +17,7 @@ import { FormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const acting = domainAccount(context.get(requestContext).account, 'view')
@@ -59,7 +60,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(await request.formData()))
+	const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(await readFormData(request)))
 	if (!parsed.success || !['cancel', 'resume'].includes(parsed.data.intent)) {
 		throw data('Unknown action', { status: 400 })
 	}

@@ -9,6 +9,7 @@ import { domainsFromCsv, importDomains } from '../services/domains/domains.serve
 import { ImportDomainsSchema } from '../services/domains/schemas.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 /** The import-domains modal as a plain page (no JavaScript); the dialog posts here too. */
 export async function loader({ context }: Route.LoaderArgs) {
@@ -22,7 +23,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
 	domainAccount(account, 'change')
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	// an empty file input posts an empty file: treat it as none
 	const file = formData.get('file')
 	if (file instanceof File && file.size === 0) formData.delete('file')

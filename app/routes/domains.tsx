@@ -18,6 +18,7 @@ import { pageTitle } from '../utils/meta.ts'
 import { formatDate } from '../utils/money.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
 import { useHydrated } from '../utils/use-hydrated.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
@@ -42,7 +43,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(await request.formData()))
+	const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(await readFormData(request)))
 	if (!parsed.success) throw data('Unknown action', { status: 400 })
 	try {
 		if (parsed.data.intent === 'check-all') {

@@ -25,6 +25,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 // Upload a list to EmailBison: choose the EmailBison workspace (a GET form, so it works
 // without JavaScript), then the campaign (or a new one) and the mapping, and confirm.
@@ -85,7 +86,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 export async function action({ request, params, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
 	const { list } = await findLeadList(account, params.listId)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: StartUploadSchema })
 	if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
 	const value = submission.value

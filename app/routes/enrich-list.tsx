@@ -40,6 +40,7 @@ import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const account = actingAccount(context.get(requestContext).account)
@@ -77,7 +78,7 @@ type ActionResult = {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const intent = String(formData.get('intent') ?? '')
 	const here = `/lists/${params.listId}/enrich`
 	if (intent === 'cancel' || intent === 'retry-failed') {

@@ -46,6 +46,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { FormError, notFound, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = actingAccount(context.get(requestContext).account)
@@ -74,7 +75,7 @@ type ActionResult = {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const intent = String(formData.get('intent') ?? '')
 	const fail = (result: ActionResult['result']) =>
 		data<ActionResult>({ intent, result, preview: null }, { status: 400 })

@@ -35,6 +35,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError, statusOf } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
@@ -100,7 +101,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		throw redirect(`/file-list?upload=${upload.id}`)
 	}
 
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	if (formData.get('intent') === 'import') {
 		const submission = parseWithZod(formData, { schema: MappingSchema })
 		if (submission.status !== 'success') {

@@ -9,6 +9,7 @@ import { OnboardingSchema } from '../services/onboarding/schema.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export const meta: Route.MetaFunction = ({ matches }) => pageTitle(matches, 'Welcome')
 
@@ -27,7 +28,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = ownerAccount(context)
-	const submission = parseWithZod(await request.formData(), { schema: OnboardingSchema })
+	const submission = parseWithZod(await readFormData(request), { schema: OnboardingSchema })
 	if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
 	await saveOnboarding(account.user.id, submission.value)
 	return redirectWithSuccess('/', 'Welcome aboard! Your details are saved.')

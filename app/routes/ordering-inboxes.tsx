@@ -30,6 +30,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const acting = domainAccount(context.get(requestContext).account, 'view')
@@ -63,7 +64,7 @@ const GENERATE_NAMES = 'generate-names'
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
 	domainAccount(account, 'change')
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	if (formData.get('intent') === GENERATE_NAMES) {
 		// Without JavaScript: the form comes back as it was typed, with names filled in and no
 		// messages, since no quote was asked for yet.

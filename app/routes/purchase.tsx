@@ -15,6 +15,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { cn } from '../utils/cn.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	return getPurchaseOverview(context.get(requestContext).account!)
@@ -23,7 +24,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account!
 	assertBillingOwner(account)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: BuyCreditsSchema })
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply() }, { status: 400 })

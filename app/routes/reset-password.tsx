@@ -10,6 +10,7 @@ import { ResetPasswordSchema } from '../services/auth/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 // Reached through the emailed link (/auth/confirm signs the user in for recovery first).
 export async function loader({ context }: Route.LoaderArgs) {
@@ -31,7 +32,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 			'Your reset link has expired. Ask for a new one.',
 		)
 	}
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: ResetPasswordSchema })
 	if (submission.status !== 'success') {
 		return data(

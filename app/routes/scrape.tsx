@@ -16,6 +16,7 @@ import { FormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
@@ -36,7 +37,7 @@ const ListActionSchema = z.object({
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const parsed = ListActionSchema.safeParse(Object.fromEntries(await request.formData()))
+	const parsed = ListActionSchema.safeParse(Object.fromEntries(await readFormData(request)))
 	if (!parsed.success) throw data('Unknown action', { status: 400 })
 	const { intent, kind, listId } = parsed.data
 	try {

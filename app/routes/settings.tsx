@@ -23,6 +23,7 @@ import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const account = context.get(requestContext).account!
@@ -93,7 +94,7 @@ const SettingsSchema = z.discriminatedUnion('intent', [ProfileSchema, ChangePass
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, supabase } = context.get(requestContext)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	if (String(formData.get('intent')).startsWith('emailbison'))
 		return emailBisonAction(account, formData)
 	if (formData.get('intent') === 'company-details') return companyDetailsAction(account!, formData)

@@ -10,6 +10,7 @@ import { SignInSchema } from '../services/auth/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	if (context.get(requestContext).account) throw redirect('/')
@@ -17,7 +18,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: SignInSchema })
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply({ hideFields: ['password'] }) }, { status: 400 })

@@ -26,6 +26,7 @@ import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatDate } from '../utils/money.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = context.get(requestContext).account!
@@ -38,7 +39,7 @@ const INTENTS = ['subscribe', 'cancel', 'resume'] as const
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account!
 	assertBillingOwner(account)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const intent = INTENTS.find((i) => i === formData.get('intent')) ?? 'subscribe'
 	const submission = parseWithZod(formData, { schema: SubscriptionActionSchema })
 	if (submission.status !== 'success') {

@@ -38,6 +38,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { useHydrated } from '../utils/use-hydrated.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const account = actingAccount(context.get(requestContext).account)
@@ -58,7 +59,7 @@ const INTENTS = ['invite', 'update', 'resend', 'revoke', 'remove'] as const
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = actingAccount(context.get(requestContext).account)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: TeamActionSchema })
 	const intent = INTENTS.find((i) => i === formData.get('intent')) ?? 'invite'
 	const memberId = String(formData.get('memberId') ?? '')

@@ -18,6 +18,7 @@ import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents } from '../utils/money.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 /**
  * The payment page when Stripe is not configured (TEST MODE): the payer
@@ -46,7 +47,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account!
 	// Owner and test-mode checks come first: a team member gets 403 whatever it posts.
 	await findTestCheckout(account, params.sessionId)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: TestPaymentSchema })
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply() }, { status: 400 })

@@ -18,6 +18,7 @@ import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const acting = domainAccount(context.get(requestContext).account, 'view')
@@ -45,7 +46,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
 	domainAccount(account, 'change')
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	if (formData.get('intent') === 'check-dns') {
 		const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(formData))
 		if (!parsed.success) throw data('Unknown action', { status: 400 })

@@ -22,6 +22,7 @@ import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
@@ -33,7 +34,7 @@ const INTENTS = ['create', 'rename', 'delete'] as const
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = actingAccount(context.get(requestContext).account)
-	const formData = await request.formData()
+	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: WorkspaceActionSchema })
 	const intent = INTENTS.find((i) => i === formData.get('intent')) ?? 'create'
 	const workspaceId = String(formData.get('workspaceId') ?? '')

@@ -3,14 +3,16 @@ import { pathToFileURL } from 'node:url'
 import compression from 'compression'
 import express, { type RequestHandler } from 'express'
 import helmet from 'helmet'
-import { createRequestHandler } from '@react-router/express'
-import { createRequestListener } from '@remix-run/node-fetch-server'
-import type { ServerBuild } from 'react-router'
+import { writeReadableStreamToWritable } from '@react-router/node'
+import { sendResponse } from '@remix-run/node-fetch-server'
+import { createRequestHandler, type RouterContextProvider, type ServerBuild } from 'react-router'
 import { getConfig } from '../config.server.ts'
 import { createLoadContext } from '../utils/load-context.server.ts'
 import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
 import { logger } from '../utils/logger.server.ts'
+import { bodyLimit, fetchRequest } from './request-body.server.ts'
+import { sameOriginOnly } from './same-origin.server.ts'
 import {
 	forwardByHost,
 	listenForForwardingChanges,
@@ -18,7 +20,8 @@ import {
 
 /**
  * The Express app, in DESIGN.md's order: security headers, (URL forwarding by
- * Host), static assets, /auth/v1 when embedded, then React Router.
+ * Host), the origin check and body limit, static assets, /auth/v1 when embedded, then
+ * React Router.
  */
 export async function createApp(options: {
 	nonce: () => string
@@ -65,6 +68,7 @@ export async function createApp(options: {
 	// A forwarded domain's Host gets its redirect before anything else (DESIGN.md section 8).
 	void listenForForwardingChanges()
 	app.use(forwardByHost())
+	app.use(sameOriginOnly({ appUrl: config.APP_URL, trustProxy: config.TRUST_PROXY }))
 	app.use(bodyLimit(config.BODY_LIMIT_BYTES, config.UPLOAD_LIMIT_BYTES))
 	app.use(compression())
 
@@ -88,17 +92,23 @@ export async function createApp(options: {
 
 	if (config.embeddedAuth) {
 		const service = await getEmbeddedAuthService()
-		const listener = createRequestListener((request) => service.fetch(request))
-		app.use((req, res, next) => (req.path.startsWith('/auth/v1/') ? listener(req, res) : next()))
+		app.use((req, res, next) => {
+			if (!req.path.startsWith('/auth/v1/')) return next()
+			service
+				.fetch(fetchRequest(req, res))
+				// already answered when the body passed the limit (413)
+				.then((response) =>
+					res.writableEnded || res.destroyed
+						? response.body?.cancel()
+						: sendResponse(res, response),
+				)
+				.catch(next)
+		})
 	}
 
 	app.all(
 		'/{*splat}',
-		createRequestHandler({
-			build,
-			mode: config.NODE_ENV,
-			getLoadContext: (_req, res) => createLoadContext(res.locals.cspNonce),
-		}),
+		reactRouterHandler(build, config.NODE_ENV, (res) => createLoadContext(res.locals.cspNonce)),
 	)
 	app.use(((error, _req, res, _next) => {
 		logger.error({ err: error }, 'request failed')
@@ -116,24 +126,37 @@ function posthogSources(host: string) {
 	return origins
 }
 
-/** Refuses request bodies over the limit before anything reads them (CSV uploads have their own). */
-function bodyLimit(limit: number, uploadLimit: number): RequestHandler {
-	return (req, res, next) => {
-		const length = Number(req.headers['content-length'] ?? 0)
-		if (length > (isCsvUpload(req) ? uploadLimit : limit)) {
-			res.status(413).type('text/plain').send('Payload Too Large')
-			req.resume()
-			return
+/**
+ * React Router behind Express, as @react-router/express does it, but reading the request
+ * body through the body limit's counted stream (request-body.server.ts).
+ */
+function reactRouterHandler(
+	build: () => Promise<ServerBuild>,
+	mode: string,
+	loadContext: (res: express.Response) => RouterContextProvider,
+): RequestHandler {
+	const handle = createRequestHandler(build, mode)
+	return async (req, res, next) => {
+		try {
+			const response = await handle(fetchRequest(req, res), loadContext(res))
+			// Already answered (413 past the body limit) or the client went away.
+			if (res.destroyed || res.writableEnded) {
+				await response.body?.cancel()
+				return
+			}
+			res.statusMessage = response.statusText
+			res.status(response.status)
+			for (const [key, value] of response.headers.entries()) res.append(key, value)
+			if (response.headers.get('Content-Type')?.match(/text\/event-stream/i)) res.flushHeaders()
+			if (!response.body) {
+				res.end()
+				return
+			}
+			await writeReadableStreamToWritable(response.body, res).catch((error: unknown) => {
+				if (!(res.destroyed || res.writableEnded)) throw error
+			})
+		} catch (error) {
+			next(error)
 		}
-		next()
 	}
-}
-
-/** A CSV upload to /file-list (its form posts, with JavaScript, to /file-list.data). */
-function isCsvUpload(req: express.Request) {
-	return (
-		req.method === 'POST' &&
-		(req.path === '/file-list' || req.path === '/file-list.data') &&
-		(req.headers['content-type'] ?? '').startsWith('multipart/form-data')
-	)
 }

@@ -7,6 +7,7 @@ import { chooseWorkspace } from '../../services/workspaces/current-workspace.ser
 import { SwitchWorkspaceSchema } from '../../services/workspaces/schemas.ts'
 import { notFound } from '../../utils/http-errors.server.ts'
 import { redirectWithSuccess } from '../../utils/toast.server.ts'
+import { readFormData } from '../../utils/form-data.server.ts'
 
 // The workspace switcher's form (default layout header): remembers the choice in a cookie
 // and goes back where the user was. Works without JavaScript.
@@ -17,7 +18,7 @@ export async function loader() {
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
 	if (!account) throw redirect(signInUrl(new Request(new URL('/workspaces', request.url))))
-	const submission = parseWithZod(await request.formData(), { schema: SwitchWorkspaceSchema })
+	const submission = parseWithZod(await readFormData(request), { schema: SwitchWorkspaceSchema })
 	if (submission.status !== 'success') notFound('This workspace')
 	const { workspace, setCookie } = await chooseWorkspace(
 		request,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { safeRedirect } from '../../utils/safe-redirect.ts'
 
 // Shared by the forms (conform on the client) and the actions (parseWithZod).
 export const EmailSchema = z
@@ -16,13 +17,11 @@ export const NewPasswordSchema = z
 	.max(72, 'Use at most 72 characters')
 	.refine((v) => /[a-zA-Z]/.test(v) && /\d/.test(v), 'Use both letters and digits')
 
-/** A path inside the app to return to; anything else falls back to '/'. */
+/** A path inside the app to return to (safeRedirect's rules); anything else is undefined. */
 export const RedirectToSchema = z
 	.string()
 	.optional()
-	.transform((v) =>
-		v && v.startsWith('/') && !v.startsWith('//') && !v.startsWith('/\\') ? v : undefined,
-	)
+	.transform((v) => safeRedirect(v, { fallback: '' }) || undefined)
 
 export const SignInSchema = z.object({
 	email: EmailSchema,

@@ -37,10 +37,17 @@ export async function readCsvUploadRequest(
 	if (!contentType.startsWith('multipart/form-data') || !request.body) {
 		return { fields: {}, upload: null, rejected: new UploadRejected('Choose a CSV file') }
 	}
-	const parser = busboy({
-		headers: { 'content-type': contentType },
-		limits: { files: 1, fileSize: limit, fields: 20, fieldSize: 64 * 1024, parts: 25 },
-	})
+	const unreadable = new UploadRejected('This upload could not be read. Choose the file again.')
+	let parser: busboy.Busboy
+	try {
+		parser = busboy({
+			headers: { 'content-type': contentType },
+			limits: { files: 1, fileSize: limit, fields: 20, fieldSize: 64 * 1024, parts: 25 },
+		})
+	} catch {
+		// multipart/form-data without a boundary
+		return { fields: {}, upload: null, rejected: unreadable }
+	}
 	const body = Readable.fromWeb(request.body as NodeReadableStream<Uint8Array>)
 	return new Promise<UploadRequest>((resolve, reject) => {
 		const fields: Record<string, string> = {}
@@ -79,7 +86,8 @@ export async function readCsvUploadRequest(
 				else finish(error as Error)
 			})
 		})
-		parser.on('error', (error) => finish(error as Error))
+		// A broken multipart body is the client's mistake: a message at the field, not a 500.
+		parser.on('error', () => refuse(unreadable))
 		parser.on('close', () => {
 			if (!file) {
 				finish({ fields, upload: null, rejected: new UploadRejected('Choose a CSV file') })

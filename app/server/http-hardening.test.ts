@@ -1,0 +1,520 @@
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { ServerBuild } from 'react-router'
+import type { ViteDevServer } from 'vite'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { db } from '../../db/index.server.ts'
+import { insertSubscription } from '../../tests/support/factories.ts'
+import { freePort } from '../../tests/support/free-port.ts'
+import { resetSingleton } from '../utils/singleton.server.ts'
+import { resourceRoutes, screens } from '../routes.ts'
+
+// The real Express app (React Router on this checkout's routes, the embedded auth service,
+// PostgreSQL) on a loopback port, spoken to in raw HTTP the way an outside probe would:
+// body limits, origin checks, bad bodies and redirect targets (issue 14; decision 0022).
+
+const BODY_LIMIT = 1_048_576
+const UPLOAD_LIMIT = 3 * 1_048_576
+
+let vite: ViteDevServer
+let server: Server
+let port: number
+let origin: string
+
+beforeAll(async () => {
+	port = await freePort()
+	origin = `http://localhost:${port}`
+	Object.assign(process.env, {
+		APP_URL: origin,
+		PORT: String(port),
+		BODY_LIMIT_BYTES: String(BODY_LIMIT),
+		UPLOAD_LIMIT_BYTES: String(UPLOAD_LIMIT),
+		WORKERS: '0',
+	})
+	resetSingleton('config')
+	const { createServer } = await import('vite')
+	vite = await createServer({
+		server: { middlewareMode: true, hmr: false },
+		appType: 'custom',
+		logLevel: 'silent',
+	})
+	const build = (await vite.ssrLoadModule('virtual:react-router/server-build')) as ServerBuild
+	const { createApp } = await import('./app.server.ts')
+	const app = await createApp({ nonce: () => 'nonce', build: async () => build })
+	server = app.listen(port, '127.0.0.1')
+	await new Promise((resolve) => server.once('listening', resolve))
+	expect((server.address() as AddressInfo).port).toBe(port)
+}, 180_000)
+
+afterAll(async () => {
+	server?.closeAllConnections()
+	await new Promise((resolve) => server?.close(resolve))
+	await vite?.close()
+	const { stopBoss } = await import('../jobs/boss.server.ts')
+	await stopBoss().catch(() => {})
+})
+
+type Answer = { status: number; headers: IncomingHttpHeaders; body: string }
+
+type Send = {
+	method?: string
+	path: string
+	headers?: Record<string, string>
+	body?: string | Buffer
+	/** sent in chunks (Transfer-Encoding: chunked), without Content-Length */
+	chunks?: () => AsyncIterable<Buffer>
+}
+
+/** One request on its own connection; answers as soon as the response is in. */
+function send({ method = 'GET', path, headers = {}, body, chunks }: Send): Promise<Answer> {
+	return new Promise((resolve, reject) => {
+		const req = httpRequest(
+			{ host: '127.0.0.1', port, method, path, headers: { host: `localhost:${port}`, ...headers } },
+			(res) => {
+				let text = ''
+				res.setEncoding('utf8')
+				res.on('data', (chunk: string) => {
+					if (text.length < 100_000) text += chunk
+				})
+				res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }))
+				res.on('error', () =>
+					resolve({ status: res.statusCode!, headers: res.headers, body: text }),
+				)
+			},
+		)
+		// The server may close the connection while we still send (that is the point).
+		req.on('error', (error) => (answered ? undefined : reject(error)))
+		let answered = false
+		req.on('response', () => (answered = true))
+		if (chunks) {
+			void (async () => {
+				try {
+					for await (const chunk of chunks()) {
+						if (answered || req.destroyed) break
+						if (!req.write(chunk)) await drained(req)
+					}
+					if (!req.destroyed) req.end()
+				} catch {
+					// the connection went away mid-body
+				}
+			})()
+		} else req.end(body)
+	})
+}
+
+/** Until the request can take more, or its connection is gone. */
+function drained(req: ReturnType<typeof httpRequest>) {
+	return new Promise<void>((resolve) => {
+		const done = () => {
+			req.off('drain', done)
+			req.off('close', done)
+			resolve()
+		}
+		req.on('drain', done)
+		req.on('close', done)
+	})
+}
+
+async function* repeated(total: number, size = 64 * 1024) {
+	const chunk = Buffer.alloc(size, 'a')
+	for (let sent = 0; sent < total; sent += size) yield chunk
+}
+
+/** Cookies as a browser keeps them: name=value, replaced and cleared by Set-Cookie. */
+class Jar {
+	cookies = new Map<string, string>()
+	take(answer: Answer) {
+		for (const line of answer.headers['set-cookie'] ?? []) {
+			const [pair] = line.split(';')
+			const at = pair!.indexOf('=')
+			const name = pair!.slice(0, at)
+			const value = pair!.slice(at + 1)
+			if (!value || /max-age=0/i.test(line) || /expires=thu, 01 jan 1970/i.test(line))
+				this.cookies.delete(name)
+			else this.cookies.set(name, value)
+		}
+		return answer
+	}
+	get header() {
+		return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
+	}
+}
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+
+async function signUp(jar: Jar) {
+	const email = `probe-${Math.random().toString(36).slice(2, 10)}@example.com`
+	const answer = jar.take(
+		await send({
+			method: 'POST',
+			path: '/signup',
+			headers: { ...FORM, origin },
+			body: new URLSearchParams({ fullName: 'Probe', email, password: 'password123' }).toString(),
+		}),
+	)
+	expect(answer.status).toBe(302)
+	const user = await db
+		.selectFrom('auth.users')
+		.select('id')
+		.where('email', '=', email)
+		.executeTakeFirstOrThrow()
+	return user.id
+}
+
+/** The page a signed-in browser gets at `path` (following nothing). */
+async function visit(jar: Jar, path: string) {
+	return jar.take(await send({ path, headers: { cookie: jar.header } }))
+}
+
+describe('body limits hold for every way of sending a body', () => {
+	test('a 100 MB chunked POST to /signin gets 413 and memory does not grow by it', async () => {
+		const before = process.memoryUsage()
+		let peak = 0
+		const sample = setInterval(() => {
+			const now = process.memoryUsage()
+			peak = Math.max(peak, now.rss - before.rss, now.arrayBuffers - before.arrayBuffers)
+		}, 5)
+		let offered = 0
+		const answer = await send({
+			method: 'POST',
+			path: '/signin',
+			headers: { ...FORM, origin },
+			chunks: async function* () {
+				for await (const chunk of repeated(100 * 1_048_576)) {
+					offered += chunk.byteLength
+					yield chunk
+				}
+			},
+		})
+		clearInterval(sample)
+		expect(answer.status).toBe(413)
+		expect(answer.body).toBe('Payload Too Large')
+		// The server stopped reading near the limit: the client could not push the 100 MB.
+		expect(offered).toBeLessThan(40 * 1_048_576)
+		expect(peak).toBeLessThan(40 * 1_048_576)
+	}, 60_000)
+
+	test('a declared Content-Length over the limit is refused before the body is sent', async () => {
+		const answer = await new Promise<Answer>((resolve, reject) => {
+			const req = httpRequest(
+				{
+					host: '127.0.0.1',
+					port,
+					method: 'POST',
+					path: '/signin',
+					headers: { ...FORM, origin, 'content-length': String(BODY_LIMIT + 1) },
+				},
+				(res) => {
+					res.resume()
+					resolve({ status: res.statusCode!, headers: res.headers, body: '' })
+				},
+			)
+			req.on('error', reject)
+			// headers only: the answer comes without a byte of the body
+			req.flushHeaders()
+		})
+		expect(answer.status).toBe(413)
+		expect(answer.headers.connection).toBe('close')
+	})
+
+	test('a chunked body just over the limit is 413 on every kind of route; under it is read', async () => {
+		for (const path of [
+			'/signin',
+			'/signin.data',
+			'/consent',
+			'/stripe/webhook',
+			'/auth/v1/token',
+		]) {
+			const answer = await send({
+				method: 'POST',
+				path,
+				headers: { ...FORM, origin },
+				chunks: () => repeated(BODY_LIMIT + 64 * 1024, 16 * 1024),
+			})
+			expect(answer.status, path).toBe(413)
+		}
+		const under = await send({
+			method: 'POST',
+			path: '/signin',
+			headers: { ...FORM, origin },
+			chunks: async function* () {
+				yield Buffer.from('email=nobody%40example.com&password=x&pad=')
+				yield* repeated(BODY_LIMIT - 128 * 1024, 16 * 1024)
+			},
+		})
+		// read whole and answered by the form: a message, not a refusal
+		expect(under.status).toBe(400)
+	})
+
+	test('a Content-Length that is smaller than the body does not smuggle the rest in', async () => {
+		const answer = await send({
+			method: 'POST',
+			path: '/signin',
+			headers: { ...FORM, origin, 'content-length': '5' },
+			body: 'a=b&c' + 'x'.repeat(10),
+		}).catch(() => null)
+		// The first request is the 5 bytes (a form without email: 400); nothing answers 500.
+		expect(answer?.status ?? 400).toBeLessThan(500)
+	})
+
+	test('CSV uploads to /file-list have the larger limit, counted the same way', async () => {
+		const jar = new Jar()
+		const userId = await signUp(jar)
+		await insertSubscription(db, userId)
+		const boundary = 'probe-boundary'
+		const upload = (size: number) =>
+			async function* () {
+				yield Buffer.from(
+					`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="leads.csv"\r\nContent-Type: text/csv\r\n\r\nemail\r\n`,
+				)
+				const row = Buffer.from('someone@example.com\n'.repeat(3000))
+				for (let sent = 0; sent < size; sent += row.byteLength) yield row
+				yield Buffer.from(`\r\n--${boundary}--\r\n`)
+			}
+		const headers = {
+			'content-type': `multipart/form-data; boundary=${boundary}`,
+			origin,
+			cookie: jar.header,
+		}
+		// over the ordinary limit, under the upload limit: accepted (the file is kept)
+		const accepted = await send({
+			method: 'POST',
+			path: '/file-list',
+			headers,
+			chunks: upload(2 * 1_048_576),
+		})
+		expect(accepted.status).toBe(302)
+		expect(accepted.headers.location).toMatch(/^\/file-list\?upload=/)
+		// over the upload limit: 413
+		const refused = await send({
+			method: 'POST',
+			path: '/file-list',
+			headers,
+			chunks: upload(UPLOAD_LIMIT + 1_048_576),
+		})
+		expect(refused.status).toBe(413)
+		// the ordinary limit still holds for the page's other forms
+		const other = await send({
+			method: 'POST',
+			path: '/file-list',
+			headers: { ...FORM, origin, cookie: jar.header },
+			chunks: () => repeated(2 * 1_048_576, 16 * 1024),
+		})
+		expect(other.status).toBe(413)
+	}, 60_000)
+})
+
+describe('every state-changing request checks its origin', () => {
+	test('a cross-origin POST gets 403 and changes nothing; the same origin goes through', async () => {
+		const jar = new Jar()
+		await signUp(jar)
+		expect((await visit(jar, '/settings')).status).toBe(200)
+
+		const hostile: Record<string, string>[] = [
+			{ origin: 'https://evil.example' },
+			{ origin: 'null' },
+			{ origin: `http://127.0.0.1:${port}` },
+			{ origin: `${origin}.evil.example` },
+			{ referer: 'https://evil.example/page' },
+			{ referer: 'not a url' },
+		]
+		for (const headers of hostile) {
+			for (const path of ['/signout', '/workspaces/switch', '/consent', '/settings']) {
+				const answer = await send({
+					method: 'POST',
+					path,
+					headers: { ...FORM, ...headers, cookie: jar.header },
+					body: 'consent=granted&redirectTo=%2F&intent=profile&fullName=Hacked',
+				})
+				expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(403)
+				expect(answer.headers['set-cookie'], path).toBeUndefined()
+			}
+		}
+		// still signed in, nothing renamed
+		const settings = await visit(jar, '/settings')
+		expect(settings.status).toBe(200)
+		expect(settings.body).not.toContain('Hacked')
+
+		// the same origin (Origin, or only a Referer) goes through
+		const consent = await send({
+			method: 'POST',
+			path: '/consent',
+			headers: { ...FORM, origin, cookie: jar.header },
+			body: 'consent=granted&redirectTo=%2Fsettings',
+		})
+		expect(consent.status).toBe(302)
+		expect(consent.headers['set-cookie']?.join()).toContain('granted')
+		const signout = jar.take(
+			await send({
+				method: 'POST',
+				path: '/signout',
+				headers: { ...FORM, referer: `${origin}/settings`, cookie: jar.header },
+				body: '',
+			}),
+		)
+		expect(signout.status).toBe(302)
+		expect((await visit(jar, '/settings')).status).toBe(302)
+	})
+
+	test('machines that prove themselves otherwise are not asked for an origin', async () => {
+		const webhook = await send({
+			method: 'POST',
+			path: '/stripe/webhook',
+			headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+			body: '{}',
+		})
+		expect(webhook.status).not.toBe(403)
+		expect(webhook.status).toBeLessThan(500)
+		const auth = await send({
+			method: 'POST',
+			path: '/auth/v1/token?grant_type=password',
+			headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+			body: JSON.stringify({ email: 'nobody@example.com', password: 'x' }),
+		})
+		// the auth API's own answer (no apikey), not the origin check's
+		expect(auth.status).not.toBe(403)
+		expect(auth.body).not.toContain('another site')
+	})
+})
+
+describe('redirect targets stay on the site and never answer 500', () => {
+	const targets = [
+		'//evil.com',
+		'/\\evil.com',
+		'/\t/evil.com',
+		'/%2F%2Fevil.com',
+		'http:evil.com',
+		'https://evil.com',
+		'/.//evil.com',
+		'/\r\nSet-Cookie: x=y',
+		'/\u0000',
+	]
+
+	test('signin, consent, switch-workspace and auth/confirm fall back to /', async () => {
+		const jar = new Jar()
+		const userId = await signUp(jar)
+		const email = (await db
+			.selectFrom('auth.users')
+			.select('email')
+			.where('id', '=', userId)
+			.executeTakeFirstOrThrow())!.email!
+		const workspace = await db
+			.selectFrom('workspaces')
+			.select('id')
+			.where('user_id', '=', userId)
+			.executeTakeFirst()
+		for (const target of targets) {
+			const consent = await send({
+				method: 'POST',
+				path: '/consent',
+				headers: { ...FORM, origin },
+				body: new URLSearchParams({ consent: 'denied', redirectTo: target }).toString(),
+			})
+			expect([consent.status, consent.headers.location], target).toEqual([302, '/'])
+
+			if (workspace) {
+				const switched = await send({
+					method: 'POST',
+					path: '/workspaces/switch',
+					headers: { ...FORM, origin, cookie: jar.header },
+					body: new URLSearchParams({ workspaceId: workspace.id, redirectTo: target }).toString(),
+				})
+				expect([switched.status, switched.headers.location], target).toEqual([302, '/'])
+			}
+
+			const signedIn = new Jar()
+			const signin = signedIn.take(
+				await send({
+					method: 'POST',
+					path: '/signin',
+					headers: { ...FORM, origin },
+					body: new URLSearchParams({
+						email,
+						password: 'password123',
+						redirectTo: target,
+					}).toString(),
+				}),
+			)
+			expect([signin.status, signin.headers.location], target).toEqual([302, '/'])
+
+			const confirm = await send({
+				path: `/auth/confirm?token_hash=nothing&type=signup&next=${encodeURIComponent(target)}`,
+			})
+			expect(confirm.status, target).toBe(302)
+			expect(confirm.headers.location, target).toBe('/signin')
+		}
+	})
+})
+
+describe('bad request bodies get 4xx, never 500', () => {
+	const bodies: { name: string; headers: Record<string, string>; body: string | Buffer }[] = [
+		{ name: 'JSON', headers: { 'content-type': 'application/json' }, body: '{"intent":"x"}' },
+		{ name: 'text', headers: { 'content-type': 'text/plain' }, body: 'hello' },
+		{ name: 'no content type', headers: {}, body: Buffer.from([0, 255, 1, 254]) },
+		{ name: 'XML', headers: { 'content-type': 'application/xml' }, body: '<a/>' },
+		{
+			name: 'multipart without boundary',
+			headers: { 'content-type': 'multipart/form-data' },
+			body: 'x',
+		},
+		{
+			name: 'broken multipart',
+			headers: { 'content-type': 'multipart/form-data; boundary=zz' },
+			body: '--zz\r\nContent-Disposition: form-data; name="intent"\r\n\r\nx\r\n--z',
+		},
+		{
+			name: 'broken urlencoded',
+			headers: FORM,
+			body: '%zz=%&&=&intent=%E0%A4%A&redirectTo=%0d%0a&workspaceId=%FF',
+		},
+		{
+			name: 'urlencoded with files-like repeats',
+			headers: FORM,
+			body: 'intent=a&intent=b&id[]=1&id[]=2',
+		},
+	]
+
+	/** Every path in the route table, params filled with an id that names nothing. */
+	const paths = [...screens, ...resourceRoutes]
+		.map((route) => `/${route.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000')}`)
+		.filter((path) => path !== '/signout')
+		.concat('/signout')
+
+	test('every route, signed in (with a plan, as a platform admin), answers each with less than 500', async () => {
+		const jar = new Jar()
+		const userId = await signUp(jar)
+		await insertSubscription(db, userId)
+		await db.insertInto('roles').values({ user_id: userId, role: 'admin' }).execute()
+		await db
+			.insertInto('onboarding')
+			.values({ user_id: userId, completed_at: new Date() })
+			.onConflict((oc) => oc.column('user_id').doUpdateSet({ completed_at: new Date() }))
+			.execute()
+		const page = await visit(jar, '/file-list')
+		expect([page.status, page.headers.location]).toEqual([200, undefined])
+
+		const failures: string[] = []
+		for (const path of paths) {
+			for (const { name, headers, body } of bodies) {
+				for (const suffix of path === '/' ? ['', '_root.data'] : ['', '.data']) {
+					if (suffix && name !== 'JSON' && name !== 'broken multipart') continue
+					const target = path === '/' && suffix ? `/${suffix}` : `${path}${suffix}`
+					const answer = await send({
+						method: 'POST',
+						path: target,
+						headers: { ...headers, origin, cookie: jar.header },
+						body,
+					})
+					if (answer.status >= 500) failures.push(`POST ${target} (${name}): ${answer.status}`)
+				}
+			}
+			const get = await send({
+				path,
+				headers: { 'content-type': 'application/json', cookie: jar.header },
+				body: '{"a":1}',
+			})
+			if (get.status >= 500) failures.push(`GET ${path} with a body: ${get.status}`)
+		}
+		expect(failures).toEqual([])
+	}, 300_000)
+})
