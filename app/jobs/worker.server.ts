@@ -1,5 +1,6 @@
+import { runAsJob } from '../../db/index.server.ts'
 import { logger } from '../utils/logger.server.ts'
-import { getBoss } from './boss.server.ts'
+import { configureQueue, getBoss } from './boss.server.ts'
 import { jobDefinitions } from './registry.server.ts'
 
 export type Workers = { stop(): Promise<void> }
@@ -14,6 +15,7 @@ export async function startWorkers(options: {
 }): Promise<Workers> {
 	const boss = await getBoss()
 	for (const job of jobDefinitions) {
+		await configureQueue(boss, job.name, job)
 		await boss.work(
 			job.name,
 			{
@@ -26,11 +28,14 @@ export async function startWorkers(options: {
 				const data = job.schema.parse(attempt.data)
 				const started = Date.now()
 				try {
-					await job.handler(data, {
-						jobId: attempt.id,
-						retryCount: attempt.retryCount,
-						signal: attempt.signal,
-					})
+					// on the job pool: a job's connections never keep pages waiting
+					await runAsJob(() =>
+						job.handler(data, {
+							jobId: attempt.id,
+							retryCount: attempt.retryCount,
+							signal: attempt.signal,
+						}),
+					)
 					logger.info({ job: job.name, id: attempt.id, ms: Date.now() - started }, 'job done')
 				} catch (error) {
 					logger.warn({ job: job.name, id: attempt.id, err: error }, 'job failed')
