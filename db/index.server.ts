@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
+import { isDatabaseConnectionError } from './errors.ts'
 import { peekSingleton, singleton } from '../app/utils/singleton.server.ts'
 import type { DB } from './schema.ts'
 
@@ -20,19 +21,44 @@ export function prepareStatement(name: string, text: string) {
 }
 
 class PreparingClient extends pg.Client {
+	/** the connection failed (server gone, backend terminated): never back into the pool */
+	#lost = false
+	#release: ((error?: Error | boolean) => void) | undefined
+
 	constructor(config?: string | pg.ClientConfig) {
 		super(config)
 		// A connection the server drops (restart, admin shutdown) emits 'error' even while
 		// checked out of the pool; unheard, that would end the process. The query in flight
 		// fails on its own, and the pool discards the client when it comes back.
-		this.on('error', (error) => console.warn('postgres connection lost:', error.message))
+		this.on('error', (error) => {
+			this.#lost = true
+			console.warn('postgres connection lost:', error.message)
+		})
 		const query = this.query.bind(this) as (...args: unknown[]) => unknown
 		this.query = ((text: unknown, values: unknown, ...rest: unknown[]) => {
 			const name = typeof text === 'string' ? preparedNames.get(text) : undefined
-			return name && Array.isArray(values)
-				? query({ name, text, values }, ...rest)
-				: query(text, values, ...rest)
+			const result =
+				name && Array.isArray(values)
+					? query({ name, text, values }, ...rest)
+					: query(text, values, ...rest)
+			if (result instanceof Promise) {
+				result.catch((error: unknown) => {
+					if (isDatabaseConnectionError(error)) this.#lost = true
+				})
+			}
+			return result
 		}) as pg.Client['query']
+	}
+
+	// pg-pool sets `release` at each checkout (Kysely calls it with `false`); a lost connection is handed back as broken,
+	// so the next checkout gets a working one instead of the same dead socket.
+	get release() {
+		return this.#release
+	}
+	set release(release: ((error?: Error | boolean) => void) | undefined) {
+		this.#release =
+			release &&
+			((error) => release(error || (this.#lost ? new Error('connection lost') : undefined)))
 	}
 }
 
