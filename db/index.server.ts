@@ -113,7 +113,8 @@ export function runAsJob<T>(work: () => T): T {
 	return jobScope.run(true, work)
 }
 
-const inJob = () => jobScope.getStore() === true
+/** Whether the caller runs inside a job handler (else: a web request, a script). */
+export const inJob = () => jobScope.getStore() === true
 
 /**
  * The process-wide pg pool (for the few places that need raw pg: COPY, rate limits): the
