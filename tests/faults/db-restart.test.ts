@@ -78,7 +78,7 @@ test('a database restart: no process exits, pages say 503 meanwhile, the job fin
 		.where('email', '=', email)
 		.executeTakeFirstOrThrow()
 	await grantCredits(db, { accountId: user.id, amount: 10_000, reason: 'admin', reference: 'seed' })
-	const me = await loadAccountContext(db, user)
+	const me = await loadAccountContext(db, { id: user.id, email })
 	apify.scenario('restart', { pageDelayMs: 1200 })
 	const { listId, requestId } = await createLeadScrape(me, {
 		name: 'Restart',
