@@ -94,7 +94,7 @@ export async function dropWorkspaceKey(accountId: string, ebWorkspaceId: number)
 }
 
 /** one lock per super-admin key (its hash: the key itself never leaves this process) */
-const lockKey = (access: EmailBisonAccess) =>
+export const lockKey = (access: EmailBisonAccess) =>
 	`emailbison:${createHash('sha256').update(`${access.baseUrl}\n${access.superAdminKey}`).digest('hex')}`
 
 /**
