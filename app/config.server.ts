@@ -71,6 +71,10 @@ const EnvSchema = z
 		JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
 		// SIGTERM/SIGINT: requests in flight get this long to finish (decision 0025)
 		SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+		// db/index.server.ts reads these three itself (scripts use it without the config)
+		DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(20),
+		DB_JOB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+		DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
 		LOG_LEVEL: z
 			.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
 			.default('info'),

@@ -6,6 +6,10 @@ import { ServerRouter, type EntryContext, type RouterContextProvider } from 'rea
 import { cspNonceContext } from './utils/load-context.server.ts'
 import { NonceProvider } from './utils/nonce.ts'
 import { logger } from './utils/logger.server.ts'
+import {
+	noteDatabaseOutage,
+	RETRY_AFTER_SECONDS,
+} from './middleware/database-unavailable.server.ts'
 
 export const streamTimeout = 5_000
 
@@ -17,6 +21,7 @@ export default function handleRequest(
 	loadContext: RouterContextProvider,
 ) {
 	const nonce = loadContext.get(cspNonceContext) || undefined
+	if (responseStatusCode === 503) responseHeaders.set('Retry-After', String(RETRY_AFTER_SECONDS))
 	return new Promise<Response>((resolve, reject) => {
 		let shellRendered = false
 		const userAgent = request.headers.get('user-agent')
@@ -54,7 +59,17 @@ export default function handleRequest(
 	})
 }
 
-export function handleError(error: unknown, { request }: { request: Request }) {
+export function handleError(
+	error: unknown,
+	{ request, context }: { request: Request; context?: RouterContextProvider },
+) {
+	noteDatabaseOutage(error, context)
 	if (request.signal.aborted) return
 	logger.error({ err: error, url: request.url }, 'unhandled error')
+}
+
+/** Client navigations (.data) that met a database outage: tell when to try again. */
+export function handleDataRequest(response: Response) {
+	if (response.status === 503) response.headers.set('Retry-After', String(RETRY_AFTER_SECONDS))
+	return response
 }

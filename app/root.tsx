@@ -14,6 +14,7 @@ import type { Route } from './+types/root'
 import { NotFoundScreen } from './components/not-found/not-found-screen.tsx'
 import { Analytics, ConsentBanner, NoScriptPageview } from './components/analytics/analytics.tsx'
 import { ForbiddenScreen } from './components/forbidden-screen.tsx'
+import { UnavailableScreen } from './components/unavailable-screen.tsx'
 import { getConfig } from './config.server.ts'
 import { requestContext } from './context.server.ts'
 import {
@@ -23,6 +24,7 @@ import {
 } from './services/analytics/analytics.server.ts'
 import { currentBuildId } from './services/build/build-version.server.ts'
 import { isChunkLoadError, reloadOnce } from './utils/chunk-reload.ts'
+import { databaseUnavailableMiddleware } from './middleware/database-unavailable.server.ts'
 import { routeGuardMiddleware } from './middleware/route-guards.server.ts'
 import { sessionMiddleware } from './middleware/session.server.ts'
 import { useNonce } from './utils/nonce.ts'
@@ -30,7 +32,11 @@ import { useHydrated } from './utils/use-hydrated.ts'
 import { getToast } from './utils/toast.server.ts'
 import stylesheet from './app.css?url'
 
-export const middleware: Route.MiddlewareFunction[] = [sessionMiddleware, routeGuardMiddleware]
+export const middleware: Route.MiddlewareFunction[] = [
+	databaseUnavailableMiddleware,
+	sessionMiddleware,
+	routeGuardMiddleware,
+]
 
 export const links: Route.LinksFunction = () => [
 	{ rel: 'stylesheet', href: stylesheet },
@@ -165,7 +171,10 @@ export default function App({ loaderData }: Route.ComponentProps) {
 	)
 }
 
-/** SPEC.md sections 2 and 8: every unmatched path and unhandled error shows the 404 screen. */
+/**
+ * SPEC.md sections 2 and 8: every unmatched path and unhandled error shows the 404 screen;
+ * the database being unreachable shows the 503 "temporarily unavailable" screen.
+ */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
 	const root = useRouteLoaderData<typeof loader>('root')
 	const appName = root?.appName ?? 'Leadsmith'
@@ -179,6 +188,14 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
 		return () => window.clearTimeout(timer)
 	}, [chunkError, error])
 	if (chunkError && reloading) return null
+	if (isRouteErrorResponse(error) && error.status === 503) {
+		return (
+			<>
+				<title>{`Temporarily unavailable | ${appName}`}</title>
+				<UnavailableScreen />
+			</>
+		)
+	}
 	if (isRouteErrorResponse(error) && error.status === 403) {
 		return (
 			<>

@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { singleton } from '../app/utils/singleton.server.ts'
+import { isDatabaseConnectionError } from './errors.ts'
+import { peekSingleton, singleton } from '../app/utils/singleton.server.ts'
 import type { DB } from './schema.ts'
 
 // int8 and numeric come back as strings by default; counts and money here fit in a JS number.
@@ -19,25 +21,65 @@ export function prepareStatement(name: string, text: string) {
 }
 
 class PreparingClient extends pg.Client {
+	/** the connection failed (server gone, backend terminated): never back into the pool */
+	#lost = false
+	#release: ((error?: Error | boolean) => void) | undefined
+
 	constructor(config?: string | pg.ClientConfig) {
 		super(config)
+		// A connection the server drops (restart, admin shutdown) emits 'error' even while
+		// checked out of the pool; unheard, that would end the process. The query in flight
+		// fails on its own, and the pool discards the client when it comes back.
+		this.on('error', (error) => {
+			this.#lost = true
+			console.warn('postgres connection lost:', error.message)
+		})
 		const query = this.query.bind(this) as (...args: unknown[]) => unknown
 		this.query = ((text: unknown, values: unknown, ...rest: unknown[]) => {
 			const name = typeof text === 'string' ? preparedNames.get(text) : undefined
-			return name && Array.isArray(values)
-				? query({ name, text, values }, ...rest)
-				: query(text, values, ...rest)
+			const result =
+				name && Array.isArray(values)
+					? query({ name, text, values }, ...rest)
+					: query(text, values, ...rest)
+			if (result instanceof Promise) {
+				result.catch((error: unknown) => {
+					if (isDatabaseConnectionError(error)) this.#lost = true
+				})
+			}
+			return result
 		}) as pg.Client['query']
+	}
+
+	// pg-pool sets `release` at each checkout (Kysely calls it with `false`); a lost connection is handed back as broken,
+	// so the next checkout gets a working one instead of the same dead socket.
+	get release() {
+		return this.#release
+	}
+	set release(release: ((error?: Error | boolean) => void) | undefined) {
+		this.#release =
+			release &&
+			((error) => release(error || (this.#lost ? new Error('connection lost') : undefined)))
 	}
 }
 
-export function createPool(connectionString: string, options: { max?: number } = {}) {
-	const pool = new pg.Pool({ connectionString, max: options.max ?? 10, Client: PreparingClient })
-	pool.on('error', (error) => console.error('postgres pool error', error))
+export type PoolOptions = {
+	max?: number
+	/** how long to wait for a free connection (or a new one) before the query fails */
+	connectionTimeoutMillis?: number
+}
+
+export function createPool(connectionString: string, options: PoolOptions = {}) {
+	const pool = new pg.Pool({
+		connectionString,
+		max: options.max ?? 10,
+		connectionTimeoutMillis: options.connectionTimeoutMillis ?? 0,
+		Client: PreparingClient,
+	})
+	pool.on('error', (error) => console.warn('postgres idle connection lost:', error.message))
 	return pool
 }
 
-export function createDb(connectionString: string | pg.Pool, options: { max?: number } = {}) {
+export function createDb(connectionString: string | pg.Pool, options: PoolOptions = {}) {
 	const pool =
 		typeof connectionString === 'string' ? createPool(connectionString, options) : connectionString
 	return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
@@ -49,21 +91,76 @@ function databaseUrl() {
 	return url
 }
 
-/** The process-wide pg pool (for the few places that need raw pg: COPY, rate limits). */
+/** Pool sizes and the connect timeout (DB_POOL_MAX, DB_JOB_POOL_MAX, DB_CONNECT_TIMEOUT_MS). */
+function poolSettings() {
+	const number = (name: string, fallback: number) => {
+		const value = Number(process.env[name])
+		return Number.isFinite(value) && value > 0 ? value : fallback
+	}
+	return {
+		web: number('DB_POOL_MAX', 20),
+		jobs: number('DB_JOB_POOL_MAX', 10),
+		connectTimeoutMs: number('DB_CONNECT_TIMEOUT_MS', 5000),
+	}
+}
+
+// Job work and request work draw on separate pools, so a job holding connections (a lock,
+// a long COPY) never leaves pages waiting. Code running inside a job handler is in this scope.
+const jobScope = singleton('db-job-scope', () => new AsyncLocalStorage<true>())
+
+/** Runs `work` (a job handler) on the job pool. */
+export function runAsJob<T>(work: () => T): T {
+	return jobScope.run(true, work)
+}
+
+/** Whether the caller runs inside a job handler (else: a web request, a script). */
+export const inJob = () => jobScope.getStore() === true
+
+/**
+ * The process-wide pg pool (for the few places that need raw pg: COPY, rate limits): the
+ * job pool inside a job, else the web pool, whose requests wait for a connection at most
+ * DB_CONNECT_TIMEOUT_MS and then fail (a 503) instead of hanging.
+ */
 export function getPool(): pg.Pool {
-	return singleton('pg-pool', () => createPool(databaseUrl(), { max: 20 }))
+	if (inJob()) {
+		// a job may wait its turn for a connection much longer than a page may
+		return singleton('pg-job-pool', () => {
+			const settings = poolSettings()
+			return createPool(databaseUrl(), {
+				max: settings.jobs,
+				connectionTimeoutMillis: Math.max(settings.connectTimeoutMs, 60_000),
+			})
+		})
+	}
+	return singleton('pg-pool', () => {
+		const settings = poolSettings()
+		return createPool(databaseUrl(), {
+			max: settings.web,
+			connectionTimeoutMillis: settings.connectTimeoutMs,
+		})
+	})
 }
 
 function instance() {
-	return singleton('db', () => createDb(getPool()))
+	return inJob()
+		? singleton('db-jobs', () => createDb(getPool()))
+		: singleton('db', () => createDb(getPool()))
+}
+
+/** Closes both pools (those that were opened). */
+async function destroyAll() {
+	const opened = ['db', 'db-jobs'].map((name) => peekSingleton<Database>(name)).filter(Boolean)
+	await Promise.all(opened.map((d) => d!.destroy()))
 }
 
 /**
  * The process-wide Kysely instance, created on first use so that server.ts can
  * start the embedded server (and set DATABASE_URL) before anything connects.
+ * Inside a job it is the job pool's; `destroy()` closes both.
  */
 export const db: Database = new Proxy({} as Database, {
 	get(_, property) {
+		if (property === 'destroy') return destroyAll
 		const real = instance()
 		const value = Reflect.get(real, property, real)
 		return typeof value === 'function' ? value.bind(real) : value

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { isTransientDatabaseError } from '../../db/errors.ts'
 
 export type JobContext = {
 	jobId: string
@@ -28,4 +29,21 @@ export type JobDefinition<T = unknown> = {
 
 export function defineJob<T>(definition: JobDefinition<T>): JobDefinition<T> {
 	return definition
+}
+
+/**
+ * Whether a failed attempt goes back to pg-boss to be retried later (with backoff, resuming
+ * from the job's checkpoint) instead of ending the job as failed and refunding it: while
+ * attempts are left, errors that go away by themselves (the database restarting or
+ * unreachable, a deadlock or serialization victim), the worker stopping, and what the caller
+ * knows to be retryable (an outside service's 5xx).
+ */
+export function retryLater(
+	error: unknown,
+	context: Pick<JobContext, 'retryCount' | 'signal'>,
+	retryLimit: number,
+	retryable = false,
+) {
+	const transient = retryable || context.signal.aborted || isTransientDatabaseError(error)
+	return transient && context.retryCount < retryLimit
 }

@@ -1,20 +1,23 @@
 import type { Kysely } from 'kysely'
 import { fromKysely } from 'pg-boss'
-import type { JobDefinition } from './define.server.ts'
-import { getBoss } from './boss.server.ts'
+import { ensureQueue, getBoss } from './boss.server.ts'
+import { jobPayloads, type JobName, type JobPayload } from './payloads.ts'
 
 /**
- * Queues a job. Pass the transaction that writes the job's status row as `db`
- * so that the row and the job exist together or not at all.
+ * Queues a job by its name, its payload checked first. Pass the transaction that writes the
+ * job's status row as `db` so that the row and the job exist together or not at all.
+ * Imports no job definition (see payloads.ts): the worker registers those.
  */
-export async function enqueue<T>(
-	job: JobDefinition<T>,
-	data: T,
+export async function enqueue<N extends JobName>(
+	name: N,
+	data: JobPayload<N>,
 	options: { db?: Kysely<any>; singletonKey?: string; startAfter?: Date } = {},
 ) {
-	const payload = job.schema.parse(data) as object
+	const payload = jobPayloads[name].parse(data) as object
 	const boss = await getBoss()
-	return boss.send(job.name, payload, {
+	// A process without workers may queue before any worker made the queue.
+	await ensureQueue(boss, name)
+	return boss.send(name, payload, {
 		singletonKey: options.singletonKey,
 		startAfter: options.startAfter,
 		db: options.db ? fromKysely(options.db) : undefined,

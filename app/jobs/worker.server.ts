@@ -1,5 +1,6 @@
+import { runAsJob } from '../../db/index.server.ts'
 import { logger } from '../utils/logger.server.ts'
-import { BOSS_SCHEMA, getBoss } from './boss.server.ts'
+import { BOSS_SCHEMA, configureQueue, getBoss } from './boss.server.ts'
 import { jobDefinitions } from './registry.server.ts'
 
 export type Workers = {
@@ -42,6 +43,7 @@ export async function startWorkers(options: {
 	}
 
 	for (const job of jobDefinitions) {
+		await configureQueue(boss, job.name, job)
 		await boss.work(
 			job.name,
 			{
@@ -59,11 +61,14 @@ export async function startWorkers(options: {
 					'job started',
 				)
 				try {
-					await job.handler(data, {
-						jobId: attempt.id,
-						retryCount: attempt.retryCount,
-						signal: AbortSignal.any([attempt.signal, shutdown.signal]),
-					})
+					// on the job pool: a job's connections never keep pages waiting
+					await runAsJob(() =>
+						job.handler(data, {
+							jobId: attempt.id,
+							retryCount: attempt.retryCount,
+							signal: AbortSignal.any([attempt.signal, shutdown.signal]),
+						}),
+					)
 					logger.info({ job: job.name, id: attempt.id, ms: Date.now() - started }, 'job done')
 				} catch (error) {
 					if (shutdown.signal.aborted) {

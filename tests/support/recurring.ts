@@ -8,7 +8,6 @@ import {
 	type AccountContext,
 } from '../../app/context.server.ts'
 import { enqueue } from '../../app/jobs/enqueue.server.ts'
-import { jobDefinitions } from '../../app/jobs/registry.server.ts'
 import { action as webhookAction } from '../../app/routes/resources/stripe-webhook.ts'
 import { resetSingleton } from '../../app/utils/singleton.server.ts'
 import { getToast } from '../../app/utils/toast.server.ts'
@@ -53,8 +52,7 @@ export async function deliver(fake: FakeStripe, event: object) {
 
 /** Queues the subscription-renewal job and waits until a worker has run it. */
 export async function runRenewalJob() {
-	const job = jobDefinitions.find((j) => j.name === 'subscription-renewal')!
-	const id = await enqueue(job, {})
+	const id = await enqueue('subscription-renewal', {})
 	await expect
 		.poll(
 			async () => {

@@ -12,7 +12,7 @@ const admin = createDb(serverUrl, { max: 1 })
 await sql.raw(`create database ${name} template leadsmith_template`).execute(admin)
 await admin.destroy()
 
-for (const key of ['db', 'pg-pool', 'config']) resetSingleton(key)
+for (const key of ['db', 'db-jobs', 'pg-pool', 'pg-job-pool', 'config']) resetSingleton(key)
 process.env.DATABASE_URL = databaseUrlFor(serverUrl, name)
 
 afterAll(async () => {

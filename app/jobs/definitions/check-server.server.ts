@@ -1,12 +1,12 @@
-import { z } from 'zod'
 import { runServerChecks } from '../../services/admin/health.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { defineJob } from '../define.server.ts'
+import { jobPayloads } from '../payloads.ts'
 
 /** DESIGN.md section 7's check-server queue, every five minutes: results land in check_server. */
 export const checkServerJob = defineJob({
 	name: 'check-server',
-	schema: z.object({}),
+	schema: jobPayloads['check-server'],
 	concurrency: 1,
 	retryLimit: 0,
 	expireInSeconds: 120,

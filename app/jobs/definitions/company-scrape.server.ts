@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { defineJob } from '../define.server.ts'
+import { jobPayloads } from '../payloads.ts'
 import {
 	COMPANY_JOB_RETRY_LIMIT,
 	runCompanyScrape,
@@ -7,7 +7,7 @@ import {
 
 export const companyScrapeJob = defineJob({
 	name: 'company-scrape',
-	schema: z.object({ listId: z.uuid() }),
+	schema: jobPayloads['company-scrape'],
 	retryLimit: COMPANY_JOB_RETRY_LIMIT,
 	retryDelaySeconds: 15,
 	expireInSeconds: 6 * 3600,

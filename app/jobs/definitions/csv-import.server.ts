@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { defineJob } from '../define.server.ts'
+import { jobPayloads } from '../payloads.ts'
 import {
 	CSV_IMPORT_RETRY_LIMIT,
 	runCsvImport,
@@ -8,7 +8,7 @@ import {
 /** Imports an uploaded CSV into its list (DESIGN.md section 7): resumable from its checkpoint. */
 export const csvImportJob = defineJob({
 	name: 'csv-import',
-	schema: z.object({ listId: z.uuid() }),
+	schema: jobPayloads['csv-import'],
 	retryLimit: CSV_IMPORT_RETRY_LIMIT,
 	retryDelaySeconds: 5,
 	expireInSeconds: 2 * 3600,

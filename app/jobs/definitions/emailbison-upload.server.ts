@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { defineJob } from '../define.server.ts'
+import { jobPayloads } from '../payloads.ts'
 import {
 	runEmailBisonUpload,
 	UPLOAD_RETRY_LIMIT,
@@ -8,7 +8,7 @@ import {
 /** Uploads a list's leads to an EmailBison campaign (DESIGN.md section 7): resumable per lead. */
 export const emailBisonUploadJob = defineJob({
 	name: 'emailbison-upload',
-	schema: z.object({ uploadId: z.uuid() }),
+	schema: jobPayloads['emailbison-upload'],
 	retryLimit: UPLOAD_RETRY_LIMIT,
 	retryDelaySeconds: 10,
 	expireInSeconds: 6 * 3600,

@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { defineJob } from '../define.server.ts'
+import { jobPayloads } from '../payloads.ts'
 import {
 	ENRICH_JOB_RETRY_LIMIT,
 	runEnrichment,
@@ -7,7 +7,7 @@ import {
 
 export const enrichJob = defineJob({
 	name: 'enrich',
-	schema: z.object({ runId: z.uuid() }),
+	schema: jobPayloads.enrich,
 	retryLimit: ENRICH_JOB_RETRY_LIMIT,
 	retryDelaySeconds: 10,
 	expireInSeconds: 6 * 3600,

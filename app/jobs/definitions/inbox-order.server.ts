@@ -1,5 +1,5 @@
-import { z } from 'zod'
 import { defineJob } from '../define.server.ts'
+import { jobPayloads } from '../payloads.ts'
 
 /**
  * DESIGN.md section 7's inbox-order queue: a paid inbox order is checked, its addresses
@@ -7,7 +7,7 @@ import { defineJob } from '../define.server.ts'
  */
 export const inboxOrderJob = defineJob({
 	name: 'inbox-order',
-	schema: z.object({ orderId: z.uuid() }),
+	schema: jobPayloads['inbox-order'],
 	retryLimit: 5,
 	retryDelaySeconds: 30,
 	expireInSeconds: 300,

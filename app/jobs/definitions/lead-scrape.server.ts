@@ -1,10 +1,10 @@
-import { z } from 'zod'
 import { defineJob } from '../define.server.ts'
+import { jobPayloads } from '../payloads.ts'
 import { JOB_RETRY_LIMIT, runLeadScrape } from '../../services/leads/run-lead-scrape.server.ts'
 
 export const leadScrapeJob = defineJob({
 	name: 'lead-scrape',
-	schema: z.object({ requestId: z.uuid() }),
+	schema: jobPayloads['lead-scrape'],
 	retryLimit: JOB_RETRY_LIMIT,
 	retryDelaySeconds: 15,
 	expireInSeconds: 6 * 3600,

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import {
 	expireSubscriptions,
 	grantDuePlanCredits,
@@ -13,6 +12,7 @@ import {
 } from '../../services/inboxes/billing.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { defineJob } from '../define.server.ts'
+import { jobPayloads } from '../payloads.ts'
 
 /**
  * DESIGN.md section 7's subscription-renewal queue, every five minutes: ends
@@ -25,7 +25,7 @@ import { defineJob } from '../define.server.ts'
  */
 export const subscriptionExpiryJob = defineJob({
 	name: 'subscription-renewal',
-	schema: z.object({}),
+	schema: jobPayloads['subscription-renewal'],
 	concurrency: 1,
 	retryLimit: 2,
 	expireInSeconds: 300,

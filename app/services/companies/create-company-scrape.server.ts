@@ -4,7 +4,6 @@ import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { companyScrapeJob } from '../../jobs/definitions/company-scrape.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { parseDomainList } from '../../utils/domains.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
@@ -105,7 +104,7 @@ export async function createCompanyScrape(
 				})
 			}
 			await enqueue(
-				companyScrapeJob,
+				'company-scrape',
 				{ listId: list.id },
 				{ db: trx, singletonKey: `${list.id}:1` },
 			)

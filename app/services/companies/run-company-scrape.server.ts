@@ -6,7 +6,7 @@ import {
 	createApolloClient,
 	type ApolloOrganization,
 } from '../../integrations/apollo.server.ts'
-import type { JobContext } from '../../jobs/define.server.ts'
+import { retryLater, type JobContext } from '../../jobs/define.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { patiently } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
@@ -183,8 +183,9 @@ export async function runCompanyScrape(listId: string, job: JobContext) {
 		}
 		await finish(list, { ok: true })
 	} catch (error) {
-		const retryable = (error instanceof ApolloError && error.retryable) || job.signal.aborted
-		if (retryable && job.retryCount < COMPANY_JOB_RETRY_LIMIT) throw error
+		// the database restarting is no reason to fail (and refund): the retry resumes
+		const retryable = error instanceof ApolloError && error.retryable
+		if (retryLater(error, job, COMPANY_JOB_RETRY_LIMIT, retryable)) throw error
 		if (!(error instanceof ApolloError))
 			logger.error({ err: error, listId }, 'company scrape failed')
 		await finish(list, {

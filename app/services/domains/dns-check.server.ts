@@ -5,7 +5,6 @@ import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
-import { dnsCheckJob } from '../../jobs/definitions/dns-check.server.ts'
 import type { DnsResult } from './domains.server.ts'
 import { invalidateForwarding } from './forwarding-cache.server.ts'
 
@@ -109,7 +108,7 @@ export async function queueDnsChecks(trx: Kysely<DB>, domainIds: string[]) {
 		.where('id', 'in', domainIds)
 		.execute()
 	for (let i = 0; i < domainIds.length; i += BATCH) {
-		await enqueue(dnsCheckJob, { domainIds: domainIds.slice(i, i + BATCH) }, { db: trx })
+		await enqueue('dns-check', { domainIds: domainIds.slice(i, i + BATCH) }, { db: trx })
 	}
 }
 

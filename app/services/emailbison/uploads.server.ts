@@ -7,7 +7,6 @@ import {
 	type EbWorkspace,
 } from '../../integrations/emailbison.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
-import { emailBisonUploadJob } from '../../jobs/definitions/emailbison-upload.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
@@ -147,7 +146,7 @@ export async function startEmailBisonUpload(
 			.set({ total: rows[0]!.n })
 			.where('id', '=', upload.id)
 			.execute()
-		await enqueue(emailBisonUploadJob, { uploadId: upload.id }, { db: trx })
+		await enqueue('emailbison-upload', { uploadId: upload.id }, { db: trx })
 		return { uploadId: upload.id, total: rows[0]!.n }
 	})
 }

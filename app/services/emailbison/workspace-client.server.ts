@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto'
 import { sql } from 'kysely'
-import { db } from '../../../db/index.server.ts'
+import { db, inJob } from '../../../db/index.server.ts'
 import {
 	createEmailBisonClient,
 	EmailBisonError,
 	type EmailBisonClient,
 } from '../../integrations/emailbison.server.ts'
+import { FormError } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
+import { sleep } from '../../utils/patience.server.ts'
 import { lastFour, openSecret, sealSecret } from '../../utils/secrets.server.ts'
 import type { EmailBisonAccess } from './settings.server.ts'
 
@@ -107,13 +109,14 @@ export async function dropWorkspaceKey(accountId: string, ebWorkspaceId: number)
 }
 
 /** one lock per super-admin key (its hash: the key itself never leaves this process) */
-const lockKey = (access: EmailBisonAccess) =>
+export const lockKey = (access: EmailBisonAccess) =>
 	`emailbison:${createHash('sha256').update(`${access.baseUrl}\n${access.superAdminKey}`).digest('hex')}`
 
 /**
  * Runs `work` with a client that acts in the EmailBison workspace: its api-user key, or
  * the super-admin key switched to the workspace while holding the advisory lock of that
- * super-admin key (held on one connection for the whole of `work`).
+ * super-admin key (held on one connection for the whole of `work`). A job waits for the
+ * lock; a page only tries for PAGE_LOCK_WAIT_MS (an upload may hold it for its whole run).
  */
 export async function inEbWorkspace<T>(
 	access: EmailBisonAccess,
@@ -132,16 +135,61 @@ export async function inEbWorkspace<T>(
 			throw error
 		}
 	}
-	return db.connection().execute(async (connection) => {
-		await sql`select pg_advisory_lock(hashtextextended(${lockKey(access)}, 0))`.execute(connection)
-		try {
-			const client = superAdminClient(access, options)
-			await client.switchWorkspace(ebWorkspaceId)
-			return await work(client, 'locked-switch')
-		} finally {
-			await sql`select pg_advisory_unlock(hashtextextended(${lockKey(access)}, 0))`.execute(
+	if (inJob()) {
+		// a job waits its turn, on a connection of the job pool
+		return db.connection().execute(async (connection) => {
+			await sql`select pg_advisory_lock(hashtextextended(${lockKey(access)}, 0))`.execute(
 				connection,
 			)
-		}
-	})
+			try {
+				return await switchAndWork(access, ebWorkspaceId, work, options)
+			} finally {
+				await sql`select pg_advisory_unlock(hashtextextended(${lockKey(access)}, 0))`.execute(
+					connection,
+				)
+			}
+		})
+	}
+	// A page never waits on an upload's lock while holding a connection: it tries for a moment,
+	// each try on a connection it gives back at once, then says the key is busy.
+	const deadline = Date.now() + PAGE_LOCK_WAIT_MS
+	for (;;) {
+		const outcome = await db.connection().execute(async (connection) => {
+			const { rows } = await sql<{
+				locked: boolean
+			}>`select pg_try_advisory_lock(hashtextextended(${lockKey(access)}, 0)) as locked`.execute(
+				connection,
+			)
+			if (!rows[0]?.locked) return { busy: true as const }
+			try {
+				return {
+					busy: false as const,
+					value: await switchAndWork(access, ebWorkspaceId, work, options),
+				}
+			} finally {
+				await sql`select pg_advisory_unlock(hashtextextended(${lockKey(access)}, 0))`.execute(
+					connection,
+				)
+			}
+		})
+		if (!outcome.busy) return outcome.value
+		if (Date.now() >= deadline) throw new FormError(LOCK_BUSY_MESSAGE)
+		await sleep(200)
+	}
+}
+
+/** How long a page tries for the super-admin key's lock before saying it is busy. */
+export const PAGE_LOCK_WAIT_MS = 2000
+export const LOCK_BUSY_MESSAGE =
+	'An EmailBison upload is using this super-admin key right now. Try again in a minute.'
+
+async function switchAndWork<T>(
+	access: EmailBisonAccess,
+	ebWorkspaceId: number,
+	work: (client: EmailBisonClient, mode: 'workspace-key' | 'locked-switch') => Promise<T>,
+	options: ClientOptions,
+) {
+	const client = superAdminClient(access, options)
+	await client.switchWorkspace(ebWorkspaceId)
+	return work(client, 'locked-switch')
 }

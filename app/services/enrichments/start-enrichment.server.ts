@@ -3,7 +3,6 @@ import { db } from '../../../db/index.server.ts'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
-import { enrichJob } from '../../jobs/definitions/enrich.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
@@ -191,7 +190,7 @@ export async function startRun(context: AccountContext | null, input: RunInput) 
 					amount: estimate.credits,
 					reference: enrichReference(run.id, 1),
 				})
-			await enqueue(enrichJob, { runId: run.id }, { db: trx })
+			await enqueue('enrich', { runId: run.id }, { db: trx })
 			return { runId: run.id, estimate }
 		})
 	} catch (error) {
@@ -266,7 +265,7 @@ export async function retryFailedRows(context: AccountContext | null, runId: str
 					amount: credits,
 					reference: enrichReference(run.id, attempt),
 				})
-			await enqueue(enrichJob, { runId: run.id }, { db: trx })
+			await enqueue('enrich', { runId: run.id }, { db: trx })
 			return { rows: reset.length }
 		})
 	} catch (error) {

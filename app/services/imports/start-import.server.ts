@@ -3,7 +3,6 @@ import { rm } from 'node:fs/promises'
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
-import { csvImportJob } from '../../jobs/definitions/csv-import.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import {
@@ -81,7 +80,7 @@ export async function startCsvImport(
 					bytes_total: upload.size,
 				})
 				.execute()
-			await enqueue(csvImportJob, { listId }, { db: trx, singletonKey: listId })
+			await enqueue('csv-import', { listId }, { db: trx, singletonKey: listId })
 		})
 	} catch (error) {
 		await rm(resolveUploadPath(filePath), { force: true })

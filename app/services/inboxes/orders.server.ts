@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
-import { inboxOrderJob } from '../../jobs/definitions/inbox-order.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { FormError, isUuid } from '../../utils/http-errors.server.ts'
@@ -240,7 +239,7 @@ export async function fulfilInboxOrderPayment(
 		quantity: item.quantity,
 	})
 	// the job that checks the order and plans its addresses, with the order or not at all
-	await enqueue(inboxOrderJob, { orderId: row.id }, { db, singletonKey: row.id })
+	await enqueue('inbox-order', { orderId: row.id }, { db, singletonKey: row.id })
 	await recordAudit(db, {
 		actorUserId,
 		action: 'inboxes.order.create',

@@ -9,7 +9,7 @@ import {
 	runFailure,
 	type ApifyClient,
 } from '../../integrations/apify.server.ts'
-import type { JobContext } from '../../jobs/define.server.ts'
+import { retryLater, type JobContext } from '../../jobs/define.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { patiently } from '../../utils/patience.server.ts'
 import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
@@ -298,8 +298,9 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 		}
 		await finish(request, { ok: true })
 	} catch (error) {
-		const retryable = (error instanceof ApifyError && error.retryable) || job.signal.aborted
-		if (retryable && job.retryCount < JOB_RETRY_LIMIT) throw error
+		// the database restarting is no reason to fail (and refund): the retry resumes
+		if (retryLater(error, job, JOB_RETRY_LIMIT, error instanceof ApifyError && error.retryable))
+			throw error
 		const message =
 			error instanceof ApifyError
 				? error.message

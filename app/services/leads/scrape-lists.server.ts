@@ -5,8 +5,6 @@ import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { createApifyClient } from '../../integrations/apify.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
-import { companyScrapeJob } from '../../jobs/definitions/company-scrape.server.ts'
-import { leadScrapeJob } from '../../jobs/definitions/lead-scrape.server.ts'
 import { companyScrapeReference } from '../companies/run-company-scrape.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
@@ -189,7 +187,7 @@ export async function retryScrape(context: AccountContext | null, kind: ListKind
 					})
 				}
 				await enqueue(
-					leadScrapeJob,
+					'lead-scrape',
 					{ requestId: request.id },
 					{ db: trx, singletonKey: `${request.id}:${attempt}` },
 				)
@@ -217,7 +215,7 @@ export async function retryScrape(context: AccountContext | null, kind: ListKind
 				})
 			}
 			await enqueue(
-				companyScrapeJob,
+				'company-scrape',
 				{ listId: list.id },
 				{ db: trx, singletonKey: `${list.id}:${domains.attempt}` },
 			)

@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely'
 import type { DB } from '../../../db/schema.ts'
-import { leadScrapeJob } from '../../jobs/definitions/lead-scrape.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { reserveCredits } from '../billing/credits.server.ts'
@@ -73,7 +72,7 @@ export async function startApolloSearch(
 		})
 	}
 	await enqueue(
-		leadScrapeJob,
+		'lead-scrape',
 		{ requestId: request.id },
 		{ db: trx, singletonKey: `${request.id}:1` },
 	)

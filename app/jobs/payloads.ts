@@ -1,0 +1,21 @@
+import { z } from 'zod'
+
+/**
+ * Every job kind's name and payload. Services queue jobs by name through enqueue.server.ts,
+ * which reads only this: the definitions (handlers, which call services) stay out of the
+ * services' imports, so jobs depend on services and never the other way.
+ */
+export const jobPayloads = {
+	'subscription-renewal': z.object({}),
+	'lead-scrape': z.object({ requestId: z.uuid() }),
+	'company-scrape': z.object({ listId: z.uuid() }),
+	'csv-import': z.object({ listId: z.uuid() }),
+	'emailbison-upload': z.object({ uploadId: z.uuid() }),
+	'dns-check': z.object({ domainIds: z.array(z.uuid()).min(1).max(100) }),
+	'inbox-order': z.object({ orderId: z.uuid() }),
+	enrich: z.object({ runId: z.uuid() }),
+	'check-server': z.object({}),
+} as const
+
+export type JobName = keyof typeof jobPayloads
+export type JobPayload<N extends JobName> = z.infer<(typeof jobPayloads)[N]>
