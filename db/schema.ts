@@ -371,6 +371,7 @@ export interface DomainSubscriptions {
 }
 
 export interface EmailbisonUpload {
+  attach_unsure: Generated<boolean>;
   attached: Generated<number>;
   campaign_id: string | null;
   campaign_name: Generated<string>;
@@ -462,6 +463,15 @@ export interface EnrichmentRuns {
   updated_at: Generated<Timestamp>;
   user_id: string;
   workspace_id: string | null;
+}
+
+export interface FormSubmissions {
+  account_id: string;
+  created_at: Generated<Timestamp>;
+  fingerprint: string;
+  form: string;
+  key: string;
+  result: Json | null;
 }
 
 export interface Inboxes {
@@ -702,6 +712,7 @@ export interface DB {
   enrichment_chain: EnrichmentChain;
   enrichment_run_rows: EnrichmentRunRows;
   enrichment_runs: EnrichmentRuns;
+  form_submissions: FormSubmissions;
   inbox_orders: InboxOrders;
   inboxes: Inboxes;
   leads: Leads;
