@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import {
 	EmailBisonError,
@@ -9,6 +10,7 @@ import {
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { emailBisonUploadJob } from '../../jobs/definitions/emailbison-upload.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { transact } from '../idempotency/form-submissions.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
@@ -70,6 +72,7 @@ export async function startEmailBisonUpload(
 	context: AccountContext | null,
 	listId: string,
 	input: StartUploadInput,
+	executor: Kysely<DB> = db,
 ) {
 	const { account, list } = await findLeadList(context, listId)
 	const access = await requireAccess(account.accountId)
@@ -118,7 +121,7 @@ export async function startEmailBisonUpload(
 		)
 
 	const mapping: UploadMapping = { fields, variables }
-	return db.transaction().execute(async (trx) => {
+	return transact(executor, async (trx) => {
 		const upload = await trx
 			.insertInto('emailbison_upload')
 			.values({
