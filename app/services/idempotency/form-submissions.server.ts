@@ -27,12 +27,15 @@ export function transact<T>(
  * going back and choosing another pack is a new intent, and sending the same one is not.
  */
 function fingerprintOf(form: string, formData: FormData) {
-	const hash = createHash('sha256').update(form)
+	const entries: string[] = []
 	for (const [name, value] of formData) {
 		if (name === IDEMPOTENCY_FIELD) continue
-		hash.update(`\0${name}\0${typeof value === 'string' ? value : `${value.name}:${value.size}`}`)
+		entries.push(`${name}\0${typeof value === 'string' ? value : `${value.name}:${value.size}`}`)
 	}
-	return hash.digest('base64url')
+	// in any order: a browser and a retrying client may list the fields differently
+	return createHash('sha256')
+		.update([form, ...entries.sort()].join('\0\0'))
+		.digest('base64url')
 }
 
 export type FormIntent = {
