@@ -70,6 +70,7 @@ export interface ApolloRequests {
   list_id: string | null;
   requested_count: number;
   run_id: string | null;
+  start_requested_at: Timestamp | null;
   status: Generated<number>;
   updated_at: Generated<Timestamp>;
   url: string;

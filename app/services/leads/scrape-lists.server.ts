@@ -184,6 +184,7 @@ export async function retryScrape(
 						status: JobStatus.pending,
 						error: null,
 						run_id: null,
+						start_requested_at: null,
 						dataset_id: null,
 						items_read: 0,
 						found_before: list.found,
