@@ -1,10 +1,19 @@
 import { expect, test, type Locator, type Page } from '@playwright/test'
+import { startFakeEmailBison, type FakeEmailBison } from '../fakes/emailbison/server.ts'
 import { subscribedAccount } from './leads-support.ts'
 import { withDatabase } from './support.ts'
 
 // A form sent again (the same fields and the same hidden key, as a double click, a retry or
 // going back and pressing again sends it) does one thing and answers as the first time did.
 test.describe.configure({ timeout: 90_000 })
+
+let eb: FakeEmailBison
+test.beforeAll(async () => {
+	eb = await startFakeEmailBison({ workspaces: 2 })
+})
+test.afterAll(async () => {
+	await eb.close()
+})
 
 /** The fields the browser would send for `form` when `submit` is pressed. */
 async function fieldsOf(form: Locator, submit?: { name: string; value: string }) {
@@ -113,6 +122,95 @@ test('a credit pack bought again: one checkout', async ({ page }) => {
 	expect(
 		await countOf(
 			`select count(*) as n from checkout_sessions s join auth.users u on u.id = s.user_id
+			 where u.email = $1`,
+			email,
+		),
+	).toBe(1)
+})
+
+test('create companies sent again: one list', async ({ page }) => {
+	const { email } = await subscribedAccount(page, { credits: 100 })
+	await page.goto('/create-companies', { waitUntil: 'networkidle' })
+	await page.getByLabel('Company domains').fill('acme.com\nbeta.io')
+	await page.getByLabel('List name').fill('Once companies')
+	await page.getByLabel('Credits').check()
+	const form = page.locator('form').filter({ has: page.getByLabel('List name') })
+	const fields = await fieldsOf(form)
+	await page.getByRole('button', { name: 'Create company list' }).click()
+	await expect(page).toHaveURL(/\/scrape/)
+	const first = here(page)
+
+	expect(await sendAgain(page, '/create-companies', fields)).toBe(first)
+	expect(
+		await countOf(
+			`select count(*) as n from company_scraping_list l join auth.users u on u.id = l.user_id
+			 where u.email = $1`,
+			email,
+		),
+	).toBe(1)
+})
+
+test('a plan chosen again: one checkout', async ({ page }) => {
+	const { email } = await subscribedAccount(page)
+	await page.goto('/subscription', { waitUntil: 'networkidle' })
+	const button = page.getByRole('button', { name: 'Switch to Monthly Unlimited' })
+	const form = page.locator('form').filter({ has: button })
+	const fields = await fieldsOf(form, {
+		name: (await button.getAttribute('name'))!,
+		value: (await button.getAttribute('value'))!,
+	})
+	await button.click()
+	await expect(page).toHaveURL(/\/test-payment\//)
+	const first = here(page)
+
+	expect(await sendAgain(page, '/subscription', fields)).toBe(first)
+	expect(
+		await countOf(
+			`select count(*) as n from checkout_sessions s join auth.users u on u.id = s.user_id
+			 where u.email = $1`,
+			email,
+		),
+	).toBe(1)
+})
+
+test('an EmailBison upload sent again: one campaign, one upload', async ({ page }, testInfo) => {
+	const { email } = await subscribedAccount(page)
+	await page.goto('/settings')
+	await page.getByLabel('EmailBison URL').fill(`${eb.url}/api`)
+	await page.getByLabel('Super-admin API key').fill(eb.superAdminKey)
+	await page.getByRole('button', { name: 'Save EmailBison settings' }).click()
+	await expect(page.getByText('EmailBison settings saved')).toBeVisible()
+	const listId = await withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string }>(
+			`insert into processing_list (user_id, name, source_type, status)
+			 select id, 'Send once', 'upload', 2 from auth.users where email = $1 returning id`,
+			[email],
+		)
+		await client.query(
+			`insert into leads (list_id, user_id, email, first_name, last_name)
+			 select $1, l.user_id, 'once' || n || '@acme.com', 'F' || n, 'L' || n
+			 from processing_list l, generate_series(1, 3) n where l.id = $1`,
+			[rows[0]!.id],
+		)
+		return rows[0]!.id
+	})
+	await page.goto(`/lists/${listId}/upload`)
+	await page.getByLabel('Workspace').selectOption({ label: 'Workspace 2' })
+	await page.getByRole('button', { name: 'Continue' }).click()
+	await page.getByLabel('Campaign', { exact: true }).selectOption('new')
+	const campaign = `Once ${testInfo.project.name} ${Date.now()}`
+	await page.getByLabel('New campaign name (when creating one)').fill(campaign)
+	const form = page.locator('form').filter({ has: page.getByLabel('Campaign', { exact: true }) })
+	const fields = await fieldsOf(form)
+	await page.getByRole('button', { name: 'Upload to EmailBison' }).click()
+	await expect(page).toHaveURL(/\/uploads\?list=/)
+	const first = here(page)
+
+	expect(await sendAgain(page, `/lists/${listId}/upload`, fields)).toBe(first)
+	expect([...eb.campaigns.values()].filter((c) => c.name === campaign)).toHaveLength(1)
+	expect(
+		await countOf(
+			`select count(*) as n from emailbison_upload e join auth.users u on u.id = e.user_id
 			 where u.email = $1`,
 			email,
 		),

@@ -30,6 +30,8 @@ function fingerprintOf(form: string, formData: FormData) {
 	const entries: string[] = []
 	for (const [name, value] of formData) {
 		if (name === IDEMPOTENCY_FIELD) continue
+		// an empty file input (nothing chosen) says nothing; a retrying client may leave it out
+		if (typeof value !== 'string' && value.size === 0) continue
 		entries.push(`${name}\0${typeof value === 'string' ? value : `${value.name}:${value.size}`}`)
 	}
 	// in any order: a browser and a retrying client may list the fields differently
