@@ -1,11 +1,13 @@
-import { expect, test, type Locator, type Page } from '@playwright/test'
+import { expect as baseExpect, test, type Locator, type Page } from '@playwright/test'
 import { startFakeEmailBison, type FakeEmailBison } from '../fakes/emailbison/server.ts'
 import { subscribedAccount } from './leads-support.ts'
 import { withDatabase } from './support.ts'
 
 // A form sent again (the same fields and the same hidden key, as a double click, a retry or
 // going back and pressing again sends it) does one thing and answers as the first time did.
-test.describe.configure({ timeout: 90_000 })
+// Sign-up, the form and its redirect take a while on a busy machine.
+test.describe.configure({ timeout: 120_000 })
+const expect = baseExpect.configure({ timeout: 30_000 })
 
 let eb: FakeEmailBison
 test.beforeAll(async () => {
