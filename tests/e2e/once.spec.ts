@@ -23,7 +23,7 @@ async function fieldsOf(form: Locator, submit?: { name: string; value: string })
 	for (const input of await form.locator('input[name], select[name], textarea[name]').all()) {
 		const name = (await input.getAttribute('name'))!
 		const type = await input.getAttribute('type')
-		if (type === 'file' || type === 'submit') continue
+		if (type === 'file' || type === 'submit' || (await input.isDisabled())) continue
 		if ((type === 'checkbox' || type === 'radio') && !(await input.isChecked())) continue
 		fields[name] = await input.inputValue()
 	}
