@@ -32,7 +32,10 @@ function fingerprintOf(form: string, formData: FormData) {
 		if (name === IDEMPOTENCY_FIELD) continue
 		// an empty file input (nothing chosen) says nothing; a retrying client may leave it out
 		if (typeof value !== 'string' && value.size === 0) continue
-		entries.push(`${name}\0${typeof value === 'string' ? value : `${value.name}:${value.size}`}`)
+		// browsers send a textarea's line breaks as CRLF, other clients as they are
+		const text =
+			typeof value === 'string' ? value.replace(/\r\n?/g, '\n') : `${value.name}:${value.size}`
+		entries.push(`${name}\0${text}`)
 	}
 	// in any order: a browser and a retrying client may list the fields differently
 	return createHash('sha256')
