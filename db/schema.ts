@@ -70,6 +70,7 @@ export interface ApolloRequests {
   list_id: string | null;
   requested_count: number;
   run_id: string | null;
+  start_requested_at: Timestamp | null;
   status: Generated<number>;
   updated_at: Generated<Timestamp>;
   url: string;
@@ -374,6 +375,7 @@ export interface DomainSubscriptions {
 }
 
 export interface EmailbisonUpload {
+  attach_unsure: Generated<boolean>;
   attached: Generated<number>;
   campaign_id: string | null;
   campaign_name: Generated<string>;
@@ -466,6 +468,15 @@ export interface EnrichmentRuns {
   updated_at: Generated<Timestamp>;
   user_id: string;
   workspace_id: string | null;
+}
+
+export interface FormSubmissions {
+  account_id: string;
+  created_at: Generated<Timestamp>;
+  fingerprint: string;
+  form: string;
+  key: string;
+  result: Json | null;
 }
 
 export interface Inboxes {
@@ -712,6 +723,7 @@ export interface DB {
   enrichment_chain: EnrichmentChain;
   enrichment_run_rows: EnrichmentRunRows;
   enrichment_runs: EnrichmentRuns;
+  form_submissions: FormSubmissions;
   inbox_orders: InboxOrders;
   inboxes: Inboxes;
   leads: Leads;

@@ -10,6 +10,7 @@ export type ApifyRun = {
 	id: string
 	status: ApifyRunStatus
 	defaultDatasetId: string
+	defaultKeyValueStoreId?: string
 	startedAt?: string | null
 	finishedAt?: string | null
 	statusMessage?: string | null
@@ -128,6 +129,22 @@ export function createApifyClient(options: {
 					timeoutMs: (waitSeconds + 30) * 1000,
 				}),
 			).then((r) => r.data),
+
+		/** The actor's latest runs, newest first (GET /v2/acts/{actorId}/runs?desc=1). */
+		listRuns: (actorId: string, limit = 20) =>
+			call(() =>
+				http.json<{ data: { items: ApifyRun[] } }>(`/acts/${encodeURIComponent(actorId)}/runs`, {
+					query: { desc: 1, limit },
+				}),
+			).then((r) => r.data.items ?? []),
+
+		/** The input a run was started with: its key-value store's INPUT record. */
+		runInput: (run: ApifyRun) =>
+			call(() =>
+				http.json<unknown>(
+					`/key-value-stores/${encodeURIComponent(run.defaultKeyValueStoreId ?? '')}/records/INPUT`,
+				),
+			),
 
 		abortRun: (runId: string) =>
 			call(() =>

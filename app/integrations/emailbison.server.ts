@@ -266,6 +266,14 @@ export function createEmailBisonClient(options: {
 				}),
 			).then((r) => checked(r).data ?? [])
 		},
+		/**
+		 * GET /api/campaigns/{id}/leads (all pages): the ids of the leads a campaign already
+		 * has, to reconcile after an attach whose answer was lost.
+		 */
+		listCampaignLeadIds: (campaignId: number) =>
+			allPages<{ id: number }>(`/campaigns/${campaignId}/leads`).then((leads) =>
+				leads.map((l) => Number(l.id)),
+			),
 		attachLeads: (campaignId: number, leadIds: number[]) =>
 			call(() =>
 				http.json<unknown>(`/campaigns/${campaignId}/leads/attach-leads`, {

@@ -4,12 +4,15 @@ import { data, Form, Link, redirect } from 'react-router'
 import { z } from 'zod'
 import type { Route } from './+types/checkout'
 import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
+import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { FormErrors } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { paymentProvider } from '../services/billing/payments.server.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
+import { actingAccount } from '../services/workspaces/access.server.ts'
 import { findDomain, hasLiveSubscription } from '../services/domains/domains.server.ts'
 import {
 	domainPriceCents,
@@ -36,7 +39,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
 	const acting = domainAccount(account, 'view')
 	const params = new URL(request.url).searchParams
-	const base = { provider: paymentProvider(), domain: null, order: null, error: null }
+	const base = {
+		provider: paymentProvider(),
+		domain: null,
+		order: null,
+		error: null,
+		formKey: newFormKey(),
+	}
 	const domainId = params.get('domain')
 	const order = params.get('order')
 	try {
@@ -91,20 +100,26 @@ const PaySchema = z.object({
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
 	domainAccount(account, 'change')
-	const submission = parseWithZod(await readFormData(request), { schema: PaySchema })
+	const formData = await readFormData(request)
+	const submission = parseWithZod(formData, { schema: PaySchema })
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply() }, { status: 400 })
 	}
 	try {
 		const { domain, order } = submission.value
-		const checkout = domain
-			? await startDomainSubscription(account, domain)
-			: order
-				? await startInboxOrderCheckout(account, decodeOrder(order), {
-						workspaceId: currentWorkspaceId,
-					})
-				: null
-		if (!checkout) throw new FormError('Nothing to pay.')
+		if (!domain && !order) throw new FormError('Nothing to pay.')
+		// sent twice (or back from the payment page and again): one checkout
+		const checkout = await oncePerSubmission(
+			{ accountId: actingAccount(account).accountId, form: 'checkout', formData },
+			(trx, { intentKey }) =>
+				domain
+					? startDomainSubscription(account, domain, { executor: trx, intentKey })
+					: startInboxOrderCheckout(account, decodeOrder(order!), {
+							workspaceId: currentWorkspaceId,
+							executor: trx,
+							intentKey,
+						}),
+		)
 		return redirect(checkout.url)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
@@ -156,6 +171,7 @@ export default function Checkout({ loaderData, actionData }: Route.ComponentProp
 								<FormErrors id={form.errorId} errors={form.errors} />
 								{domain ? <input type="hidden" name="domain" value={domain} /> : null}
 								{order ? <input type="hidden" name="order" value={order} /> : null}
+								<IdempotencyKey value={loaderData.formKey} />
 								<SubmitButton name="intent" value="pay" pending={paying} pendingText="One moment…">
 									Pay {total}
 								</SubmitButton>

@@ -10,12 +10,14 @@ import { useState } from 'react'
 import { data, Form, Link } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/create-companies'
+import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { ErrorList, Field, FormErrors, inputClasses, SelectField } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { createCompanyScrape } from '../services/companies/create-company-scrape.server.ts'
 import { CreateCompaniesSchema } from '../services/companies/schemas.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
@@ -37,6 +39,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 		hasApifyKey: acting.apiKeyProviders.includes('apify'),
 		creditsPerCompany: config.CREDITS_PER_COMPANY,
 		creditBalance: acting.creditBalance,
+		formKey: newFormKey(),
 	}
 }
 
@@ -50,20 +53,31 @@ export async function action({ request, context }: Route.ActionArgs) {
 		const csv = value.file && value.file.size > 0 ? await value.file.text() : undefined
 		if (csv !== undefined && csv.includes('\uFFFD'))
 			throw new FormError('Save the file as UTF-8 CSV and try again', 'file')
-		const { listId } = await createCompanyScrape(account, {
-			name: value.name,
-			workspaceId: value.workspaceId ?? currentWorkspaceId,
-			source: value.source,
-			domainsText: value.domains,
-			csv,
-			url: value.url,
-			count: value.count,
-			payWith: value.payWith,
-		})
-		return redirectWithSuccess(
-			`/scrape#list-${listId}`,
-			`“${value.name}” is on its way: we are looking up the companies`,
+		// sent twice: one list, one hold, one job
+		const done = await oncePerSubmission(
+			{ accountId: actingAccount(account).accountId, form: 'create-companies', formData },
+			async (trx) => {
+				const { listId } = await createCompanyScrape(
+					account,
+					{
+						name: value.name,
+						workspaceId: value.workspaceId ?? currentWorkspaceId,
+						source: value.source,
+						domainsText: value.domains,
+						csv,
+						url: value.url,
+						count: value.count,
+						payWith: value.payWith,
+					},
+					trx,
+				)
+				return {
+					to: `/scrape#list-${listId}`,
+					message: `“${value.name}” is on its way: we are looking up the companies`,
+				}
+			},
 		)
+		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
 		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
@@ -104,6 +118,7 @@ export default function CreateCompanies({ loaderData, actionData }: Route.Compon
 					{...getFormProps(form)}
 				>
 					<input type="hidden" name="intent" value="create" />
+					<IdempotencyKey value={loaderData.formKey} />
 					<FormErrors id={form.errorId} errors={form.errors} />
 					<ChoiceGroup
 						legend="Companies from"

@@ -4,12 +4,14 @@ import { useState } from 'react'
 import { data, Form, Link, useSearchParams } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/create-leads'
+import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Field, FormErrors, inputClasses, SelectField } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { fillTemplate, parseApolloUrl, type ApolloFilter } from '../services/leads/apollo-url.ts'
 import { createLeadScrape } from '../services/leads/create-lead-scrape.server.ts'
 import {
@@ -46,6 +48,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		creditsAvailable: Boolean(config.APIFY_TOKEN),
 		creditsPerLead: config.CREDITS_PER_LEAD,
 		creditBalance: acting.creditBalance,
+		formKey: newFormKey(),
 	}
 }
 
@@ -114,17 +117,28 @@ export async function action({ request, context }: Route.ActionArgs) {
 			const template = await findUrlTemplate(account, value.templateId)
 			url = fillTemplate(template.url, value.fill ?? {})
 		}
-		const { listId } = await createLeadScrape(account, {
-			name: value.name,
-			count: value.count,
-			payWith: value.payWith,
-			url,
-			workspaceId: value.workspaceId ?? currentWorkspaceId,
-		})
-		return redirectWithSuccess(
-			`/scrape#list-${listId}`,
-			`“${value.name}” is on its way: we are scraping your leads`,
+		// sent twice (double click, back and again): one list, one hold, one Apify run
+		const done = await oncePerSubmission(
+			{ accountId: actingAccount(account).accountId, form: 'create-leads', formData },
+			async (trx) => {
+				const { listId } = await createLeadScrape(
+					account,
+					{
+						name: value.name,
+						count: value.count,
+						payWith: value.payWith,
+						url,
+						workspaceId: value.workspaceId ?? currentWorkspaceId,
+					},
+					trx,
+				)
+				return {
+					to: `/scrape#list-${listId}`,
+					message: `“${value.name}” is on its way: we are scraping your leads`,
+				}
+			},
 		)
+		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
 		return data(
@@ -334,6 +348,7 @@ export default function CreateLeads({ loaderData, actionData }: Route.ComponentP
 								}}
 							/>
 						</ChoiceGroup>
+						<IdempotencyKey value={loaderData.formKey} />
 						<SubmitButton name="intent" value="create" pending={creating} pendingText="Starting…">
 							Create lead list
 						</SubmitButton>

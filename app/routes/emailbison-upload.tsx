@@ -2,6 +2,7 @@ import { getFormProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, Link } from 'react-router'
 import type { Route } from './+types/emailbison-upload'
+import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { ErrorList, FormErrors, inputClasses } from '../components/ui/field.tsx'
@@ -20,6 +21,7 @@ import {
 	listUploads,
 	startEmailBisonUpload,
 } from '../services/emailbison/uploads.server.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { findLeadList } from '../services/lists/find-list.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
@@ -51,7 +53,11 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const url = new URL(request.url)
 	const chosen = Number(url.searchParams.get('workspace')) || null
 	const history = await listUploads(acting, { listId: list.id })
-	const base = { list: { id: list.id, name: list.name, found: list.found }, history }
+	const base = {
+		list: { id: list.id, name: list.name, found: list.found },
+		history,
+		formKey: newFormKey(),
+	}
 	let workspaces: { id: number; name: string }[] = []
 	try {
 		workspaces = await listEbWorkspaces(acting.accountId)
@@ -85,30 +91,45 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const { list } = await findLeadList(account, params.listId)
+	const { account: acting, list } = await findLeadList(account, params.listId)
 	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: StartUploadSchema })
 	if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
 	const value = submission.value
 	try {
-		const { total } = await startEmailBisonUpload(account, list.id, {
-			workspace: value.workspace,
-			campaign: value.campaign,
-			newCampaign: value.newCampaign,
-			fields: {
-				email: value.map_email,
-				first_name: value.map_first_name,
-				last_name: value.map_last_name,
-				title: value.map_title,
-				company: value.map_company,
-				notes: value.map_notes,
+		// sent twice: one campaign made, one upload, one job (the repeat waits for the first)
+		const done = await oncePerSubmission(
+			{ accountId: acting.accountId, form: 'emailbison-upload', formData },
+			async (trx) => {
+				const { total } = await startEmailBisonUpload(
+					account,
+					list.id,
+					{
+						workspace: value.workspace,
+						campaign: value.campaign,
+						newCampaign: value.newCampaign,
+						fields: {
+							email: value.map_email,
+							first_name: value.map_first_name,
+							last_name: value.map_last_name,
+							title: value.map_title,
+							company: value.map_company,
+							notes: value.map_notes,
+						},
+						variables: (value.variables ?? []).map((v) => ({
+							source: v.source,
+							name: v.name ?? '',
+						})),
+					},
+					trx,
+				)
+				return {
+					to: `/uploads?list=${list.id}`,
+					message: `Upload started: ${total.toLocaleString('en')} leads to EmailBison`,
+				}
 			},
-			variables: (value.variables ?? []).map((v) => ({ source: v.source, name: v.name ?? '' })),
-		})
-		return redirectWithSuccess(
-			`/uploads?list=${list.id}`,
-			`Upload started: ${total.toLocaleString('en')} leads to EmailBison`,
 		)
+		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
 		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
@@ -186,6 +207,7 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 						<h2 className="text-lg font-semibold">2. Campaign and fields</h2>
 						<Form method="post" className="mt-4 space-y-6" {...getFormProps(form)}>
 							<input type="hidden" name="intent" value="upload" />
+							<IdempotencyKey value={loaderData.formKey} />
 							<input type="hidden" name="workspace" value={workspace.id} />
 							<FormErrors id={form.errorId} errors={form.errors} />
 							<fieldset className="grid gap-3 sm:grid-cols-2">

@@ -3,12 +3,14 @@ import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/enrich-list'
+import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Badge, Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { ErrorList, FormErrors, inputClasses } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { RunFilterFields } from '../components/enrichments/run-filter-fields.tsx'
 import {
 	knownColumns,
@@ -67,6 +69,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 		creditsAvailable: Boolean(config.OPENAI_API_KEY),
 		creditsPerCall: config.CREDITS_PER_ENRICHMENT,
 		creditBalance: account.creditBalance,
+		formKey: newFormKey(),
 	}
 }
 
@@ -93,11 +96,18 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 				await cancelRun(account, submission.value.runId)
 				return redirectWithSuccess(`${here}?run=${submission.value.runId}`, 'Run cancelled')
 			}
-			const { rows } = await retryFailedRows(account, submission.value.runId)
-			return redirectWithSuccess(
-				`${here}?run=${submission.value.runId}`,
-				`Retrying ${rows} row${rows === 1 ? '' : 's'}`,
+			const runId = submission.value.runId
+			const done = await oncePerSubmission(
+				{ accountId: actingAccount(account).accountId, form: 'enrich-retry', formData },
+				async (trx) => {
+					const { rows } = await retryFailedRows(account, runId, trx)
+					return {
+						to: `${here}?run=${runId}`,
+						message: `Retrying ${rows} row${rows === 1 ? '' : 's'}`,
+					}
+				},
 			)
+			return redirectWithSuccess(done.to, done.message)
 		} catch (error) {
 			if (!(error instanceof FormError)) throw error
 			return data<ActionResult>(
@@ -128,11 +138,18 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 				estimate: { ...estimate, target: value.target },
 			})
 		}
-		const { runId, estimate } = await startRun(account, input)
-		return redirectWithSuccess(
-			`${here}?run=${runId}`,
-			`“${estimate.name}” is running on ${estimate.rows.toLocaleString('en')} lead${estimate.rows === 1 ? '' : 's'}`,
+		// sent twice: one run, one credit hold, one job
+		const done = await oncePerSubmission(
+			{ accountId: actingAccount(account).accountId, form: 'enrich-run', formData },
+			async (trx) => {
+				const { runId, estimate } = await startRun(account, input, trx)
+				return {
+					to: `${here}?run=${runId}`,
+					message: `“${estimate.name}” is running on ${estimate.rows.toLocaleString('en')} lead${estimate.rows === 1 ? '' : 's'}`,
+				}
+			},
 		)
+		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
 		return data<ActionResult>(
@@ -308,6 +325,7 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 										</strong>
 										. Rows answered before (cached) cost nothing and are refunded.
 									</p>
+									<IdempotencyKey value={loaderData.formKey} />
 									<SubmitButton name="intent" value="run" pending={running} pendingText="Starting…">
 										Run now
 									</SubmitButton>
@@ -380,6 +398,7 @@ export default function EnrichList({ loaderData, actionData }: Route.ComponentPr
 											<Form method="post">
 												<input type="hidden" name="intent" value="retry-failed" />
 												<input type="hidden" name="runId" value={run.id} />
+												<IdempotencyKey value={loaderData.formKey} />
 												<SubmitButton variant="secondary">Retry failed rows</SubmitButton>
 											</Form>
 										) : null}

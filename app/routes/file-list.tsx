@@ -10,6 +10,8 @@ import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, Link, redirect, useRevalidator } from 'react-router'
 import { z } from 'zod'
 import type { Route } from './+types/file-list'
+import { IdempotencyKey } from '../components/idempotency-key.tsx'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -67,6 +69,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		uploadLimit: getConfig().UPLOAD_LIMIT_BYTES,
 		workspaces: acting.workspaces,
 		currentWorkspaceId,
+		formKey: newFormKey(),
 	}
 }
 
@@ -108,11 +111,18 @@ export async function action({ request, context }: Route.ActionArgs) {
 			return data({ intent: 'import' as const, result: submission.reply() }, { status: 400 })
 		}
 		try {
-			const { listId } = await startCsvImport(acting, submission.value, currentWorkspaceId)
-			return redirectWithSuccess(
-				`/lists/${listId}`,
-				`Importing “${submission.value.name}”: the rows appear as they are read`,
+			// confirmed twice (or three times at once): one list, one job, the same answer
+			const done = await oncePerSubmission(
+				{ accountId: acting.accountId, form: 'import', formData },
+				async (trx) => {
+					const { listId } = await startCsvImport(acting, submission.value, currentWorkspaceId, trx)
+					return {
+						to: `/lists/${listId}`,
+						message: `Importing “${submission.value.name}”: the rows appear as they are read`,
+					}
+				},
 			)
+			return redirectWithSuccess(done.to, done.message)
 		} catch (error) {
 			if (!(error instanceof FormError)) throw error
 			return data(
@@ -160,6 +170,7 @@ export default function FileList({ loaderData, actionData }: Route.ComponentProp
 						upload={upload}
 						workspaces={loaderData.workspaces}
 						currentWorkspaceId={loaderData.currentWorkspaceId}
+						formKey={loaderData.formKey}
 						lastResult={actionData?.intent === 'import' ? actionData.result : undefined}
 					/>
 				) : (
@@ -239,11 +250,13 @@ function MappingCard({
 	upload,
 	workspaces,
 	currentWorkspaceId,
+	formKey,
 	lastResult,
 }: {
 	upload: UploadStep
 	workspaces: { id: string; name: string }[]
 	currentWorkspaceId: string | null
+	formKey: string
 	lastResult: LastResult
 }) {
 	const importing = useIsPending('import')
@@ -278,6 +291,7 @@ function MappingCard({
 			<Form method="post" className="mt-6 space-y-5" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="import" />
 				<input type="hidden" name="uploadId" value={upload.id} />
+				<IdempotencyKey value={formKey} />
 				<FormErrors id={form.errorId} errors={form.errors} />
 				<div className="grid gap-5 sm:grid-cols-2">
 					<Field

@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, redirect, useNavigation } from 'react-router'
 import type { Route } from './+types/purchase'
 import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
+import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { FormErrors } from '../components/ui/field.tsx'
@@ -11,6 +12,7 @@ import { assertBillingOwner } from '../services/billing/access.server.ts'
 import { getPurchaseOverview } from '../services/billing/billing-overview.server.ts'
 import { buyCreditPack } from '../services/billing/buy-credits.server.ts'
 import { BuyCreditsSchema } from '../services/billing/schemas.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -18,19 +20,27 @@ import { cn } from '../utils/cn.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
-	return getPurchaseOverview(context.get(requestContext).account!)
+	return {
+		...(await getPurchaseOverview(context.get(requestContext).account!)),
+		formKey: newFormKey(),
+	}
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account!
-	assertBillingOwner(account)
+	const accountId = assertBillingOwner(account)
 	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: BuyCreditsSchema })
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply() }, { status: 400 })
 	}
 	try {
-		const checkout = await buyCreditPack(account, submission.value.credits)
+		// sent twice (or back from the payment page and again): one checkout, the same page
+		const checkout = await oncePerSubmission(
+			{ accountId, form: 'buy-credits', formData },
+			(trx, { intentKey }) =>
+				buyCreditPack(account, submission.value.credits, { executor: trx, intentKey }),
+		)
 		return redirect(checkout.url)
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error
@@ -44,10 +54,12 @@ function Packs({
 	packs,
 	paymentsAvailable,
 	actionData,
+	formKey,
 }: {
 	packs: LoaderData['packs']
 	paymentsAvailable: boolean
 	actionData: Route.ComponentProps['actionData']
+	formKey: string
 }) {
 	const buying = useIsPending('buy')
 	const pendingPack = useNavigation().formData?.get('credits')
@@ -72,6 +84,7 @@ function Packs({
 			) : null}
 			<Form method="post" className="mt-4" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="buy" />
+				<IdempotencyKey value={formKey} />
 				<FormErrors id={form.errorId} errors={errors} />
 				<ul className="mt-4 grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
 					{packs.map((pack) => (
@@ -201,7 +214,12 @@ export default function Purchase({ loaderData, actionData }: Route.ComponentProp
 			) : (
 				<>
 					{testMode ? <TestModeBanner /> : null}
-					<Packs packs={packs} paymentsAvailable={paymentsAvailable} actionData={actionData} />
+					<Packs
+						packs={packs}
+						paymentsAvailable={paymentsAvailable}
+						actionData={actionData}
+						formKey={loaderData.formKey}
+					/>
 					<Ledger ledger={ledger} />
 				</>
 			)}

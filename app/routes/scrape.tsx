@@ -2,10 +2,13 @@ import { data, Form, Link } from 'react-router'
 import { z } from 'zod'
 import type { Route } from './+types/scrape'
 import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
+import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { requestContext } from '../context.server.ts'
 import { hasScreen } from '../routes.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
+import { actingAccount } from '../services/workspaces/access.server.ts'
 import {
 	cancelScrape,
 	deleteScrapeList,
@@ -26,6 +29,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 		canOpenList: hasScreen('list'),
 		canMove: hasScreen('attach-workspace') && (account?.workspaces.length ?? 0) > 1,
 		workspaceName: account?.workspaces.find((w) => w.id === currentWorkspaceId)?.name ?? null,
+		formKey: newFormKey(),
 	}
 }
 
@@ -37,7 +41,8 @@ const ListActionSchema = z.object({
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const parsed = ListActionSchema.safeParse(Object.fromEntries(await readFormData(request)))
+	const formData = await readFormData(request)
+	const parsed = ListActionSchema.safeParse(Object.fromEntries(formData))
 	if (!parsed.success) throw data('Unknown action', { status: 400 })
 	const { intent, kind, listId } = parsed.data
 	try {
@@ -46,8 +51,15 @@ export async function action({ request, context }: Route.ActionArgs) {
 			return redirectWithSuccess('/scrape', `“${list.name}” cancelled; its unused credits are back`)
 		}
 		if (intent === 'retry') {
-			const list = await retryScrape(account, kind, listId)
-			return redirectWithSuccess('/scrape', `“${list.name}” is running again`)
+			// sent twice: one new run, one hold
+			const done = await oncePerSubmission(
+				{ accountId: actingAccount(account).accountId, form: 'retry-scrape', formData },
+				async (trx) => {
+					const list = await retryScrape(account, kind, listId, trx)
+					return { to: '/scrape', message: `“${list.name}” is running again` }
+				},
+			)
+			return redirectWithSuccess(done.to, done.message)
 		}
 		const list = await deleteScrapeList(account, kind, listId)
 		return redirectWithSuccess('/scrape', `“${list.name}” deleted`)
@@ -63,7 +75,9 @@ function ActionButton({
 	listId,
 	label,
 	danger,
+	formKey,
 }: {
+	formKey?: string
 	intent: string
 	kind: string
 	listId: string
@@ -75,6 +89,7 @@ function ActionButton({
 			<input type="hidden" name="intent" value={intent} />
 			<input type="hidden" name="kind" value={kind} />
 			<input type="hidden" name="listId" value={listId} />
+			{formKey ? <IdempotencyKey value={formKey} /> : null}
 			<button
 				type="submit"
 				className={`text-sm font-medium hover:underline ${danger ? 'text-red-700' : 'text-indigo-700'}`}
@@ -207,6 +222,7 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 											{list.status === 3 ? (
 												<ActionButton
 													intent="retry"
+													formKey={loaderData.formKey}
 													kind={list.kind}
 													listId={list.id}
 													label="Retry"

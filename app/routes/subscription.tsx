@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, Link, redirect, useNavigation } from 'react-router'
 import type { Route } from './+types/subscription'
 import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
+import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Badge } from '../components/ui/choice.tsx'
@@ -11,6 +12,7 @@ import { requestContext } from '../context.server.ts'
 import { assertBillingOwner } from '../services/billing/access.server.ts'
 import { getSubscriptionOverview } from '../services/billing/billing-overview.server.ts'
 import { choosePlan } from '../services/billing/choose-plan.server.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import {
 	CancelSchema,
 	ResumeSchema,
@@ -31,14 +33,14 @@ import { readFormData } from '../utils/form-data.server.ts'
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = context.get(requestContext).account!
 	const checkoutId = new URL(request.url).searchParams.get('checkout')
-	return getSubscriptionOverview(account, { checkoutId })
+	return { ...(await getSubscriptionOverview(account, { checkoutId })), formKey: newFormKey() }
 }
 
 const INTENTS = ['subscribe', 'cancel', 'resume'] as const
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account!
-	assertBillingOwner(account)
+	const accountId = assertBillingOwner(account)
 	const formData = await readFormData(request)
 	const intent = INTENTS.find((i) => i === formData.get('intent')) ?? 'subscribe'
 	const submission = parseWithZod(formData, { schema: SubscriptionActionSchema })
@@ -48,9 +50,19 @@ export async function action({ request, context }: Route.ActionArgs) {
 	const value = submission.value
 	try {
 		if (value.intent === 'subscribe') {
-			const choice = await choosePlan(account, value.planId)
-			if (choice.kind === 'checkout') return redirect(choice.url)
-			return redirectWithSuccess('/subscription', `You are now on the ${choice.plan.name} plan.`)
+			const planId = value.planId
+			// sent twice: one checkout (or one plan change), the same answer
+			const done = await oncePerSubmission(
+				{ accountId, form: 'choose-plan', formData },
+				async (trx, { intentKey }) => {
+					const choice = await choosePlan(account, planId, { executor: trx, intentKey })
+					return choice.kind === 'checkout'
+						? { to: choice.url, message: null }
+						: { to: '/subscription', message: `You are now on the ${choice.plan.name} plan.` }
+				},
+			)
+			if (!done.message) return redirect(done.to)
+			return redirectWithSuccess(done.to, done.message)
 		}
 		if (value.intent === 'cancel') {
 			const sub = await cancelSubscriptionAtPeriodEnd(account)
@@ -224,6 +236,7 @@ function Plans({ loaderData, actionData }: { loaderData: LoaderData; actionData:
 			) : null}
 			<Form method="post" className="mt-4" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="subscribe" />
+				<IdempotencyKey value={loaderData.formKey} />
 				<FormErrors id={form.errorId} errors={errors} />
 				<ul className="mt-4 grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
 					{plans.map((plan) => {

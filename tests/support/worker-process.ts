@@ -4,6 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
  * `npm run worker` (node worker.ts) as separate processes, for tests where this process
  * plays the web process. `killAll` ends whatever is still running.
  */
+export type WorkerProcesses = ReturnType<typeof workerProcesses>
+
 export function workerProcesses(env: Record<string, string> = {}) {
 	const children = new Set<ChildProcess>()
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Kysely, Selectable } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { CheckoutSessions, DB } from '../../../db/schema.ts'
@@ -17,6 +18,7 @@ import {
 } from './fulfilments.server.ts'
 import { paymentProvider, testPaymentsAllowed } from './payments.server.ts'
 import { callStripe } from './subscriptions.server.ts'
+import { transact } from '../idempotency/form-submissions.server.ts'
 
 /**
  * One checkout for everything the account pays for: plan subscriptions and
@@ -100,7 +102,9 @@ export async function createCheckout(
 		/** where the payer lands after declining or going back */
 		cancelPath: string
 	},
+	options: CheckoutOptions = {},
 ): Promise<{ id: string; url: string; provider: 'stripe' | 'test' }> {
+	const executor = options.executor ?? defaultDb
 	const accountId = assertPayer(account, request.items)
 	const provider = paymentProvider()
 	if (!provider) {
@@ -110,10 +114,11 @@ export async function createCheckout(
 	}
 	validateItems(request.mode, request.items)
 	const total = request.items.reduce((sum, i) => sum + i.quantity * i.unitAmountCents, 0)
-	const session = await defaultDb.transaction().execute(async (trx) => {
+	const session = await transact(executor, async (trx) => {
 		const row = await trx
 			.insertInto('checkout_sessions')
 			.values({
+				...(options.intentKey ? { id: sessionIdFor(accountId, options.intentKey) } : {}),
 				user_id: accountId,
 				created_by: account.user.id,
 				provider,
@@ -141,30 +146,47 @@ export async function createCheckout(
 	const customer = await ensureStripeCustomer(accountId, account.user.email)
 	const separator = (path: string) => (path.includes('?') ? '&' : '?')
 	const created = await callStripe(() =>
-		stripe.checkout.sessions.create({
-			mode: request.mode,
-			customer,
-			client_reference_id: session.id,
-			metadata: { checkout_session_id: session.id, account_id: accountId },
-			line_items: request.items.map((item) => stripeLineItem(item)),
-			success_url: `${appUrl}${request.successPath}${separator(request.successPath)}checkout=${session.id}`,
-			cancel_url: `${appUrl}${request.cancelPath}`,
-			...(request.mode === 'subscription'
-				? {
-						subscription_data: {
-							metadata: { checkout_session_id: session.id, account_id: accountId },
-						},
-					}
-				: {}),
-		}),
+		stripe.checkout.sessions.create(
+			{
+				mode: request.mode,
+				customer,
+				client_reference_id: session.id,
+				metadata: { checkout_session_id: session.id, account_id: accountId },
+				line_items: request.items.map((item) => stripeLineItem(item)),
+				success_url: `${appUrl}${request.successPath}${separator(request.successPath)}checkout=${session.id}`,
+				cancel_url: `${appUrl}${request.cancelPath}`,
+				...(request.mode === 'subscription'
+					? {
+							subscription_data: {
+								metadata: { checkout_session_id: session.id, account_id: accountId },
+							},
+						}
+					: {}),
+			},
+			// the same intent (a form sent again) gets the same Stripe session back
+			{ idempotencyKey: `checkout-${session.id}` },
+		),
 	)
-	await defaultDb
+	await executor
 		.updateTable('checkout_sessions')
 		.set({ provider_session_id: created.id, provider_url: created.url, updated_at: new Date() })
 		.where('id', '=', session.id)
 		.execute()
 	if (!created.url) throw new Error(`Stripe checkout session ${created.id} has no url`)
 	return { id: session.id, url: created.url, provider }
+}
+
+export type CheckoutOptions = {
+	/** the transaction of the form submission that opens the checkout */
+	executor?: Kysely<DB>
+	/** the form submission's intent: the same intent names the same checkout */
+	intentKey?: string
+}
+
+/** A checkout id derived from the intent (UUID shaped), so a repeat names the same one. */
+function sessionIdFor(accountId: string, intentKey: string) {
+	const hex = createHash('sha256').update(`${accountId}:${intentKey}`).digest('hex')
+	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }
 
 function stripeLineItem(item: CheckoutLineItem): Stripe.Checkout.SessionCreateParams.LineItem {

@@ -3,7 +3,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { getStripe } from '../../integrations/stripe.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { assertBillingOwner } from './access.server.ts'
-import { createCheckout } from './checkout.server.ts'
+import { createCheckout, type CheckoutOptions } from './checkout.server.ts'
 import { paymentProvider } from './payments.server.ts'
 import { ensureStripePrice, getPricePlan, type PricePlan } from './plans.server.ts'
 import {
@@ -24,7 +24,11 @@ export type PlanChoice =
  * go through checkout; a Stripe subscription changes its price in place
  * (Stripe prorates).
  */
-export async function choosePlan(account: AccountContext, planId: number): Promise<PlanChoice> {
+export async function choosePlan(
+	account: AccountContext,
+	planId: number,
+	options: CheckoutOptions = {},
+): Promise<PlanChoice> {
 	const accountId = assertBillingOwner(account)
 	const plan = await getPricePlan(planId)
 	if (!plan) throw new FormError('Choose one of the plans shown.', 'planId')
@@ -47,24 +51,28 @@ export async function choosePlan(account: AccountContext, planId: number): Promi
 	}
 	const stripePriceId =
 		provider === 'stripe' ? await callStripe(() => ensureStripePrice(db, plan)) : null
-	const checkout = await createCheckout(account, {
-		mode: 'subscription',
-		items: [
-			{
-				kind: 'plan',
-				description: `${plan.name} plan`,
-				quantity: 1,
-				unitAmountCents: plan.price_cents,
-				interval: plan.interval === 'year' ? 'year' : 'month',
-				stripePriceId,
-				data: { planId: plan.id },
-			},
-		],
-		// Without Stripe the plan is active as soon as the test payment completes;
-		// with Stripe, /subscription waits for the webhook.
-		successPath: provider === 'stripe' ? '/subscription' : '/',
-		cancelPath: '/subscription',
-	})
+	const checkout = await createCheckout(
+		account,
+		{
+			mode: 'subscription',
+			items: [
+				{
+					kind: 'plan',
+					description: `${plan.name} plan`,
+					quantity: 1,
+					unitAmountCents: plan.price_cents,
+					interval: plan.interval === 'year' ? 'year' : 'month',
+					stripePriceId,
+					data: { planId: plan.id },
+				},
+			],
+			// Without Stripe the plan is active as soon as the test payment completes;
+			// with Stripe, /subscription waits for the webhook.
+			successPath: provider === 'stripe' ? '/subscription' : '/',
+			cancelPath: '/subscription',
+		},
+		options,
+	)
 	return { kind: 'checkout', url: checkout.url, provider: checkout.provider }
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
@@ -43,12 +44,16 @@ export async function getPricePlan(
  */
 export async function ensureStripePrice(db: Kysely<DB>, plan: PricePlan) {
 	if (plan.stripe_price_id) return plan.stripe_price_id
-	const price = await getStripe().prices.create({
+	const params = {
 		currency: 'usd',
 		unit_amount: plan.price_cents,
-		recurring: { interval: plan.interval === 'year' ? 'year' : 'month' },
+		recurring: { interval: plan.interval === 'year' ? ('year' as const) : ('month' as const) },
 		product_data: { name: plan.name },
 		metadata: { plan_id: String(plan.id) },
+	}
+	// two checkouts at once (or a retry) make one price, not two
+	const price = await getStripe().prices.create(params, {
+		idempotencyKey: `price-${createHash('sha256').update(JSON.stringify(params)).digest('hex').slice(0, 40)}`,
 	})
 	await db
 		.updateTable('price_plans')

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync'
-import type { Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
@@ -7,6 +7,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { parseDomainList } from '../../utils/domains.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
+import { transact } from '../idempotency/form-submissions.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { parseApolloUrl } from '../leads/apollo-url.ts'
 import { checkPayment, startApolloSearch } from '../leads/start-apollo-search.server.ts'
@@ -52,6 +53,7 @@ export function domainsFromCsv(csv: string): string {
 export async function createCompanyScrape(
 	context: AccountContext | null,
 	input: CreateCompaniesInput,
+	executor: Kysely<DB> = db,
 ) {
 	const account = actingAccount(context)
 	const config = getConfig()
@@ -81,7 +83,7 @@ export async function createCompanyScrape(
 			platformHasKey: Boolean(config.APOLLO_API_KEY),
 		})
 		const reserved = input.payWith === 'credits' ? domains.length * price : 0
-		return withCredits(async (trx) => {
+		return withCredits(executor, async (trx) => {
 			const list = await trx
 				.insertInto('company_scraping_list')
 				.values({
@@ -126,7 +128,7 @@ export async function createCompanyScrape(
 		platformHasKey: Boolean(config.APIFY_TOKEN),
 	})
 	const reserved = input.payWith === 'credits' ? count * price : 0
-	return withCredits(async (trx) => {
+	return withCredits(executor, async (trx) => {
 		const list = await trx
 			.insertInto('company_scraping_list')
 			.values({
@@ -153,9 +155,12 @@ export async function createCompanyScrape(
 	})
 }
 
-async function withCredits<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+async function withCredits<T>(
+	executor: Kysely<DB>,
+	work: (trx: Transaction<DB>) => Promise<T>,
+): Promise<T> {
 	try {
-		return await db.transaction().execute(work)
+		return await transact(executor, work)
 	} catch (error) {
 		if (error instanceof InsufficientCreditsError) {
 			throw new FormError(

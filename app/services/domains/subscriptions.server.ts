@@ -6,7 +6,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { formatDate } from '../../utils/money.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
-import { createCheckout } from '../billing/checkout.server.ts'
+import { createCheckout, type CheckoutOptions } from '../billing/checkout.server.ts'
 import { periodEnd } from '../billing/dates.ts'
 import type { FulfilmentContext } from '../billing/fulfilments.server.ts'
 import { assertStripeReachable, callStripe } from '../billing/subscriptions.server.ts'
@@ -64,27 +64,35 @@ export async function listDomainSubscriptions(
 }
 
 /** Opens the checkout for a month of a domain's subscription (a recurring item). */
-export async function startDomainSubscription(account: AccountContext | null, domainId: string) {
+export async function startDomainSubscription(
+	account: AccountContext | null,
+	domainId: string,
+	options: CheckoutOptions = {},
+) {
 	const acting = domainAccount(account, 'change')
 	const domain = await findDomain(acting, domainId)
 	if (await hasLiveSubscription(defaultDb, domain.id)) {
 		throw new FormError(`${domain.name} already has an active subscription.`)
 	}
-	return createCheckout(acting, {
-		mode: 'subscription',
-		items: [
-			{
-				kind: 'domain_subscription',
-				description: `Domain subscription: ${domain.name}`,
-				quantity: 1,
-				unitAmountCents: domainPriceCents(),
-				interval: 'month',
-				data: { domainId: domain.id, domain: domain.name },
-			},
-		],
-		successPath: '/domain-subscriptions',
-		cancelPath: '/domain-subscriptions',
-	})
+	return createCheckout(
+		acting,
+		{
+			mode: 'subscription',
+			items: [
+				{
+					kind: 'domain_subscription',
+					description: `Domain subscription: ${domain.name}`,
+					quantity: 1,
+					unitAmountCents: domainPriceCents(),
+					interval: 'month',
+					data: { domainId: domain.id, domain: domain.name },
+				},
+			],
+			successPath: '/domain-subscriptions',
+			cancelPath: '/domain-subscriptions',
+		},
+		options,
+	)
 }
 
 /** Fulfilment of a paid domain_subscription line item: the subscription starts, the domain is active. */

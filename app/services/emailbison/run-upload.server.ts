@@ -1,5 +1,4 @@
-import { sql, type Transaction } from 'kysely'
-import type { DB } from '../../../db/schema.ts'
+import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import {
 	EMAILBISON_BATCH_LIMIT,
@@ -27,6 +26,7 @@ type Upload = {
 	eb_workspace_id: string
 	campaign_id: string | null
 	status: number
+	attach_unsure: boolean
 	mapping: UploadMapping
 }
 
@@ -60,7 +60,16 @@ async function withBackoff<T>(call: () => Promise<T>, signal: AbortSignal): Prom
 async function loadUpload(uploadId: string): Promise<Upload | undefined> {
 	const row = await db
 		.selectFrom('emailbison_upload')
-		.select(['id', 'user_id', 'list_id', 'eb_workspace_id', 'campaign_id', 'status', 'mapping'])
+		.select([
+			'id',
+			'user_id',
+			'list_id',
+			'eb_workspace_id',
+			'campaign_id',
+			'status',
+			'attach_unsure',
+			'mapping',
+		])
 		.where('id', '=', uploadId)
 		.executeTakeFirst()
 	return row ? { ...row, mapping: row.mapping as UploadMapping } : undefined
@@ -83,14 +92,6 @@ async function ensureCustomVariables(
 			if (!(error instanceof EmailBisonError && error.kind === 'invalid')) throw error
 		}
 	}
-}
-
-/**
- * Checkpoints need not wait for the WAL flush: losing the last ones in a database crash only
- * repeats idempotent calls (an upsert by email, an attach of leads already attached).
- */
-async function relaxedCommit(trx: Transaction<DB>) {
-	await sql`set local synchronous_commit = off`.execute(trx)
 }
 
 type Pending = LeadRow & { lead_id: string }
@@ -176,7 +177,6 @@ async function saveBatch(
 		else created++
 	})
 	await db.transaction().execute(async (trx) => {
-		await relaxedCommit(trx)
 		if (accepted.length)
 			await sql`
 				update emailbison_upload_leads u set eb_lead_id = v.eb_lead_id
@@ -207,8 +207,96 @@ async function saveBatch(
 	return batch.length
 }
 
-/** Attaches upserted leads not yet in the campaign, 500 at a time, each chunk checkpointed. */
+/**
+ * Leads already in the campaign, as EmailBison tells it: after an attach whose answer never
+ * came (the worker died, the connection broke, a 5xx after the work), the only way to know
+ * whether it landed.
+ */
+async function campaignLeadIds(client: EmailBisonClient, upload: Upload, signal: AbortSignal) {
+	const ids = await withBackoff(
+		() => client.listCampaignLeadIds(Number(upload.campaign_id)),
+		signal,
+	)
+	return new Set(ids.map(String))
+}
+
+/**
+ * A previous run marked an attach in flight and never checkpointed it: mark every upserted
+ * lead the campaign already has as attached, so only the others are sent again.
+ */
+async function reconcileAttached(client: EmailBisonClient, upload: Upload, signal: AbortSignal) {
+	const inCampaign = [...(await campaignLeadIds(client, upload, signal))]
+	await db.transaction().execute(async (trx) => {
+		const { rows } = await sql<{ n: number }>`
+			with marked as (
+				update emailbison_upload_leads set attached = true
+				where upload_id = ${upload.id} and not attached and eb_lead_id = any(${inCampaign}::text[])
+				returning 1
+			)
+			select count(*)::int as n from marked
+		`.execute(trx)
+		await trx
+			.updateTable('emailbison_upload')
+			.set({
+				attached: sql`attached + ${rows[0]?.n ?? 0}`,
+				attach_unsure: false,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', upload.id)
+			.execute()
+	})
+	upload.attach_unsure = false
+}
+
+/**
+ * One attach-leads call for `leadIds`, waiting out 429 and 5xx like withBackoff; after a
+ * failure that may have landed (not a 429), asks the campaign first and sends only the
+ * leads it does not have yet.
+ */
+async function attachOnce(
+	client: EmailBisonClient,
+	upload: Upload,
+	leadIds: string[],
+	signal: AbortSignal,
+) {
+	let rest = leadIds
+	for (let attempt = 1; ; attempt++) {
+		try {
+			await client.attachLeads(Number(upload.campaign_id), rest.map(Number))
+			return
+		} catch (error) {
+			if (error instanceof EmailBisonError && error.kind === 'not-found')
+				throw new UploadFailure(
+					'The campaign is not in this EmailBison workspace (was it deleted?). Choose another campaign.',
+				)
+			if (
+				!(error instanceof EmailBisonError) ||
+				!error.retryable ||
+				attempt >= backoff.tries ||
+				signal.aborted
+			)
+				throw error
+			await sleep(
+				error.retryAfterSeconds !== undefined
+					? error.retryAfterSeconds * 1000
+					: Math.min(backoff.maxMs, backoff.baseMs * 2 ** (attempt - 1)),
+				signal,
+			)
+			if (error.kind === 'rate-limited') continue
+			const inCampaign = await campaignLeadIds(client, upload, signal)
+			rest = rest.filter((id) => !inCampaign.has(id))
+			if (rest.length === 0) return
+		}
+	}
+}
+
+/**
+ * Attaches upserted leads not yet in the campaign, 500 at a time. Before each call the
+ * upload is marked unsure (committed, durably), and the checkpoint clears it: a run that
+ * finds the mark reconciles with the campaign instead of attaching the same leads twice.
+ */
 async function attachPending(client: EmailBisonClient, upload: Upload, signal: AbortSignal) {
+	if (upload.attach_unsure) await reconcileAttached(client, upload, signal)
 	for (;;) {
 		const rows = await db
 			.selectFrom('emailbison_upload_leads')
@@ -220,24 +308,19 @@ async function attachPending(client: EmailBisonClient, upload: Upload, signal: A
 			.limit(EMAILBISON_BATCH_LIMIT)
 			.execute()
 		if (rows.length === 0) return
-		try {
-			await withBackoff(
-				() =>
-					client.attachLeads(
-						Number(upload.campaign_id),
-						rows.map((r) => Number(r.eb_lead_id)),
-					),
-				signal,
-			)
-		} catch (error) {
-			if (error instanceof EmailBisonError && error.kind === 'not-found')
-				throw new UploadFailure(
-					'The campaign is not in this EmailBison workspace (was it deleted?). Choose another campaign.',
-				)
-			throw error
-		}
+		await db
+			.updateTable('emailbison_upload')
+			.set({ attach_unsure: true })
+			.where('id', '=', upload.id)
+			.execute()
+		upload.attach_unsure = true
+		await attachOnce(
+			client,
+			upload,
+			rows.map((r) => r.eb_lead_id!),
+			signal,
+		)
 		await db.transaction().execute(async (trx) => {
-			await relaxedCommit(trx)
 			await trx
 				.updateTable('emailbison_upload_leads')
 				.set({ attached: true })
@@ -250,10 +333,15 @@ async function attachPending(client: EmailBisonClient, upload: Upload, signal: A
 				.execute()
 			await trx
 				.updateTable('emailbison_upload')
-				.set({ attached: sql`attached + ${rows.length}`, updated_at: sql`now()` })
+				.set({
+					attached: sql`attached + ${rows.length}`,
+					attach_unsure: false,
+					updated_at: sql`now()`,
+				})
 				.where('id', '=', upload.id)
 				.execute()
 		})
+		upload.attach_unsure = false
 	}
 }
 
@@ -285,7 +373,9 @@ function describeFailure(error: unknown) {
  * leads in batches of at most 500 and attaches the returned ids to the campaign. Every
  * batch's outcome is checkpointed per lead (EmailBison id, attached, or the rejection), so
  * a re-run after a crash sends only what is not yet done: each lead lands in the campaign
- * once (upserts are by email, so a batch sent again before its checkpoint creates nothing).
+ * once (upserts are by email, so a batch sent again before its checkpoint creates nothing;
+ * an attach in flight at the crash is reconciled with the campaign's leads, never repeated).
+ * Checkpoints commit durably: a relaxed commit lost in a database crash would repeat calls.
  */
 export async function runEmailBisonUpload(
 	uploadId: string,

@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import {
 	EmailBisonError,
@@ -8,6 +9,7 @@ import {
 } from '../../integrations/emailbison.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { transact } from '../idempotency/form-submissions.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
@@ -69,6 +71,7 @@ export async function startEmailBisonUpload(
 	context: AccountContext | null,
 	listId: string,
 	input: StartUploadInput,
+	executor: Kysely<DB> = db,
 ) {
 	const { account, list } = await findLeadList(context, listId)
 	const access = await requireAccess(account.accountId)
@@ -117,7 +120,7 @@ export async function startEmailBisonUpload(
 		)
 
 	const mapping: UploadMapping = { fields, variables }
-	return db.transaction().execute(async (trx) => {
+	return transact(executor, async (trx) => {
 		const upload = await trx
 			.insertInto('emailbison_upload')
 			.values({

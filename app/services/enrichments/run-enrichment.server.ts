@@ -207,7 +207,13 @@ async function enrichRow(run: Run, lead: LeadRow, tools: Tools, signal: AbortSig
 				try {
 					output = await callModel(tools.model!, tools.keyId, step, prompt, signal)
 					result.calls += 1
-					result.cache.push({ hash, output })
+					// kept at once, not with the row's checkpoint: a worker that dies before the
+					// checkpoint must not pay for this answer again (the resumed job finds it here)
+					await db
+						.insertInto('enrichment_cache')
+						.values({ user_id: run.user_id, hash, output: JSON.stringify(output) })
+						.onConflict((oc) => oc.doNothing())
+						.execute()
 				} catch (error) {
 					if (error instanceof FatalRunError) throw error
 					if (signal.aborted) return null

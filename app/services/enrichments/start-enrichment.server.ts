@@ -1,10 +1,12 @@
-import { sql } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
+import { transact } from '../idempotency/form-submissions.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import { findChain, findEnrichment, listEnrichments } from './enrichments.server.ts'
@@ -148,13 +150,17 @@ function checkProvider(account: AccountContext, aiSteps: number, payWith: 'ownKe
  * taking only leads created up to the run's cut-off (this transaction's start), so a resumed
  * job enriches the same leads and leads added later are left out (decision 0019).
  */
-export async function startRun(context: AccountContext | null, input: RunInput) {
+export async function startRun(
+	context: AccountContext | null,
+	input: RunInput,
+	executor: Kysely<DB> = db,
+) {
 	const account = actingAccount(context)
 	const prepared = await prepareRun(account, input)
 	const { list, resolved, filter } = prepared
 	checkProvider(account, prepared.aiSteps, input.payWith)
 	try {
-		return await db.transaction().execute(async (trx) => {
+		return await transact(executor, async (trx) => {
 			const { n } = await filteredLeads(trx, prepared.target, filter)
 				.where('leads.created_at', '<=', sql<Date>`now()`)
 				.select((eb) => eb.fn.countAll<string>().as('n'))
@@ -223,7 +229,11 @@ export async function cancelRun(context: AccountContext | null, runId: string) {
 }
 
 /** Runs the failed rows of an ended run again, as a new attempt with its own credit hold. */
-export async function retryFailedRows(context: AccountContext | null, runId: string) {
+export async function retryFailedRows(
+	context: AccountContext | null,
+	runId: string,
+	executor: Kysely<DB> = db,
+) {
 	const account = actingAccount(context)
 	const run = await findRun(account, runId)
 	if (run.status !== JobStatus.success && run.status !== JobStatus.fail)
@@ -234,7 +244,17 @@ export async function retryFailedRows(context: AccountContext | null, runId: str
 	checkProvider(account, aiSteps, payWith)
 	const attempt = run.attempt + 1
 	try {
-		return await db.transaction().execute(async (trx) => {
+		return await transact(executor, async (trx) => {
+			// claims the run: a retry sent twice at once starts one attempt
+			const ended = await trx
+				.updateTable('enrichment_runs')
+				.set({ updated_at: sql`now()` })
+				.where('id', '=', run.id)
+				.where('attempt', '=', run.attempt)
+				.where('status', 'in', [JobStatus.success, JobStatus.fail])
+				.returning('id')
+				.executeTakeFirst()
+			if (!ended) throw new FormError('This run is already running again.')
 			const reset = await trx
 				.updateTable('enrichment_run_rows')
 				.set({ status: JobStatus.pending, error: null, calls: 0, cached: 0, attempt })

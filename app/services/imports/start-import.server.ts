@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
+import type { Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
+import { transact } from '../idempotency/form-submissions.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import {
 	columnLetter,
@@ -28,6 +31,7 @@ export async function startCsvImport(
 	context: AccountContext | null,
 	input: MappingInput,
 	currentWorkspaceId: string | null,
+	executor: Kysely<DB> = db,
 ) {
 	const account = actingAccount(context)
 	let upload: PendingUpload
@@ -52,7 +56,7 @@ export async function startCsvImport(
 	const rowsTotal = Math.max(0, upload.records - (input.hasHeader ? 1 : 0))
 	const filePath = await claimPendingUpload(upload, listId)
 	try {
-		await db.transaction().execute(async (trx) => {
+		await transact(executor, async (trx) => {
 			await trx
 				.insertInto('processing_list')
 				.values({

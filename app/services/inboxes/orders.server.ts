@@ -7,7 +7,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { FormError, isUuid } from '../../utils/http-errors.server.ts'
 import { formatDate } from '../../utils/money.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
-import { createCheckout } from '../billing/checkout.server.ts'
+import { createCheckout, type CheckoutOptions } from '../billing/checkout.server.ts'
 import type { FulfilmentContext } from '../billing/fulfilments.server.ts'
 import { assertWorkspace, domainAccount } from '../domains/access.server.ts'
 import { paidFor, visibleDomains } from '../domains/domains.server.ts'
@@ -167,35 +167,39 @@ export function decodeOrder(value: string): unknown {
 export async function startInboxOrderCheckout(
 	account: AccountContext | null,
 	raw: unknown,
-	options: { workspaceId?: string | null } = {},
+	options: { workspaceId?: string | null } & CheckoutOptions = {},
 ) {
 	const quote = await quoteInboxOrder(account, raw, options)
 	const acting = domainAccount(account, 'change')
 	// Inboxes are billed monthly (decision 0013): a recurring item whose quantity is the inboxes.
-	return createCheckout(acting, {
-		mode: 'subscription',
-		items: [
-			{
-				kind: 'inbox_order',
-				interval: 'month',
-				description: `${quote.count} ${quote.provider === 'google' ? 'Google' : 'Microsoft'} inboxes on ${quote.domains.length} domain${quote.domains.length === 1 ? '' : 's'}`,
-				quantity: quote.count,
-				unitAmountCents: quote.unitCents,
-				data: {
-					order: JSON.stringify({
-						provider: quote.provider,
-						inboxesPerDomain: quote.inboxesPerDomain,
-						domainIds: quote.domains.map((d) => d.id),
-						personas: quote.personas,
-						patterns: quote.patterns,
-					}),
-					workspaceId: quote.workspaceId,
+	return createCheckout(
+		acting,
+		{
+			mode: 'subscription',
+			items: [
+				{
+					kind: 'inbox_order',
+					interval: 'month',
+					description: `${quote.count} ${quote.provider === 'google' ? 'Google' : 'Microsoft'} inboxes on ${quote.domains.length} domain${quote.domains.length === 1 ? '' : 's'}`,
+					quantity: quote.count,
+					unitAmountCents: quote.unitCents,
+					data: {
+						order: JSON.stringify({
+							provider: quote.provider,
+							inboxesPerDomain: quote.inboxesPerDomain,
+							domainIds: quote.domains.map((d) => d.id),
+							personas: quote.personas,
+							patterns: quote.patterns,
+						}),
+						workspaceId: quote.workspaceId,
+					},
 				},
-			},
-		],
-		successPath: '/inboxes',
-		cancelPath: '/ordering-inboxes',
-	})
+			],
+			successPath: '/inboxes',
+			cancelPath: '/ordering-inboxes',
+		},
+		{ executor: options.executor, intentKey: options.intentKey },
+	)
 }
 
 /**

@@ -1,7 +1,10 @@
+import type { Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
+import { transact } from '../idempotency/form-submissions.server.ts'
 import { InsufficientCreditsError } from '../billing/credits.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { parseApolloUrl } from './apollo-url.ts'
@@ -16,7 +19,11 @@ export function leadScrapePrice(count: number) {
  * A lead list from an Apollo people search: the list (pending), its request,
  * the credits held for it and the lead-scrape job, all in one transaction.
  */
-export async function createLeadScrape(context: AccountContext | null, input: CreateLeadsInput) {
+export async function createLeadScrape(
+	context: AccountContext | null,
+	input: CreateLeadsInput,
+	executor: Kysely<DB> = db,
+) {
 	const account = actingAccount(context)
 	const config = getConfig()
 	const parsed = parseApolloUrl(input.url, 'people')
@@ -30,7 +37,7 @@ export async function createLeadScrape(context: AccountContext | null, input: Cr
 	})
 	const price = input.payWith === 'credits' ? leadScrapePrice(input.count) : 0
 	try {
-		return await db.transaction().execute(async (trx) => {
+		return await transact(executor, async (trx) => {
 			const list = await trx
 				.insertInto('processing_list')
 				.values({

@@ -39,6 +39,7 @@ type Request = {
 	key_kind: string
 	actor_id: string | null
 	run_id: string | null
+	start_requested_at: Date | null
 	dataset_id: string | null
 	items_read: number
 	credits_reserved: number
@@ -62,6 +63,7 @@ async function loadRequest(requestId: string): Promise<Request | undefined> {
 			'key_kind',
 			'actor_id',
 			'run_id',
+			'start_requested_at',
 			'dataset_id',
 			'items_read',
 			'credits_reserved',
@@ -96,6 +98,47 @@ export function actorInput(url: string, count: number) {
 	return JSON.parse(
 		template.replace('"{{url}}"', JSON.stringify(url)).replace('{{count}}', String(count)),
 	)
+}
+
+/** Apify's clock and ours may differ a little: a run this much earlier still counts. */
+const CLOCK_SKEW_MS = 60_000
+
+/**
+ * The search's Apify run, started once per attempt: before starting, the request is marked
+ * (committed); a job that finds the mark (its worker died after asking Apify, or the answer
+ * was lost) looks for a run of the actor started since with the same input and not taken
+ * by another request, and adopts it instead of starting a second one.
+ */
+async function findOrStartRun(apify: ApifyClient, request: Request) {
+	const actor = request.actor_id ?? getConfig().APIFY_APOLLO_ACTOR
+	const input = actorInput(request.url, request.requested_count)
+	const { start_requested_at: since } = await db
+		.selectFrom('apollo_requests')
+		.select('start_requested_at')
+		.where('id', '=', request.id)
+		.executeTakeFirstOrThrow()
+	if (since) {
+		const wanted = JSON.stringify(input)
+		for (const run of await apify.listRuns(actor)) {
+			if (!run.startedAt || Date.parse(run.startedAt) < since.getTime() - CLOCK_SKEW_MS) continue
+			// a run that ended badly belongs to an earlier attempt
+			if (!['READY', 'RUNNING', 'SUCCEEDED'].includes(run.status)) continue
+			if (JSON.stringify(await apify.runInput(run)) !== wanted) continue
+			const taken = await db
+				.selectFrom('apollo_requests')
+				.select('id')
+				.where('run_id', '=', run.id)
+				.where('id', '<>', request.id)
+				.executeTakeFirst()
+			if (!taken) return run
+		}
+	}
+	await db
+		.updateTable('apollo_requests')
+		.set({ start_requested_at: sql`now()` })
+		.where('id', '=', request.id)
+		.execute()
+	return apify.startRun(actor, input)
 }
 
 async function apifyFor(request: Request): Promise<ApifyClient> {
@@ -257,14 +300,7 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 	try {
 		const apify = await apifyFor(request)
 		if (!request.run_id) {
-			const run = await patiently(
-				() =>
-					apify.startRun(
-						request!.actor_id ?? getConfig().APIFY_APOLLO_ACTOR,
-						actorInput(request!.url, request!.requested_count),
-					),
-				job.signal,
-			)
+			const run = await patiently(() => findOrStartRun(apify, request!), job.signal)
 			await db
 				.updateTable('apollo_requests')
 				.set({ run_id: run.id, dataset_id: run.defaultDatasetId, status: JobStatus.processing })

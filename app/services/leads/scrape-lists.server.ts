@@ -10,6 +10,7 @@ import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
+import { transact } from '../idempotency/form-submissions.server.ts'
 import { deleteLeadList } from '../lists/manage-list.server.ts'
 import { actingAccount, canUseWorkspace, type ActingAccount } from '../workspaces/access.server.ts'
 import { JobStatus, leadScrapeReference, settleCredits } from './run-lead-scrape.server.ts'
@@ -150,19 +151,28 @@ async function abortRun(accountId: string, keyKind: string, runId: string) {
  * Runs a failed or cancelled scrape again: a search starts a new Apify run (leads
  * already found stay; duplicates are skipped), domains go on from where they stopped.
  */
-export async function retryScrape(context: AccountContext | null, kind: ListKind, id: string) {
+export async function retryScrape(
+	context: AccountContext | null,
+	kind: ListKind,
+	id: string,
+	executor: Kysely<DB> = db,
+) {
 	const account = actingAccount(context)
 	const list = await findList(account, kind, id)
 	if (list.status !== JobStatus.fail)
 		throw new FormError('Only a failed or cancelled list can be retried.')
 	const request = await requestOf(kind, list.id)
 	try {
-		await db.transaction().execute(async (trx) => {
-			await trx
+		await transact(executor, async (trx) => {
+			// only a list still failed: a retry sent twice at once runs it once
+			const claimed = await trx
 				.updateTable(TABLE[kind])
 				.set({ status: JobStatus.pending, error: null, finished_at: null, updated_at: sql`now()` })
 				.where('id', '=', list.id)
-				.execute()
+				.where('status', '=', JobStatus.fail)
+				.returning('id')
+				.executeTakeFirst()
+			if (!claimed) throw new FormError('This list is already running again.')
 			if (request) {
 				const attempt = request.attempt + 1
 				await trx
@@ -172,6 +182,7 @@ export async function retryScrape(context: AccountContext | null, kind: ListKind
 						status: JobStatus.pending,
 						error: null,
 						run_id: null,
+						start_requested_at: null,
 						dataset_id: null,
 						items_read: 0,
 						found_before: list.found,

@@ -42,6 +42,11 @@ export type FakeApify = {
 	runs: Map<string, Run>
 	/** the scenario for runs whose input URL contains `match` ('' matches all) */
 	scenario(match: string, scenario: FakeScenario): void
+	/**
+	 * the next run started awaits `hook` before its answer is sent (the run exists by then):
+	 * a test kills the worker there
+	 */
+	afterNextStart(hook: () => Promise<void> | void): void
 	close(): Promise<void>
 }
 
@@ -113,6 +118,7 @@ export async function startFakeApify(
 	const scenarios: { match: string; scenario: FakeScenario }[] = []
 	const calls: string[] = []
 	const rateLimited = new Map<string, number>()
+	let startHook: (() => Promise<void> | void) | null = null
 
 	const send = (
 		res: http.ServerResponse,
@@ -131,6 +137,7 @@ export async function startFakeApify(
 			actId: run.actorId,
 			status: run.status,
 			defaultDatasetId: run.defaultDatasetId,
+			defaultKeyValueStoreId: `kv-${run.id}`,
 			startedAt: run.startedAt,
 			finishedAt: run.finishedAt,
 			statusMessage: run.status === 'SUCCEEDED' ? 'Done' : (run.scenario.statusMessage ?? null),
@@ -183,7 +190,30 @@ export async function startFakeApify(
 				finishedAt: null,
 			}
 			runs.set(run.id, run)
+			if (startHook) {
+				const hook = startHook
+				startHook = null
+				await hook()
+			}
+			if (res.destroyed) return
 			return send(res, 201, runData(run))
+		}
+		// the actor's runs, newest first, as Apify lists them (data.items)
+		if (req.method === 'GET' && match) {
+			const actorId = decodeURIComponent(match[1]!)
+			const limit = Number(url.searchParams.get('limit') ?? 1000)
+			const own = [...runs.values()].filter((r) => r.actorId === actorId)
+			if (url.searchParams.get('desc') === '1') own.reverse()
+			const items = own.slice(0, limit).map((r) => runData(r).data)
+			return send(res, 200, {
+				data: { total: own.length, offset: 0, limit, count: items.length, items },
+			})
+		}
+		match = path.match(/^\/v2\/key-value-stores\/kv-([^/]+)\/records\/INPUT$/)
+		if (req.method === 'GET' && match) {
+			const run = runs.get(match[1]!)
+			if (!run) return error(res, 404, 'record-not-found', 'Record was not found')
+			return send(res, 200, run.input)
 		}
 
 		match = path.match(/^\/v2\/actor-runs\/([^/]+)(\/abort)?$/)
@@ -242,6 +272,9 @@ export async function startFakeApify(
 		runs,
 		scenario(match, scenario) {
 			scenarios.push({ match, scenario })
+		},
+		afterNextStart(hook) {
+			startHook = hook
 		},
 		close: () => new Promise((resolve) => server.close(() => resolve())),
 	}

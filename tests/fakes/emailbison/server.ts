@@ -5,8 +5,10 @@
 // api-user keys are bound to the workspace they were minted in; campaigns and custom
 // variables per workspace; create-or-update/multiple takes at most 500 leads and answers
 // 422 naming the rows with invalid emails (the whole call is refused); 429 with Retry-After;
-// every call counted, and every key it was sent recorded (a key must never reach an
-// instance it was not saved for).
+// a campaign's leads listed 15 a page (GET /api/campaigns/{id}/leads, as the public API
+// reference lists it); every call counted, and every key it was sent recorded (a key must
+// never reach an instance it was not saved for). `afterNextAttach` lets a test act (kill a
+// worker) after an attach took effect but before its answer leaves.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -61,6 +63,11 @@ export type FakeEmailBison = {
 	setMintSupported(ok: boolean): void
 	/** wait this long before answering every call */
 	setLatency(ms: number): void
+	/**
+	 * the next attach-leads call that takes effect awaits `hook` before its answer is sent
+	 * (the leads are in the campaign by then)
+	 */
+	afterNextAttach(hook: () => Promise<void> | void): void
 	reset(): void
 	close(): Promise<void>
 }
@@ -78,6 +85,7 @@ export async function startFakeEmailBison(
 	let limitedFor = 1
 	let failing = 0
 	let mintSupported = true
+	let attachHook: (() => Promise<void> | void) | null = null
 	let nextId = 1
 	const workspaces = new Map<number, FakeWorkspace>()
 	const campaigns = new Map<number, FakeCampaign>()
@@ -130,11 +138,11 @@ export async function startFakeEmailBison(
 		let raw = ''
 		req.on('data', (chunk) => (raw += chunk))
 		req.on('end', () => {
-			setTimeout(() => handle(req, res, raw), latency)
+			setTimeout(() => void handle(req, res, raw), latency)
 		})
 	})
 
-	function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
+	async function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
 		const url = new URL(req.url ?? '/', 'http://fake')
 		const path = url.pathname.replace(/\/+$/, '')
 		const method = req.method ?? 'GET'
@@ -297,6 +305,27 @@ export async function startFakeEmailBison(
 			})
 			return send(200, { data: out })
 		}
+		const campaignLeads = /^\/api\/campaigns\/(\d+)\/leads$/.exec(path)
+		if (method === 'GET' && campaignLeads) {
+			const campaign = campaigns.get(Number(campaignLeads[1]))
+			if (!campaign || campaign.workspaceId !== workspace.id)
+				return send(404, { message: 'Campaign not found.' })
+			const byId = new Map([...workspace.leads.values()].map((l) => [l.id, l]))
+			return send(
+				200,
+				paged(
+					campaign.leads.map((id) => {
+						const lead = byId.get(id)
+						return {
+							id,
+							email: lead?.email,
+							first_name: lead?.first_name,
+							last_name: lead?.last_name,
+						}
+					}),
+				),
+			)
+		}
 		const attach = /^\/api\/campaigns\/(\d+)\/leads\/attach-leads$/.exec(path)
 		if (method === 'POST' && attach) {
 			const campaign = campaigns.get(Number(attach[1]))
@@ -319,6 +348,12 @@ export async function startFakeEmailBison(
 					inCampaign.add(id)
 				}
 			}
+			if (attachHook) {
+				const hook = attachHook
+				attachHook = null
+				await hook()
+			}
+			if (res.destroyed) return
 			return send(200, { data: { success: true, message: 'Leads attached.' } })
 		}
 		return send(404, { message: 'Not found.' })
@@ -349,12 +384,16 @@ export async function startFakeEmailBison(
 		setLatency(ms) {
 			latency = ms
 		},
+		afterNextAttach(hook) {
+			attachHook = hook
+		},
 		reset() {
 			calls.length = 0
 			keysReceived.length = 0
 			limited = 0
 			failing = 0
 			mintSupported = true
+			attachHook = null
 			seed()
 		},
 		close: () =>
