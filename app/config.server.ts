@@ -160,6 +160,8 @@ export type Config = Omit<Env, 'APP_URL' | 'APP_SECRET' | 'AUTH_AUTOCONFIRM' | '
 	DEV_MAILBOX: boolean
 	/** the auth service runs inside this process (no SUPABASE_URL) */
 	embeddedAuth: boolean
+	/** APP_URL is this machine (localhost, 127.0.0.1, ::1): a local install, not a public deployment */
+	localInstall: boolean
 	isProduction: boolean
 }
 
@@ -183,6 +185,7 @@ export function parseEnv(source: Record<string, string | undefined>): Config {
 		APP_SECRET: env.APP_SECRET ?? localSecret(env.DATA_DIR),
 		AUTH_AUTOCONFIRM: env.AUTH_AUTOCONFIRM ?? !env.SMTP_URL,
 		embeddedAuth: !env.SUPABASE_URL,
+		localInstall: local,
 		isProduction: env.NODE_ENV === 'production',
 	}
 }

@@ -2,6 +2,7 @@ import { getFormProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, redirect, useNavigation } from 'react-router'
 import type { Route } from './+types/purchase'
+import { PaymentsNotSetUp } from '../components/billing/payments-not-set-up.tsx'
 import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -42,10 +43,12 @@ type LoaderData = Route.ComponentProps['loaderData']
 function Packs({
 	packs,
 	paymentsAvailable,
+	isPlatformAdmin,
 	actionData,
 }: {
 	packs: LoaderData['packs']
 	paymentsAvailable: boolean
+	isPlatformAdmin: boolean
 	actionData: Route.ComponentProps['actionData']
 }) {
 	const buying = useIsPending('buy')
@@ -64,11 +67,7 @@ function Packs({
 			<p className="mt-1 text-sm text-slate-600">
 				Pack credits never expire and add to the credits your plan brings every month.
 			</p>
-			{!paymentsAvailable ? (
-				<p className="mt-4 rounded-md bg-slate-100 p-3 text-sm text-slate-700">
-					Payments are not set up on this server yet. Ask the administrator to configure Stripe.
-				</p>
-			) : null}
+			{!paymentsAvailable ? <PaymentsNotSetUp isPlatformAdmin={isPlatformAdmin} /> : null}
 			<Form method="post" className="mt-4" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="buy" />
 				<FormErrors id={form.errorId} errors={errors} />
@@ -174,7 +173,16 @@ function Ledger({ ledger }: { ledger: LoaderData['ledger'] }) {
 }
 
 export default function Purchase({ loaderData, actionData }: Route.ComponentProps) {
-	const { isOwner, ownerEmail, testMode, balance, packs, ledger, paymentsAvailable } = loaderData
+	const {
+		isOwner,
+		ownerEmail,
+		testMode,
+		balance,
+		packs,
+		ledger,
+		paymentsAvailable,
+		isPlatformAdmin,
+	} = loaderData
 	return (
 		<>
 			<PageHeader
@@ -200,7 +208,12 @@ export default function Purchase({ loaderData, actionData }: Route.ComponentProp
 			) : (
 				<>
 					{testMode ? <TestModeBanner /> : null}
-					<Packs packs={packs} paymentsAvailable={paymentsAvailable} actionData={actionData} />
+					<Packs
+						packs={packs}
+						paymentsAvailable={paymentsAvailable}
+						isPlatformAdmin={isPlatformAdmin}
+						actionData={actionData}
+					/>
 					<Ledger ledger={ledger} />
 				</>
 			)}

@@ -2,6 +2,7 @@ import { getFormProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, Link, redirect, useNavigation } from 'react-router'
 import type { Route } from './+types/subscription'
+import { PaymentsNotSetUp } from '../components/billing/payments-not-set-up.tsx'
 import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -204,7 +205,7 @@ function Plans({ loaderData, actionData }: { loaderData: LoaderData; actionData:
 		lastResult: actionData?.intent === 'subscribe' ? actionData.result : undefined,
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: SubscribeSchema }),
 	})
-	const { plans, current, isLTD, paymentsAvailable } = loaderData
+	const { plans, current, isLTD, paymentsAvailable, isPlatformAdmin } = loaderData
 	const activePlanId = current?.active ? current.planId : null
 	const errors = [...(form.errors ?? []), ...(fields.planId.errors ?? [])]
 	return (
@@ -216,11 +217,7 @@ function Plans({ loaderData, actionData }: { loaderData: LoaderData; actionData:
 				Every plan includes every feature. Credits pay for scraping and AI enrichment run with
 				platform keys; they are added every month.
 			</p>
-			{!paymentsAvailable ? (
-				<p className="mt-4 rounded-md bg-slate-100 p-3 text-sm text-slate-700">
-					Payments are not set up on this server yet. Ask the administrator to configure Stripe.
-				</p>
-			) : null}
+			{!paymentsAvailable ? <PaymentsNotSetUp isPlatformAdmin={isPlatformAdmin} /> : null}
 			<Form method="post" className="mt-4" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="subscribe" />
 				<FormErrors id={form.errorId} errors={errors} />
