@@ -47,7 +47,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 	try {
 		if (intent === 'cancel') {
 			const list = await cancelScrape(account, kind, listId)
-			return redirectWithSuccess('/scrape', `“${list.name}” cancelled; its unused credits are back`)
+			return redirectWithSuccess(
+				'/scrape',
+				`“${list.name}” cancelled: what it found so far is kept and charged; the other credits are back`,
+			)
 		}
 		if (intent === 'retry') {
 			const list = await retryScrape(account, kind, listId)

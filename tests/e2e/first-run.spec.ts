@@ -30,7 +30,7 @@ test.describe('a default start (production on localhost, no Stripe)', () => {
 		await page.getByLabel('Work email').fill(email)
 		await page.getByLabel('Password').fill(PASSWORD)
 		await page.getByRole('button', { name: 'Create account' }).click()
-		await expect(page).toHaveURL(/\/subscription$/)
+		await expect(page).toHaveURL(/\/subscription$/, { timeout: 30_000 })
 
 		await expect(page.getByTestId('test-mode')).toBeVisible()
 		await expect(page.getByTestId('payments-not-set-up')).toHaveCount(0)
