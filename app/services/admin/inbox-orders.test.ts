@@ -109,7 +109,11 @@ describe('inbox orders in the admin area', () => {
 			'inboxes.order.deliver_part',
 		])
 		const mails = () =>
-			db.selectFrom('mailbox').select('subject').where('to_address', '=', owner.user.email).execute()
+			db
+				.selectFrom('mailbox')
+				.select('subject')
+				.where('to_address', '=', owner.user.email)
+				.execute()
 		expect(await mails()).toEqual([])
 		// the share of a domain counts what was delivered before
 		await expect(
