@@ -1,10 +1,13 @@
 // Issue 16: flows a newcomer walks through, with JavaScript on and off. Points 2 (cancel means
 // cancel), 4 (partial inbox orders), 6 (password reset from any browser, or by code) and 9
 // (lifetime deals and plan changes).
-import { expect, test, type Page } from '@playwright/test'
+import { expect as baseExpect, test, type Page } from '@playwright/test'
 import { subscribedAccount } from './leads-support.ts'
 import { latestMail } from './mail.ts'
 import { jsEnabled, PASSWORD, signIn, signOut, signUp, withDatabase } from './support.ts'
+
+// A busy machine answers slowly: wait for what a user waits for, up to 30 s.
+const expect = baseExpect.configure({ timeout: 30_000 })
 
 const ADMIN = { email: 'admin@e2e.test', password: 'admin-password-1' }
 
@@ -33,7 +36,7 @@ test.describe('cancel means cancel', () => {
 	test('a lead scrape cancelled midway keeps and charges only what it wrote', async ({
 		page,
 	}, testInfo) => {
-		test.setTimeout(120_000)
+		test.setTimeout(240_000)
 		const { email } = await subscribedAccount(page, { credits: 5000 })
 		await page.goto('/create-leads')
 		// the fake Apify answers each page of 1,000 slowly, so the cancel lands mid-scrape
@@ -50,7 +53,7 @@ test.describe('cancel means cancel', () => {
 		await expect(async () => {
 			await page.reload()
 			await expect(row.getByTestId('found')).toHaveText('1,000', { timeout: 500 })
-		}).toPass({ timeout: 60_000 })
+		}).toPass({ timeout: 120_000 })
 		await row.getByRole('button', { name: 'Cancel' }).click()
 		await expect(row.getByText('Cancelled', { exact: true })).toBeVisible({ timeout: 20_000 })
 
@@ -173,7 +176,7 @@ test.describe('inbox orders', () => {
 
 test.describe('password reset', () => {
 	// sign-up, sign-out and two mails on a busy machine
-	test.describe.configure({ timeout: 120_000 })
+	test.describe.configure({ timeout: 180_000 })
 	async function askForReset(page: Page) {
 		const { email } = await signUp(page)
 		await signOut(page)
@@ -242,7 +245,7 @@ test.describe('password reset', () => {
 })
 
 test.describe('lifetime deals and plan changes', () => {
-	test.describe.configure({ timeout: 120_000 })
+	test.describe.configure({ timeout: 180_000 })
 
 	async function onStarterHalfway(page: Page, options: { ltd?: boolean } = {}) {
 		const { email } = await subscribedAccount(page)
