@@ -138,8 +138,7 @@ export async function fulfilOrder(
 		const seen = new Set<string>()
 		const perDomain = new Map<string, number>()
 		for (const inbox of delivered) {
-			if (inbox.domain_id)
-				perDomain.set(inbox.domain_id, (perDomain.get(inbox.domain_id) ?? 0) + 1)
+			if (inbox.domain_id) perDomain.set(inbox.domain_id, (perDomain.get(inbox.domain_id) ?? 0) + 1)
 		}
 		const inboxes: {
 			address: string
