@@ -290,13 +290,13 @@ test.describe('lifetime deals and plan changes', () => {
 		await expect(
 			page.getByRole('heading', { name: 'Switch from Monthly Starter to Monthly Unlimited' }),
 		).toBeVisible()
-		// half of $49.00 back, half of $99.00 for the rest of the month: $25.00 now (give or take a cent)
+		// half of $49.00 back, half of $149.00 for the rest of the month: $50.00 now (give or take a cent)
 		await expect(page.getByTestId('switch-credit')).toHaveText(/^−\$24\.(4\d|50)$/)
-		await expect(page.getByTestId('switch-charge')).toHaveText(/^\$49\.(4\d|50)$/)
-		await expect(page.getByTestId('switch-due')).toHaveText(/^\$2[45]\.\d\d$/)
+		await expect(page.getByTestId('switch-charge')).toHaveText(/^\$74\.(4\d|50)$/)
+		await expect(page.getByTestId('switch-due')).toHaveText(/^\$(49|50)\.\d\d$/)
 		const due = (await page.getByTestId('switch-due').textContent())!.trim()
 		await expect(page.getByTestId('switch-summary')).toHaveText(
-			`Monthly Unlimited starts today. From ${renews} you pay $99.00 per month.`,
+			`Monthly Unlimited starts today. From ${renews} you pay $149.00 per month.`,
 		)
 		// nothing changed yet
 		await page.goto('/subscription')
