@@ -179,6 +179,8 @@ export type Config = Omit<
 	DEV_MAILBOX: boolean
 	/** the auth service runs inside this process (no SUPABASE_URL) */
 	embeddedAuth: boolean
+	/** APP_URL is this machine (localhost, 127.0.0.1, ::1): a local install, not a public deployment */
+	localInstall: boolean
 	isProduction: boolean
 }
 
@@ -204,6 +206,7 @@ export function parseEnv(source: Record<string, string | undefined>): Config {
 		// off for `npm start` too: it listens on 0.0.0.0 and anyone who reaches it can sign up
 		ALLOW_PRIVATE_URLS: env.ALLOW_PRIVATE_URLS ?? env.NODE_ENV === 'development',
 		embeddedAuth: !env.SUPABASE_URL,
+		localInstall: local,
 		isProduction: env.NODE_ENV === 'production',
 	}
 }

@@ -591,6 +591,32 @@ describe('emailed links', () => {
 		const late = await client.auth.exchangeCodeForSession(opened.query.get('code')!)
 		expect(late.error).toMatchObject({ status: 422, code: 'flow_state_expired' })
 	})
+
+	test("a reset link to the app's /auth/confirm carries a token hash any browser can verify", async () => {
+		const { email, user } = await signedUp()
+		await server.client().auth.resetPasswordForEmail(email, {
+			redirectTo: `${server.url}/auth/confirm?next=/reset-password`,
+		})
+		const mail = await server.lastMail(email)
+		const link = new URL(mail.link!)
+		expect(`${link.origin}${link.pathname}`).toBe(`${server.url}/auth/confirm`)
+		expect(link.searchParams.get('next')).toBe('/reset-password')
+		expect(link.searchParams.get('type')).toBe('recovery')
+		// a client that never asked (no cookie, no verifier) verifies it
+		const other = server.client()
+		const { data, error } = await other.auth.verifyOtp({
+			token_hash: link.searchParams.get('token_hash')!,
+			type: 'recovery',
+		})
+		expect(error).toBeNull()
+		expect(data.session!.user.id).toBe(user.id)
+		// once only
+		const again = await server.client().auth.verifyOtp({
+			token_hash: link.searchParams.get('token_hash')!,
+			type: 'recovery',
+		})
+		expect(again.error).toMatchObject({ status: 403, code: 'otp_expired' })
+	})
 })
 
 describe('admin', () => {

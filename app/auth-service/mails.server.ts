@@ -9,8 +9,23 @@ import type { Pkce } from './validation.server.ts'
 
 export type LinkType = 'signup' | 'invite' | 'magiclink' | 'recovery' | 'email_change'
 
-/** `${APP_URL}/auth/v1/verify?token=...&type=...&redirect_to=...`, as Supabase's templates. */
+/**
+ * `${APP_URL}/auth/v1/verify?token=...&type=...&redirect_to=...`, as Supabase's templates. A
+ * link without PKCE whose redirect_to is the app's own /auth/confirm goes straight there with
+ * `token_hash` and `type`, as Supabase's SSR email templates do: the app verifies it
+ * server-side, so it works in any browser (decision 0028).
+ */
 export function actionLink(ctx: AuthContext, token: string, type: LinkType, redirectTo: string) {
+	const target = new URL(redirectTo, ctx.config.APP_URL)
+	if (
+		!token.startsWith('pkce_') &&
+		target.origin === new URL(ctx.config.APP_URL).origin &&
+		target.pathname === '/auth/confirm'
+	) {
+		target.searchParams.set('token_hash', token)
+		target.searchParams.set('type', type)
+		return target.toString()
+	}
 	const query = `token=${encodeURIComponent(token)}&type=${type}&redirect_to=${encodeURIComponent(redirectTo)}`
 	return `${ctx.config.APP_URL}/auth/v1/verify?${query}`
 }

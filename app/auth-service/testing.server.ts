@@ -97,7 +97,7 @@ export async function startTestAuthServer(
 				.orderBy('id', 'desc')
 				.executeTakeFirst()
 			if (!row) throw new Error(`no mail to ${to}`)
-			const link = /https?:\/\/\S+\/auth\/v1\/verify\?\S+/.exec(row.text_body)?.[0]
+			const link = /https?:\/\/\S+\/auth\/(v1\/verify|confirm)\?\S+/.exec(row.text_body)?.[0]
 			const code = /code: (\d{6})/.exec(row.text_body)?.[1]
 			return { ...row, link, code }
 		},

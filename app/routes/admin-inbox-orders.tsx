@@ -47,8 +47,14 @@ export async function action({ request, context }: Route.ActionArgs) {
 			return redirectWithSuccess(HERE, 'Order marked processing')
 		}
 		if (value.intent === 'fulfil-order') {
-			const { inboxes } = await fulfilOrderAndNotify(account, value.orderId, value.csv)
-			return redirectWithSuccess(HERE, `Order fulfilled: ${inboxes} inboxes created`)
+			const result = await fulfilOrderAndNotify(account, value.orderId, value.csv)
+			if (!result.complete) {
+				return redirectWithSuccess(
+					HERE,
+					`${result.inboxes} inboxes created: ${result.delivered} of ${result.ordered} delivered. The order stays open for the rest; billing starts with the last one.`,
+				)
+			}
+			return redirectWithSuccess(HERE, `Order fulfilled: ${result.inboxes} inboxes created`)
 		}
 		try {
 			await failOrder(account, value.orderId, value.reason)
@@ -102,6 +108,12 @@ export default function AdminInboxOrders({ loaderData, actionData }: Route.Compo
 							{order.refunded_at ? `; refunded ${formatWhen(order.refunded_at)}` : ''}
 						</p>
 						<p className="text-sm text-slate-600">Domains: {order.domains.join(', ')}</p>
+						<p className="text-sm text-slate-600" data-testid="delivered">
+							{order.delivered} of {order.ordered} inboxes delivered
+							{order.status < 2 && order.delivered > 0
+								? `; ${order.ordered - order.delivered} still to deliver`
+								: ''}
+						</p>
 						{order.planned.length ? (
 							<div className="mt-2 text-sm" data-testid="planned-inboxes">
 								<p className="font-medium text-slate-800">

@@ -4,33 +4,30 @@ import { data, Form, Link } from 'react-router'
 import type { Route } from './+types/forgot-password'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Field, FormErrors } from '../components/ui/field.tsx'
-import { getConfig } from '../config.server.ts'
-import { requestContext } from '../context.server.ts'
 import { authErrorReply } from '../services/auth/errors.server.ts'
+import { sendPasswordReset } from '../services/auth/password-reset.server.ts'
 import { ForgotPasswordSchema } from '../services/auth/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithInfo } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ request }: Route.ActionArgs) {
 	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: ForgotPasswordSchema })
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply() }, { status: 400 })
 	}
-	const { supabase } = context.get(requestContext)
-	const { error } = await supabase.auth.resetPasswordForEmail(submission.value.email, {
-		redirectTo: `${getConfig().APP_URL}/auth/confirm?next=/reset-password`,
-	})
+	const { error } = await sendPasswordReset(request, submission.value.email)
 	// The same answer whether or not the address has an account: "a mail went to this address
 	// a minute ago" (over_email_send_rate_limit) is only said of registered addresses, so it
 	// gets the same answer too; only the per-IP limit, which names no address, is told.
 	if (error && error.code !== 'over_email_send_rate_limit')
 		return authErrorReply(submission, error, { hideFields: [] })
+	// the next page takes the code
 	return redirectWithInfo(
-		'/signin',
-		'If an account exists for that email, we sent a link to reset your password.',
+		`/reset-password?email=${encodeURIComponent(submission.value.email)}`,
+		'If an account exists for that email, we sent a link to reset your password, and a 6-digit code you can enter here.',
 	)
 }
 
@@ -47,7 +44,7 @@ export default function ForgotPassword({ actionData }: Route.ComponentProps) {
 		<>
 			<h1 className="text-2xl font-bold text-slate-900">Reset your password</h1>
 			<p className="mt-1 text-sm text-slate-600">
-				Enter your email and we'll send you a link to choose a new password.
+				Enter your email and we'll send you a link and a code to choose a new password.
 			</p>
 			<Form method="post" className="mt-6 space-y-4" {...getFormProps(form)}>
 				<FormErrors id={form.errorId} errors={form.errors} />

@@ -1,7 +1,12 @@
 import { useEffect } from 'react'
 import { Form, Link, useNavigation, useRevalidator } from 'react-router'
 import type { Route } from './+types/list'
-import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
+import {
+	isCancelled,
+	isRunning,
+	JobStatusBadge,
+	ProgressBar,
+} from '../components/lists/job-status.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { inputClasses } from '../components/ui/field.tsx'
@@ -84,7 +89,7 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 				title={list.name}
 				description={
 					<span className="flex flex-wrap items-center gap-3">
-						<JobStatusBadge status={list.status} />
+						<JobStatusBadge status={list.status} error={list.error} />
 						{running ? <ProgressBar value={list.progress} label="Import progress" /> : null}
 						<span data-testid="lead-count">
 							{list.found.toLocaleString('en')} {list.found === 1 ? 'lead' : 'leads'}
@@ -121,7 +126,7 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 					</div>
 				}
 			/>
-			{list.error ? (
+			{list.error && !isCancelled(list.status, list.error) ? (
 				<p
 					role="alert"
 					className="mb-4 rounded-md bg-red-50 p-3 text-sm text-red-800 ring-1 ring-red-200"

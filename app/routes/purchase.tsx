@@ -2,6 +2,7 @@ import { getFormProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, redirect, useNavigation } from 'react-router'
 import type { Route } from './+types/purchase'
+import { PaymentsNotSetUp } from '../components/billing/payments-not-set-up.tsx'
 import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
@@ -53,11 +54,13 @@ type LoaderData = Route.ComponentProps['loaderData']
 function Packs({
 	packs,
 	paymentsAvailable,
+	isPlatformAdmin,
 	actionData,
 	formKey,
 }: {
 	packs: LoaderData['packs']
 	paymentsAvailable: boolean
+	isPlatformAdmin: boolean
 	actionData: Route.ComponentProps['actionData']
 	formKey: string
 }) {
@@ -77,11 +80,7 @@ function Packs({
 			<p className="mt-1 text-sm text-slate-600">
 				Pack credits never expire and add to the credits your plan brings every month.
 			</p>
-			{!paymentsAvailable ? (
-				<p className="mt-4 rounded-md bg-slate-100 p-3 text-sm text-slate-700">
-					Payments are not set up on this server yet. Ask the administrator to configure Stripe.
-				</p>
-			) : null}
+			{!paymentsAvailable ? <PaymentsNotSetUp isPlatformAdmin={isPlatformAdmin} /> : null}
 			<Form method="post" className="mt-4" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="buy" />
 				<IdempotencyKey value={formKey} />
@@ -188,7 +187,16 @@ function Ledger({ ledger }: { ledger: LoaderData['ledger'] }) {
 }
 
 export default function Purchase({ loaderData, actionData }: Route.ComponentProps) {
-	const { isOwner, ownerEmail, testMode, balance, packs, ledger, paymentsAvailable } = loaderData
+	const {
+		isOwner,
+		ownerEmail,
+		testMode,
+		balance,
+		packs,
+		ledger,
+		paymentsAvailable,
+		isPlatformAdmin,
+	} = loaderData
 	return (
 		<>
 			<PageHeader
@@ -217,6 +225,7 @@ export default function Purchase({ loaderData, actionData }: Route.ComponentProp
 					<Packs
 						packs={packs}
 						paymentsAvailable={paymentsAvailable}
+						isPlatformAdmin={isPlatformAdmin}
 						actionData={actionData}
 						formKey={loaderData.formKey}
 					/>

@@ -1,7 +1,12 @@
 import { data, Form, Link } from 'react-router'
 import { z } from 'zod'
 import type { Route } from './+types/scrape'
-import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
+import {
+	isCancelled,
+	isRunning,
+	JobStatusBadge,
+	ProgressBar,
+} from '../components/lists/job-status.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -48,7 +53,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 	try {
 		if (intent === 'cancel') {
 			const list = await cancelScrape(account, kind, listId)
-			return redirectWithSuccess('/scrape', `“${list.name}” cancelled; its unused credits are back`)
+			return redirectWithSuccess(
+				'/scrape',
+				`“${list.name}” cancelled: what it found so far is kept and charged; the other credits are back`,
+			)
 		}
 		if (intent === 'retry') {
 			// sent twice: one new run, one hold
@@ -179,12 +187,12 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 										<span className="block text-xs text-slate-500">
 											{list.kind === 'leads' ? 'Leads' : 'Companies'} · {list.source}
 										</span>
-										{list.error ? (
+										{list.error && !isCancelled(list.status, list.error) ? (
 											<span className="mt-1 block text-xs text-red-700">{list.error}</span>
 										) : null}
 									</td>
 									<td className="px-4 py-3">
-										<JobStatusBadge status={list.status} />
+										<JobStatusBadge status={list.status} error={list.error} />
 									</td>
 									<td className="px-4 py-3">
 										<ProgressBar value={list.progress} label={`Progress of ${list.name}`} />

@@ -2,22 +2,24 @@ import { getFormProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, Link, redirect, useNavigation } from 'react-router'
 import type { Route } from './+types/subscription'
+import { PaymentsNotSetUp } from '../components/billing/payments-not-set-up.tsx'
 import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Badge } from '../components/ui/choice.tsx'
 import { FormErrors } from '../components/ui/field.tsx'
-import { requestContext } from '../context.server.ts'
+import { isOwner, requestContext, type AccountContext } from '../context.server.ts'
 import { assertBillingOwner } from '../services/billing/access.server.ts'
 import { getSubscriptionOverview } from '../services/billing/billing-overview.server.ts'
-import { choosePlan } from '../services/billing/choose-plan.server.ts'
+import { choosePlan, previewPlanChange } from '../services/billing/choose-plan.server.ts'
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import {
 	CancelSchema,
 	ResumeSchema,
 	SubscribeSchema,
 	SubscriptionActionSchema,
+	SwitchPlanSchema,
 } from '../services/billing/schemas.ts'
 import {
 	cancelSubscriptionAtPeriodEnd,
@@ -26,17 +28,49 @@ import {
 import { useIsPending } from '../utils/forms.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { formatDate } from '../utils/money.ts'
+import { formatCents, formatDate } from '../utils/money.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = context.get(requestContext).account!
-	const checkoutId = new URL(request.url).searchParams.get('checkout')
-	return { ...(await getSubscriptionOverview(account, { checkoutId })), formKey: newFormKey() }
+	const params = new URL(request.url).searchParams
+	const overview = await getSubscriptionOverview(account, { checkoutId: params.get('checkout') })
+	return {
+		...overview,
+		switching: await switchPreview(account, params.get('change')),
+		formKey: newFormKey(),
+	}
 }
 
-const INTENTS = ['subscribe', 'cancel', 'resume'] as const
+/** ?change=<plan id>: the confirm step of a switch, with what it costs now and from when. */
+async function switchPreview(account: AccountContext, change: string | null) {
+	const planId = Number(change)
+	if (!change || !Number.isSafeInteger(planId) || !isOwner(account) || account.isLTD) return null
+	try {
+		const preview = await previewPlanChange(account, planId)
+		if (!preview) return null
+		const { proration: p } = preview
+		return {
+			planId: preview.to.id,
+			from: preview.from.name,
+			to: preview.to.name,
+			stripe: preview.provider === 'stripe',
+			credit: formatCents(p.creditCents),
+			charge: formatCents(p.chargeCents),
+			dueNow: formatCents(Math.max(0, p.dueNowCents)),
+			leftOver: p.dueNowCents < 0 ? formatCents(-p.dueNowCents) : null,
+			keepsRenewalDate: p.keepsRenewalDate,
+			periodEnd: formatDate(p.periodEnd),
+			renewal: `${formatCents(preview.to.priceCents)} per ${preview.to.interval}`,
+		}
+	} catch (error) {
+		if (error instanceof FormError) return null
+		throw error
+	}
+}
+
+const INTENTS = ['subscribe', 'cancel', 'resume', 'switch'] as const
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = context.get(requestContext).account!
@@ -48,21 +82,31 @@ export async function action({ request, context }: Route.ActionArgs) {
 		return data({ intent, result: submission.reply() }, { status: 400 })
 	}
 	const value = submission.value
+	// sent twice: one checkout (or one plan change), the same answer
+	async function choosePlanOnce(planId: number) {
+		const done = await oncePerSubmission(
+			{ accountId, form: 'choose-plan', formData },
+			async (trx, { intentKey }) => {
+				const choice = await choosePlan(account, planId, { executor: trx, intentKey })
+				return choice.kind === 'checkout'
+					? { to: choice.url, message: null }
+					: { to: '/subscription', message: `You are now on the ${choice.plan.name} plan.` }
+			},
+		)
+		if (!done.message) return redirect(done.to)
+		return redirectWithSuccess(done.to, done.message)
+	}
 	try {
 		if (value.intent === 'subscribe') {
 			const planId = value.planId
-			// sent twice: one checkout (or one plan change), the same answer
-			const done = await oncePerSubmission(
-				{ accountId, form: 'choose-plan', formData },
-				async (trx, { intentKey }) => {
-					const choice = await choosePlan(account, planId, { executor: trx, intentKey })
-					return choice.kind === 'checkout'
-						? { to: choice.url, message: null }
-						: { to: '/subscription', message: `You are now on the ${choice.plan.name} plan.` }
-				},
-			)
-			if (!done.message) return redirect(done.to)
-			return redirectWithSuccess(done.to, done.message)
+			// switching an active plan: show its proration first (a page, so it works without JS)
+			if (!account.isLTD && (await previewPlanChange(account, planId))) {
+				return redirect(`/subscription?change=${planId}`)
+			}
+			return await choosePlanOnce(planId)
+		}
+		if (value.intent === 'switch') {
+			return await choosePlanOnce(value.planId)
 		}
 		if (value.intent === 'cancel') {
 			const sub = await cancelSubscriptionAtPeriodEnd(account)
@@ -112,18 +156,9 @@ function CurrentPlan({
 		lastResult: actionData?.intent === 'resume' ? actionData.result : undefined,
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: ResumeSchema }),
 	})
-	if (isLTD) {
-		return (
-			<Card>
-				<h2 className="text-sm font-semibold text-slate-600">Current plan</h2>
-				<p className="mt-2 text-2xl font-bold text-slate-900" data-testid="current-plan">
-					Lifetime deal
-				</p>
-				<p className="mt-1 text-sm text-slate-600">
-					Your lifetime deal includes every feature. There is nothing to renew.
-				</p>
-			</Card>
-		)
+	// A lifetime deal with a paid plan still running: the plan is shown with its cancel control
+	if (isLTD && !current?.active) {
+		return <LifetimeDeal />
 	}
 	if (!current) {
 		return (
@@ -142,69 +177,162 @@ function CurrentPlan({
 	}
 	const status = STATUS_LABELS[current.status] ?? { label: current.status, tone: 'slate' as const }
 	return (
-		<Card>
-			<div className="flex flex-wrap items-start justify-between gap-4">
-				<div>
-					<h2 className="text-sm font-semibold text-slate-600">Current plan</h2>
-					<p className="mt-2 text-2xl font-bold text-slate-900" data-testid="current-plan">
-						{current.planName}
-					</p>
-					<p className="mt-1 text-sm text-slate-600">
-						{current.price} per {current.interval}
-					</p>
+		<>
+			{isLTD ? <LifetimeDeal paidPlan={current.planName} /> : null}
+			<Card className={isLTD ? 'mt-4' : undefined}>
+				<div className="flex flex-wrap items-start justify-between gap-4">
+					<div>
+						<h2 className="text-sm font-semibold text-slate-600">Current plan</h2>
+						<p className="mt-2 text-2xl font-bold text-slate-900" data-testid="current-plan">
+							{current.planName}
+						</p>
+						<p className="mt-1 text-sm text-slate-600">
+							{current.price} per {current.interval}
+						</p>
+					</div>
+					<Badge tone={current.cancelAtPeriodEnd && current.active ? 'amber' : status.tone}>
+						{current.cancelAtPeriodEnd && current.active ? 'Ends at period end' : status.label}
+					</Badge>
 				</div>
-				<Badge tone={current.cancelAtPeriodEnd && current.active ? 'amber' : status.tone}>
-					{current.cancelAtPeriodEnd && current.active ? 'Ends at period end' : status.label}
-				</Badge>
-			</div>
-			<dl className="mt-4 grid gap-4 text-sm sm:grid-cols-2">
-				<div>
-					<dt className="text-slate-600">Billed on</dt>
-					<dd className="font-medium text-slate-900" data-testid="billing-date">
-						{current.billingDate ?? '—'}
+				<dl className="mt-4 grid gap-4 text-sm sm:grid-cols-2">
+					<div>
+						<dt className="text-slate-600">Billed on</dt>
+						<dd className="font-medium text-slate-900" data-testid="billing-date">
+							{current.billingDate ?? '—'}
+						</dd>
+					</div>
+					<div>
+						<dt className="text-slate-600">
+							{!current.active ? 'Ended on' : current.cancelAtPeriodEnd ? 'Ends on' : 'Renews on'}
+						</dt>
+						<dd className="font-medium text-slate-900" data-testid="expire-date">
+							{current.expireDate ?? '—'}
+						</dd>
+					</div>
+				</dl>
+				{current.status === 'past_due' ? (
+					<p className="mt-4 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
+						The last payment failed, so the plan is paused. Update your card with the payment
+						provider, or choose a plan again below.
+					</p>
+				) : null}
+				{isOwner && current.active ? (
+					current.cancelAtPeriodEnd ? (
+						<Form method="post" className="mt-6 space-y-3" {...getFormProps(resumeForm)}>
+							<input type="hidden" name="intent" value="resume" />
+							<FormErrors id={resumeForm.errorId} errors={resumeForm.errors} />
+							<p className="text-sm text-slate-600">
+								You keep access until {current.expireDate}. Resume to keep the plan after that.
+							</p>
+							<SubmitButton pending={resuming} pendingText="Resuming…">
+								Resume subscription
+							</SubmitButton>
+						</Form>
+					) : (
+						<Form method="post" className="mt-6 space-y-3" {...getFormProps(cancelForm)}>
+							<input type="hidden" name="intent" value="cancel" />
+							<FormErrors id={cancelForm.errorId} errors={cancelForm.errors} />
+							<p className="text-sm text-slate-600">
+								Cancelling stops the renewal. You keep access and your credits until{' '}
+								{current.expireDate}.
+							</p>
+							<SubmitButton variant="secondary" pending={cancelling} pendingText="Cancelling…">
+								Cancel at period end
+							</SubmitButton>
+						</Form>
+					)
+				) : null}
+			</Card>
+		</>
+	)
+}
+
+function LifetimeDeal({ paidPlan }: { paidPlan?: string }) {
+	return (
+		<Card>
+			<h2 className="text-sm font-semibold text-slate-600">Current plan</h2>
+			<p className="mt-2 text-2xl font-bold text-slate-900" data-testid="current-plan">
+				Lifetime deal
+			</p>
+			<p className="mt-1 text-sm text-slate-600">
+				Your lifetime deal includes every feature. There is nothing to renew.
+			</p>
+			{paidPlan ? (
+				<p className="mt-3 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
+					Your {paidPlan} subscription is still active and renews as billed. You do not need it with
+					the lifetime deal: cancel it below.
+				</p>
+			) : null}
+		</Card>
+	)
+}
+
+function SwitchConfirm({
+	switching,
+	actionData,
+	formKey,
+}: {
+	switching: NonNullable<LoaderData['switching']>
+	actionData: ActionData
+	formKey: string
+}) {
+	const confirming = useIsPending('switch')
+	const [form] = useForm({
+		id: 'switch-plan',
+		lastResult: actionData?.intent === 'switch' ? actionData.result : undefined,
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: SwitchPlanSchema }),
+	})
+	return (
+		<Card className="mt-6 ring-2 ring-indigo-600">
+			<h2 className="text-lg font-semibold text-slate-900">
+				Switch from {switching.from} to {switching.to}
+			</h2>
+			<dl className="mt-4 space-y-2 text-sm">
+				<div className="flex justify-between gap-4">
+					<dt className="text-slate-600">Credit for the unused time of {switching.from}</dt>
+					<dd className="font-medium tabular-nums" data-testid="switch-credit">
+						−{switching.credit}
 					</dd>
 				</div>
-				<div>
+				<div className="flex justify-between gap-4">
 					<dt className="text-slate-600">
-						{!current.active ? 'Ended on' : current.cancelAtPeriodEnd ? 'Ends on' : 'Renews on'}
+						{switching.to}{' '}
+						{switching.keepsRenewalDate
+							? `for the rest of this period (until ${switching.periodEnd})`
+							: `for a new period from today until ${switching.periodEnd}`}
 					</dt>
-					<dd className="font-medium text-slate-900" data-testid="expire-date">
-						{current.expireDate ?? '—'}
+					<dd className="font-medium tabular-nums" data-testid="switch-charge">
+						{switching.charge}
+					</dd>
+				</div>
+				<div className="flex justify-between gap-4 border-t border-slate-200 pt-2 font-semibold">
+					<dt>{switching.stripe ? 'On your next invoice' : 'Charged now'}</dt>
+					<dd className="tabular-nums" data-testid="switch-due">
+						{switching.dueNow}
 					</dd>
 				</div>
 			</dl>
-			{current.status === 'past_due' ? (
-				<p className="mt-4 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
-					The last payment failed, so the plan is paused. Update your card with the payment
-					provider, or choose a plan again below.
-				</p>
-			) : null}
-			{isOwner && current.active ? (
-				current.cancelAtPeriodEnd ? (
-					<Form method="post" className="mt-6 space-y-3" {...getFormProps(resumeForm)}>
-						<input type="hidden" name="intent" value="resume" />
-						<FormErrors id={resumeForm.errorId} errors={resumeForm.errors} />
-						<p className="text-sm text-slate-600">
-							You keep access until {current.expireDate}. Resume to keep the plan after that.
-						</p>
-						<SubmitButton pending={resuming} pendingText="Resuming…">
-							Resume subscription
-						</SubmitButton>
-					</Form>
-				) : (
-					<Form method="post" className="mt-6 space-y-3" {...getFormProps(cancelForm)}>
-						<input type="hidden" name="intent" value="cancel" />
-						<FormErrors id={cancelForm.errorId} errors={cancelForm.errors} />
-						<p className="text-sm text-slate-600">
-							Cancelling stops the renewal. You keep access and your credits until{' '}
-							{current.expireDate}.
-						</p>
-						<SubmitButton variant="secondary" pending={cancelling} pendingText="Cancelling…">
-							Cancel at period end
-						</SubmitButton>
-					</Form>
-				)
-			) : null}
+			<p className="mt-3 text-sm text-slate-700" data-testid="switch-summary">
+				{switching.to} starts today.{' '}
+				{switching.leftOver ? `The remaining ${switching.leftOver} credit is not paid out. ` : ''}
+				From {switching.periodEnd} you pay {switching.renewal}.
+			</p>
+			<Form
+				method="post"
+				className="mt-4 flex flex-wrap items-center gap-4"
+				{...getFormProps(form)}
+			>
+				<input type="hidden" name="intent" value="switch" />
+				<input type="hidden" name="planId" value={switching.planId} />
+				<IdempotencyKey value={formKey} />
+				<FormErrors id={form.errorId} errors={form.errors} />
+				<SubmitButton pending={confirming} pendingText="One moment…">
+					Confirm the switch
+				</SubmitButton>
+				<Link to="/subscription" className="text-sm font-semibold text-indigo-700 hover:underline">
+					Keep my plan
+				</Link>
+			</Form>
 		</Card>
 	)
 }
@@ -217,7 +345,7 @@ function Plans({ loaderData, actionData }: { loaderData: LoaderData; actionData:
 		lastResult: actionData?.intent === 'subscribe' ? actionData.result : undefined,
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: SubscribeSchema }),
 	})
-	const { plans, current, isLTD, paymentsAvailable } = loaderData
+	const { plans, current, isLTD, paymentsAvailable, isPlatformAdmin } = loaderData
 	const activePlanId = current?.active ? current.planId : null
 	const errors = [...(form.errors ?? []), ...(fields.planId.errors ?? [])]
 	return (
@@ -229,11 +357,7 @@ function Plans({ loaderData, actionData }: { loaderData: LoaderData; actionData:
 				Every plan includes every feature. Credits pay for scraping and AI enrichment run with
 				platform keys; they are added every month.
 			</p>
-			{!paymentsAvailable ? (
-				<p className="mt-4 rounded-md bg-slate-100 p-3 text-sm text-slate-700">
-					Payments are not set up on this server yet. Ask the administrator to configure Stripe.
-				</p>
-			) : null}
+			{!paymentsAvailable ? <PaymentsNotSetUp isPlatformAdmin={isPlatformAdmin} /> : null}
 			<Form method="post" className="mt-4" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="subscribe" />
 				<IdempotencyKey value={loaderData.formKey} />
@@ -326,6 +450,13 @@ export default function Subscription({ loaderData, actionData }: Route.Component
 				</p>
 			) : null}
 			<CurrentPlan current={current} isLTD={isLTD} isOwner={isOwner} actionData={actionData} />
+			{isOwner && loaderData.switching ? (
+				<SwitchConfirm
+					switching={loaderData.switching}
+					actionData={actionData}
+					formKey={loaderData.formKey}
+				/>
+			) : null}
 			{isOwner ? <Plans loaderData={loaderData} actionData={actionData} /> : null}
 		</>
 	)

@@ -8,8 +8,15 @@ const STATUS = [
 	{ label: 'Failed', className: 'bg-red-50 text-red-800 ring-red-300' },
 ] as const
 
-export function JobStatusBadge({ status }: { status: number }) {
-	const s = STATUS[status] ?? STATUS[0]
+const CANCELLED = { label: 'Cancelled', className: 'bg-slate-100 text-slate-700 ring-slate-300' }
+
+/** A cancelled job ends as status 3 with the error 'Cancelled': one badge, not 'Failed' too. */
+export function isCancelled(status: number, error: string | null | undefined) {
+	return status === 3 && error === 'Cancelled'
+}
+
+export function JobStatusBadge({ status, error }: { status: number; error?: string | null }) {
+	const s = isCancelled(status, error) ? CANCELLED : (STATUS[status] ?? STATUS[0])
 	return (
 		<span
 			className={cn(

@@ -332,6 +332,28 @@ describe('plans, templates, jobs and health', () => {
 		expect((await auditActions(stuckId!)).map((a) => a.action)).toEqual(['admin.job.cancel'])
 	})
 
+	test("an admin's cancel of a CSV import ends its list as Cancelled, once", async () => {
+		const { admin } = await personas()
+		const owner = await newOwner()
+		const list = await db
+			.insertInto('processing_list')
+			.values({ user_id: owner.user.id, name: 'Import', source_type: 'upload', status: 1 })
+			.returning('id')
+			.executeTakeFirstOrThrow()
+		const { getBoss } = await import('../../jobs/boss.server.ts')
+		const boss = await getBoss()
+		const jobId = await boss.send('csv-import', { listId: list.id })
+		await sql`update pgboss.job set state = 'active', started_on = now() - interval '2 hours'
+			where id = ${jobId}`.execute(db)
+		await cancelJob(admin, 'csv-import', jobId!)
+		const after = await db
+			.selectFrom('processing_list')
+			.select(['status', 'error'])
+			.where('id', '=', list.id)
+			.executeTakeFirstOrThrow()
+		expect(after).toEqual({ status: 3, error: 'Cancelled' })
+	})
+
 	test('server checks are stored and summarised; readiness needs the database and queue', async () => {
 		const { admin } = await personas()
 		const results = await runServerChecks()

@@ -35,6 +35,12 @@ export async function listOrderQueue(
 			'o.refunded_at',
 			'o.planned_inboxes',
 			'u.email as owner_email',
+			(eb) =>
+				eb
+					.selectFrom('inboxes')
+					.select((e) => e.fn.countAll<string>().as('n'))
+					.whereRef('inboxes.order_id', '=', 'o.id')
+					.as('delivered'),
 		])
 		.orderBy('o.status')
 		.orderBy('o.created_at')
@@ -46,8 +52,10 @@ export async function listOrderQueue(
 		? await db.selectFrom('domains').select(['id', 'name']).where('id', 'in', domainIds).execute()
 		: []
 	const names = new Map(domains.map((d) => [d.id, d.name]))
-	return orders.map(({ planned_inboxes, ...o }) => ({
+	return orders.map(({ planned_inboxes, delivered, ...o }) => ({
 		...o,
+		delivered: Number(delivered ?? 0),
+		ordered: o.inboxes_per_domain * o.domain_ids.length,
 		domains: o.domain_ids.map((id) => names.get(id) ?? id),
 		// what the inbox-order job planned: the inboxes to create
 		planned: plannedInboxes(planned_inboxes),
@@ -64,6 +72,8 @@ export async function fulfilOrderAndNotify(
 	db: Kysely<DB> = defaultDb,
 ) {
 	const result = await fulfilOrder(account, id, csv, db)
+	// a partial delivery mails nobody yet: the order is ready when its last inbox is
+	if (!result.complete) return result
 	try {
 		const order = await db
 			.selectFrom('inbox_orders')
@@ -75,8 +85,8 @@ export async function fulfilOrderAndNotify(
 			const { APP_NAME, APP_URL } = getConfig()
 			await getMailer().send({
 				to,
-				subject: `Your ${result.inboxes} inboxes are ready`,
-				text: `Your inbox order is fulfilled: ${result.inboxes} inboxes are ready on ${APP_URL}/inboxes.\n\n${APP_NAME}`,
+				subject: `Your ${result.delivered} inboxes are ready`,
+				text: `Your inbox order is fulfilled: ${result.delivered} inboxes are ready on ${APP_URL}/inboxes.\n\n${APP_NAME}`,
 			})
 		}
 	} catch (error) {

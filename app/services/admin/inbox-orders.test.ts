@@ -60,7 +60,12 @@ describe('inbox orders in the admin area', () => {
 		})
 		await startOrder(admin, id)
 		const csv = [HEADER, line(`ada@${domain}`), line(`bob@${domain}`)].join('\n')
-		expect(await fulfilOrderAndNotify(admin, id, csv)).toEqual({ inboxes: 2 })
+		expect(await fulfilOrderAndNotify(admin, id, csv)).toEqual({
+			inboxes: 2,
+			delivered: 2,
+			ordered: 2,
+			complete: true,
+		})
 		expect(await inboxCount(id)).toBe(2)
 		const mail = await db
 			.selectFrom('mailbox')
@@ -71,6 +76,78 @@ describe('inbox orders in the admin area', () => {
 		expect((await auditActions(id)).map((a) => a.action)).toEqual([
 			'inboxes.order.start',
 			// the paid month starts at delivery (decision 0018)
+			'inboxes.billing.start',
+			'inboxes.order.fulfil',
+		])
+	})
+
+	test('part of an order is delivered and billed only when the rest is; the order stays open', async () => {
+		const admin = await staff('admin')
+		const { owner, domain, id } = await order()
+		await startOrder(admin, id)
+		const first = await fulfilOrderAndNotify(admin, id, [HEADER, line(`ada@${domain}`)].join('\n'))
+		expect(first).toEqual({ inboxes: 1, delivered: 1, ordered: 2, complete: false })
+		const open = await db
+			.selectFrom('inbox_orders')
+			.select(['status', 'fulfilled_at', 'billing_date'])
+			.where('id', '=', id)
+			.executeTakeFirstOrThrow()
+		// not delivered, its month not started: still in the admins' open queue
+		expect(open).toMatchObject({ status: 1, fulfilled_at: null })
+		expect((await listOrderQueue(admin, 1)).find((o) => o.id === id)).toMatchObject({
+			delivered: 1,
+			ordered: 2,
+		})
+		const early = await db
+			.selectFrom('inboxes')
+			.select(['status', 'period_end'])
+			.where('order_id', '=', id)
+			.executeTakeFirstOrThrow()
+		expect(early).toEqual({ status: 'active', period_end: null })
+		expect((await auditActions(id)).map((a) => a.action)).toEqual([
+			'inboxes.order.start',
+			'inboxes.order.deliver_part',
+		])
+		const mails = () =>
+			db
+				.selectFrom('mailbox')
+				.select('subject')
+				.where('to_address', '=', owner.user.email)
+				.execute()
+		expect(await mails()).toEqual([])
+		// the share of a domain counts what was delivered before
+		await expect(
+			fulfilOrderAndNotify(
+				admin,
+				id,
+				[HEADER, line(`bob@${domain}`), line(`cy@${domain}`)].join('\n'),
+			),
+		).rejects.toThrow(`more than 2 inboxes at ${domain}`)
+		// an order with delivered inboxes is not failed and refunded in full
+		await expect(failOrder(admin, id, 'gave up')).rejects.toThrow('delivered already')
+
+		const rest = await fulfilOrderAndNotify(admin, id, [HEADER, line(`bob@${domain}`)].join('\n'))
+		expect(rest).toEqual({ inboxes: 1, delivered: 2, ordered: 2, complete: true })
+		const done = await db
+			.selectFrom('inbox_orders')
+			.select(['status', 'paid_through'])
+			.where('id', '=', id)
+			.executeTakeFirstOrThrow()
+		expect(done.status).toBe(2)
+		const periods = await db
+			.selectFrom('inboxes')
+			.select('period_end')
+			.where('order_id', '=', id)
+			.execute()
+		// both inboxes, the early one too, are paid through the month that starts now
+		expect(periods.map((p) => p.period_end?.getTime())).toEqual([
+			done.paid_through!.getTime(),
+			done.paid_through!.getTime(),
+		])
+		expect((await mails()).map((m) => m.subject)).toEqual(['Your 2 inboxes are ready'])
+		expect((await auditActions(id)).map((a) => a.action)).toEqual([
+			'inboxes.order.start',
+			'inboxes.order.deliver_part',
 			'inboxes.billing.start',
 			'inboxes.order.fulfil',
 		])

@@ -6,6 +6,7 @@ import { getBoss } from '../../jobs/boss.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { cancelScrape, retryScrape, type ListKind } from '../leads/scrape-lists.server.ts'
+import { cancelRunById } from '../enrichments/run-enrichment.server.ts'
 import { assertPlatformAdmin, assertStaff } from './access.server.ts'
 
 /** An active job without a finish after this long is stuck. */
@@ -148,7 +149,25 @@ export async function retryJob(
 	})
 }
 
-/** Cancels a stuck or waiting job; a scrape is cancelled through its list (credits come back). */
+/**
+ * A cancelled job's status row ends too, once, so the user sees "Cancelled" rather than a run
+ * that never finishes: an enrichment run through its own cancel (credits settled), a CSV
+ * import's list (its worker stops at its next batch, under the list's lock).
+ */
+async function endStatusRow(db: Kysely<DB>, job: { name: string; data: unknown }) {
+	const data = (job.data ?? {}) as Record<string, unknown>
+	if (job.name === 'enrich' && isUuid(data.runId)) await cancelRunById(data.runId)
+	if (job.name === 'csv-import' && isUuid(data.listId)) {
+		await db
+			.updateTable('processing_list')
+			.set({ status: 3, error: 'Cancelled', finished_at: sql`now()`, updated_at: sql`now()` })
+			.where('id', '=', data.listId)
+			.where('status', 'in', [0, 1])
+			.execute()
+	}
+}
+
+/** Cancels a stuck or waiting job; a scrape is cancelled through its list (credits settled). */
 export async function cancelJob(
 	account: AccountContext | null,
 	queue: string,
@@ -162,6 +181,7 @@ export async function cancelJob(
 	}
 	const list = await scrapeListOf(db, job)
 	if (list) await cancelScrape(list.context, list.kind, list.listId)
+	else await endStatusRow(db, job)
 	await (await getBoss()).cancel(job.name, job.id)
 	await recordAudit(db, {
 		actorUserId: admin.user.id,

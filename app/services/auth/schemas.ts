@@ -51,6 +51,22 @@ export const ResetPasswordSchema = z
 		message: 'The passwords do not match',
 	})
 
+/** /reset-password without a session: the 6-digit code from the reset mail instead of its link. */
+export const ResetWithCodeSchema = z
+	.object({
+		email: EmailSchema,
+		code: z
+			.string({ error: 'Enter the 6-digit code from the email' })
+			.trim()
+			.regex(/^\d{6}$/, 'Enter the 6-digit code from the email'),
+		password: NewPasswordSchema,
+		confirmPassword: z.string({ error: 'Repeat the new password' }),
+	})
+	.refine((v) => v.password === v.confirmPassword, {
+		path: ['confirmPassword'],
+		message: 'The passwords do not match',
+	})
+
 export const ProfileSchema = z.object({
 	intent: z.literal('profile'),
 	fullName: z

@@ -18,6 +18,7 @@ async function billingHeader(account: AccountContext) {
 		ownerEmail: owner ? account.user.email : await findBillingOwnerEmail(db, account.accountId!),
 		testMode: provider === 'test',
 		paymentsAvailable: provider !== null,
+		isPlatformAdmin: account.isAdmin,
 	}
 }
 

@@ -11,7 +11,7 @@ import {
 	findCheckout,
 	findTestCheckout,
 } from './checkout.server.ts'
-import { choosePlan } from './choose-plan.server.ts'
+import { choosePlan, previewPlanChange } from './choose-plan.server.ts'
 import {
 	cancelSubscriptionAtPeriodEnd,
 	findCurrentSubscription,
@@ -38,6 +38,7 @@ async function subscribe(account: Awaited<ReturnType<typeof newOwner>>['account'
 
 afterEach(() => {
 	delete process.env.PAYMENTS
+	delete process.env.APP_URL
 	process.env.NODE_ENV = 'test'
 	resetSingleton('config')
 })
@@ -165,6 +166,68 @@ describe('subscribing through the test-payment page', () => {
 	})
 })
 
+describe('switching plans in test mode, prorated as Stripe would', () => {
+	/** An active Monthly Starter ($49) whose month is half used. */
+	async function halfwayThroughStarter() {
+		const owner = await newOwner()
+		await subscribe(owner.account, 1)
+		const sub = (await findCurrentSubscription(owner.user.id))!
+		const start = new Date(Date.now() - 15 * 86_400_000)
+		const end = new Date(Date.now() + 15 * 86_400_000)
+		await db
+			.updateTable('subscriptions')
+			.set({ billing_date: start, expire_date: end })
+			.where('id', '=', sub.id)
+			.execute()
+		return { ...owner, start, end }
+	}
+
+	test('an upgrade charges the difference for the rest of the period and keeps the renewal date', async () => {
+		const { user, account, end } = await halfwayThroughStarter()
+		const preview = (await previewPlanChange(account, 2))!
+		expect(preview.from.name).toBe('Monthly Starter')
+		expect(preview.to.name).toBe('Monthly Unlimited')
+		const p = preview.proration
+		expect(p.unusedShare).toBeCloseTo(0.5, 3)
+		expect(p.dueNowCents).toBe(p.chargeCents - p.creditCents)
+		expect(p.dueNowCents).toBeGreaterThan(0)
+
+		const choice = await choosePlan(account, 2)
+		if (choice.kind !== 'checkout') throw new Error('expected a checkout')
+		const id = choice.url.split('/').pop()!
+		// what the test page charges is the prorated difference, not the full price
+		const checkout = await db
+			.selectFrom('checkout_sessions')
+			.select('total_cents')
+			.where('id', '=', id)
+			.executeTakeFirstOrThrow()
+		expect(Math.abs(checkout.total_cents - p.dueNowCents)).toBeLessThanOrEqual(1)
+		await completeTestCheckout(account, id)
+		const sub = await findCurrentSubscription(user.id)
+		expect(sub).toMatchObject({ active_plan: 2, status: 'active' })
+		expect(sub!.expire_date!.getTime()).toBe(end.getTime())
+	})
+
+	test('a downgrade owes nothing: the plan changes at once, same renewal date', async () => {
+		const { user, account, end } = await halfwayThroughStarter()
+		await db
+			.updateTable('subscriptions')
+			.set({ active_plan: 2 })
+			.where('user_id', '=', user.id)
+			.execute()
+		expect((await previewPlanChange(account, 1))!.proration.dueNowCents).toBeLessThan(0)
+		expect(await choosePlan(account, 1)).toMatchObject({ kind: 'changed' })
+		const sub = await findCurrentSubscription(user.id)
+		expect(sub).toMatchObject({ active_plan: 1, status: 'active' })
+		expect(sub!.expire_date!.getTime()).toBe(end.getTime())
+	})
+
+	test('nothing to preview without an active plan', async () => {
+		const { account } = await newOwner()
+		expect(await previewPlanChange(account, 2)).toBeNull()
+	})
+})
+
 describe('credit packs', () => {
 	test('a pack bought through checkout lands in the ledger once', async () => {
 		const { user, account } = await newOwner()
@@ -243,10 +306,11 @@ describe('who may pay', () => {
 		expect((await ledgerOf(stranger.user.id)).balance).toBe(0)
 	})
 
-	test('the test-payment page is refused in production unless PAYMENTS=test', async () => {
+	test('the test-payment page is refused on a public production install unless PAYMENTS=test', async () => {
 		const { account } = await newOwner()
 		const pack = await buyCreditPack(account, 1000)
 		process.env.NODE_ENV = 'production'
+		process.env.APP_URL = 'https://leads.example.com'
 		resetSingleton('config')
 		expect(statusOf(await rejection(findTestCheckout(account, pack.id)))).toBe(404)
 		expect(statusOf(await rejection(completeTestCheckout(account, pack.id)))).toBe(404)

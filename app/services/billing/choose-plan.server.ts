@@ -5,6 +5,8 @@ import { FormError } from '../../utils/http-errors.server.ts'
 import { assertBillingOwner } from './access.server.ts'
 import { createCheckout, type CheckoutOptions } from './checkout.server.ts'
 import { paymentProvider } from './payments.server.ts'
+import { prorate, type Proration } from './plan-change.ts'
+import { formatDate } from '../../utils/money.ts'
 import { ensureStripePrice, getPricePlan, type PricePlan } from './plans.server.ts'
 import {
 	callStripe,
@@ -17,6 +19,47 @@ import {
 export type PlanChoice =
 	| { kind: 'checkout'; url: string; provider: 'stripe' | 'test' }
 	| { kind: 'changed'; plan: PricePlan }
+
+export type PlanChangePreview = {
+	from: { id: number; name: string }
+	to: { id: number; name: string; interval: string; priceCents: number }
+	provider: 'stripe' | 'test'
+	proration: Proration
+}
+
+/**
+ * What switching the active plan to `planId` costs, before the owner confirms (decision 0028):
+ * the current plan's unused time credited against the new plan for the rest of the period, as
+ * Stripe prorates. Null when there is no active plan to switch from (a plain subscribe).
+ */
+export async function previewPlanChange(
+	account: AccountContext,
+	planId: number,
+	now = new Date(),
+): Promise<PlanChangePreview | null> {
+	const accountId = assertBillingOwner(account)
+	const plan = await getPricePlan(planId)
+	if (!plan) throw new FormError('Choose one of the plans shown.', 'planId')
+	const current = await findCurrentSubscription(accountId)
+	if (!current || !isActive(current) || !current.billing_date || !current.expire_date) return null
+	if (current.active_plan === plan.id) {
+		throw new FormError(`You are already on the ${plan.name} plan.`, 'planId')
+	}
+	const from = await getPricePlan(current.active_plan)
+	if (!from) return null
+	const provider = paymentProvider()
+	if (!provider) return null
+	return {
+		from: { id: from.id, name: from.name },
+		to: { id: plan.id, name: plan.name, interval: plan.interval, priceCents: plan.price_cents },
+		provider,
+		proration: prorate(
+			{ plan: from, billingDate: current.billing_date, expireDate: current.expire_date },
+			plan,
+			now,
+		),
+	}
+}
 
 /**
  * Subscribe (no active plan) or change plan (another plan than the current
@@ -49,6 +92,13 @@ export async function choosePlan(
 		await changeStripePlan(account, current, plan)
 		return { kind: 'changed', plan }
 	}
+	// Test mode prices a switch as Stripe would: the prorated difference is paid now, and the
+	// new plan keeps the current renewal date (another interval starts a new period).
+	const switching = provider === 'test' ? await previewPlanChange(account, plan.id) : null
+	if (switching && switching.proration.dueNowCents <= 0) {
+		await switchInPlace(account, current!, plan, switching.proration)
+		return { kind: 'changed', plan }
+	}
 	const stripePriceId =
 		provider === 'stripe' ? await callStripe(() => ensureStripePrice(db, plan)) : null
 	const checkout = await createCheckout(
@@ -58,12 +108,20 @@ export async function choosePlan(
 			items: [
 				{
 					kind: 'plan',
-					description: `${plan.name} plan`,
+					description: switching
+						? `Switch to the ${plan.name} plan (prorated until ${formatDate(switching.proration.periodEnd)})`
+						: `${plan.name} plan`,
 					quantity: 1,
-					unitAmountCents: plan.price_cents,
+					unitAmountCents: switching ? switching.proration.dueNowCents : plan.price_cents,
 					interval: plan.interval === 'year' ? 'year' : 'month',
 					stripePriceId,
-					data: { planId: plan.id },
+					data: switching
+						? {
+								planId: plan.id,
+								periodStart: switching.proration.periodStart.toISOString(),
+								periodEnd: switching.proration.periodEnd.toISOString(),
+							}
+						: { planId: plan.id },
 				},
 			],
 			// Without Stripe the plan is active as soon as the test payment completes;
@@ -99,6 +157,28 @@ async function changeStripePlan(account: AccountContext, sub: SubscriptionRow, p
 				active_plan: plan.id,
 				cancel_at_period_end: false,
 				...(item ? { expire_date: new Date(item.current_period_end * 1000) } : {}),
+			},
+			{ action: 'billing.subscription.change_plan', actorUserId: account.user.id },
+		),
+	)
+}
+
+/** A test-mode switch with nothing to pay (a downgrade): the plan changes now, same period. */
+async function switchInPlace(
+	account: AccountContext,
+	sub: SubscriptionRow,
+	plan: PricePlan,
+	proration: Proration,
+) {
+	await db.transaction().execute((trx) =>
+		changeSubscription(
+			trx,
+			sub,
+			{
+				active_plan: plan.id,
+				cancel_at_period_end: false,
+				billing_date: proration.periodStart,
+				expire_date: proration.periodEnd,
 			},
 			{ action: 'billing.subscription.change_plan', actorUserId: account.user.id },
 		),

@@ -44,8 +44,15 @@ async function fulfilPlan(
 		provider: payment.provider,
 		customerId: payment.customerId,
 		subscriptionId: payment.subscriptionId,
-		periodStart: payment.periodStart,
-		periodEnd: payment.periodEnd ?? periodEnd(payment.periodStart, plan.interval),
+		// a prorated test-mode switch keeps the period it was priced for
+		periodStart:
+			typeof item.data.periodStart === 'string'
+				? new Date(item.data.periodStart)
+				: payment.periodStart,
+		periodEnd:
+			typeof item.data.periodEnd === 'string'
+				? new Date(item.data.periodEnd)
+				: (payment.periodEnd ?? periodEnd(payment.periodStart, plan.interval)),
 		actorUserId,
 		checkoutId: session.id,
 	})

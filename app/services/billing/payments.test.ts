@@ -6,15 +6,43 @@ const base = { APP_SECRET: 'x'.repeat(32) }
 const stripe = { STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' }
 
 describe('payment configuration', () => {
-	test('Stripe with a key; the test page outside production; nothing in production', () => {
+	test('Stripe with a key; the test page outside production or on a local install; nothing on a public one', () => {
+		const publicUrl = { APP_URL: 'https://leads.example.com' }
 		expect(paymentProvider(parseEnv({ ...base, NODE_ENV: 'development' }))).toBe('test')
 		expect(paymentProvider(parseEnv({ ...base, NODE_ENV: 'test', ...stripe }))).toBe('stripe')
-		expect(paymentProvider(parseEnv({ ...base, NODE_ENV: 'production' }))).toBeNull()
-		expect(paymentProvider(parseEnv({ ...base, NODE_ENV: 'production', ...stripe }))).toBe('stripe')
-		const onPurpose = parseEnv({ ...base, NODE_ENV: 'production', PAYMENTS: 'test', ...stripe })
+		expect(paymentProvider(parseEnv({ ...base, NODE_ENV: 'production', ...publicUrl }))).toBeNull()
+		expect(
+			paymentProvider(parseEnv({ ...base, NODE_ENV: 'production', ...publicUrl, ...stripe })),
+		).toBe('stripe')
+		const onPurpose = parseEnv({
+			...base,
+			NODE_ENV: 'production',
+			...publicUrl,
+			PAYMENTS: 'test',
+			...stripe,
+		})
 		expect(paymentProvider(onPurpose)).toBe('test')
 		expect(testPaymentsAllowed(onPurpose)).toBe(true)
-		expect(testPaymentsAllowed(parseEnv({ ...base, NODE_ENV: 'production' }))).toBe(false)
+		expect(testPaymentsAllowed(parseEnv({ ...base, NODE_ENV: 'production', ...publicUrl }))).toBe(
+			false,
+		)
+	})
+
+	test('`npm install && npm start` (production on localhost) takes test payments', () => {
+		for (const APP_URL of [
+			undefined,
+			'http://localhost:3000',
+			'http://127.0.0.1:8080',
+			'http://[::1]:3000',
+		]) {
+			const config = parseEnv({ ...base, NODE_ENV: 'production', ...(APP_URL ? { APP_URL } : {}) })
+			expect(paymentProvider(config), APP_URL).toBe('test')
+		}
+		// a public address without Stripe is refused, and Stripe wins on localhost too
+		expect(
+			paymentProvider(parseEnv({ ...base, NODE_ENV: 'production', APP_URL: 'http://10.0.0.5' })),
+		).toBeNull()
+		expect(paymentProvider(parseEnv({ ...base, NODE_ENV: 'production', ...stripe }))).toBe('stripe')
 	})
 
 	test('Stripe settings are checked at start', () => {

@@ -11,11 +11,14 @@ const planId = z.coerce
 export const SubscribeSchema = z.object({ intent: z.literal('subscribe'), planId })
 export const CancelSchema = z.object({ intent: z.literal('cancel') })
 export const ResumeSchema = z.object({ intent: z.literal('resume') })
+/** The confirm step of a plan switch, after its proration was shown. */
+export const SwitchPlanSchema = z.object({ intent: z.literal('switch'), planId })
 
 export const SubscriptionActionSchema = z.discriminatedUnion('intent', [
 	SubscribeSchema,
 	CancelSchema,
 	ResumeSchema,
+	SwitchPlanSchema,
 ])
 
 export const BuyCreditsSchema = z.object({

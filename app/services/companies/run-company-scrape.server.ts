@@ -69,7 +69,12 @@ async function enrichBatch(
 	return results
 }
 
-async function settle(list: List, ok: boolean, found: number, trx: typeof db) {
+async function settle(
+	list: Pick<List, 'id' | 'user_id' | 'credits_reserved' | 'attempt' | 'found_before'>,
+	ok: boolean,
+	found: number,
+	trx: typeof db,
+) {
 	if (list.credits_reserved <= 0) return
 	const reference = companyScrapeReference(list.id, list.attempt)
 	if (!ok) return releaseCredits(trx, { accountId: list.user_id, reference })
@@ -79,6 +84,16 @@ async function settle(list: List, ok: boolean, found: number, trx: typeof db) {
 		list.credits_reserved,
 	)
 	return commitCredits(trx, { accountId: list.user_id, reference, used })
+}
+
+/** A cancelled domain lookup: the companies written so far are charged, the rest comes back. */
+export async function settleCompanyCancel(listId: string, found: number, trx: typeof db) {
+	const list = await trx
+		.selectFrom('company_scraping_list')
+		.select(['id', 'user_id', 'credits_reserved', 'attempt', 'found_before'])
+		.where('id', '=', listId)
+		.executeTakeFirst()
+	if (list) await settle(list, true, found, trx)
 }
 
 async function finish(list: List, outcome: { ok: true } | { ok: false; error: string }) {
@@ -150,7 +165,15 @@ export async function runCompanyScrape(listId: string, job: JobContext) {
 				.map((org, i) => (org ? mapApolloOrganization(org, domains[i]) : null))
 				.filter((c): c is CompanyFields => c !== null)
 			const read = offset + domains.length
-			await db.transaction().execute(async (trx) => {
+			// A cancel holds this lock while it settles: a batch found after it is not written.
+			const written = await db.transaction().execute(async (trx) => {
+				const now = await trx
+					.selectFrom('company_scraping_list')
+					.select('status')
+					.where('id', '=', list.id)
+					.forUpdate()
+					.executeTakeFirst()
+				if (now?.status !== JobStatus.processing) return false
 				let inserted = 0
 				if (companies.length > 0) {
 					const rows = await trx
@@ -179,7 +202,9 @@ export async function runCompanyScrape(listId: string, job: JobContext) {
 					})
 					.where('id', '=', list.id)
 					.execute()
+				return true
 			})
+			if (!written) return
 		}
 		await finish(list, { ok: true })
 	} catch (error) {

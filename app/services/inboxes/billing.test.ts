@@ -359,13 +359,28 @@ describe('with Stripe', () => {
 		expect((await orderOf(user.id)).billing_status).toBe('active')
 	})
 
-	test('fulfilled with fewer inboxes than ordered: the job bills only those from next month', async () => {
+	test('part of an order delivered: it stays open and its paid month waits for the rest (decision 0028)', async () => {
 		const { user, domain, stripeSub, order } = await orderedWithStripe(2)
+		const before = fake.subscriptions.get(stripeSub.id)!.status
 		await fulfil(order.id, domain.name, 1)
-		expect(fake.subscriptions.get(stripeSub.id)!.items.data[0].quantity).toBe(2)
-		await runRenewalJob()
-		expect(fake.subscriptions.get(stripeSub.id)!.items.data[0].quantity).toBe(1)
-		expect((await orderOf(user.id)).quantity).toBe(1)
+		// not delivered: Stripe's next charge has not moved, the order is not fulfilled
+		expect(fake.subscriptions.get(stripeSub.id)!.status).toBe(before)
+		expect(await orderOf(user.id)).toMatchObject({ status: 1, fulfilled_at: null, quantity: 2 })
+		// the rest: delivered, and the month paid at checkout starts now for both inboxes
+		const csv = `${HEADER}\nzed@${domain.name},Zed,Last,s3cret-pass,smtp.gmail.com,587,imap.gmail.com,993`
+		await fulfilOrder(await adminAccount(), order.id, csv)
+		expect(fake.subscriptions.get(stripeSub.id)!.status).toBe('trialing')
+		const done = await orderOf(user.id)
+		expect(done).toMatchObject({ status: 2, quantity: 2 })
+		const periods = await db
+			.selectFrom('inboxes')
+			.select('period_end')
+			.where('order_id', '=', order.id)
+			.execute()
+		expect(periods.map((p) => p.period_end?.getTime())).toEqual([
+			done.paid_through!.getTime(),
+			done.paid_through!.getTime(),
+		])
 	})
 
 	test('a failed order: its paid invoice is refunded and the subscription cancelled', async () => {

@@ -120,6 +120,13 @@ export async function fulfilOrder(
 			)
 			.execute()
 		const byName = new Map(domains.map((d) => [d.name, d]))
+		// inboxes delivered by an earlier, partial upload count against each domain's share
+		const delivered = await trx
+			.selectFrom('inboxes')
+			.select(['domain_id'])
+			.where('order_id', '=', order.id)
+			.execute()
+		const ordered = order.inboxes_per_domain * order.domain_ids.length
 		const rows = parseCsv(csv)
 		const header = (rows.shift() ?? []).map((h) => h.trim().toLowerCase().replace(/\s+/g, '_'))
 		const missing = CREDENTIAL_COLUMNS.filter((c) => !header.includes(c))
@@ -130,6 +137,9 @@ export async function fulfilOrder(
 		const errors: string[] = []
 		const seen = new Set<string>()
 		const perDomain = new Map<string, number>()
+		for (const inbox of delivered) {
+			if (inbox.domain_id) perDomain.set(inbox.domain_id, (perDomain.get(inbox.domain_id) ?? 0) + 1)
+		}
 		const inboxes: {
 			address: string
 			first: string
@@ -198,7 +208,13 @@ export async function fulfilOrder(
 			for (const t of taken) errors.push(`${t.address} already exists.`)
 		}
 		if (errors.length) throw new FormError(errors.join(' '), 'csv')
-		const billing = await startFirstPaidMonth(trx, order, billingStart())
+		// Fewer than ordered: those inboxes are delivered, the order stays open for the rest, and
+		// the paid month starts only with the last one (decision 0028): nobody pays for an inbox
+		// that does not exist yet.
+		const complete = delivered.length + inboxes.length >= ordered
+		const billing = complete
+			? await startFirstPaidMonth(trx, order, billingStart())
+			: { paidThrough: null, endsAtPeriodEnd: false }
 		for (const inbox of inboxes) {
 			const row = await trx
 				.insertInto('inboxes')
@@ -230,6 +246,23 @@ export async function fulfilOrder(
 				.where('id', '=', row.id)
 				.execute()
 		}
+		const total = delivered.length + inboxes.length
+		if (!complete) {
+			await trx
+				.updateTable('inbox_orders')
+				.set({ status: 1, updated_at: new Date() })
+				.where('id', '=', order.id)
+				.execute()
+			await recordAudit(trx, {
+				actorUserId: admin.user.id,
+				action: 'inboxes.order.deliver_part',
+				targetType: 'inbox_order',
+				targetId: order.id,
+				before: { status: order.status, delivered: delivered.length },
+				after: { status: 1, delivered: total, ordered },
+			})
+			return { inboxes: inboxes.length, delivered: total, ordered, complete }
+		}
 		await trx
 			.updateTable('inbox_orders')
 			.set({ status: 2, fulfilled_at: new Date(), error: null, updated_at: new Date() })
@@ -240,10 +273,10 @@ export async function fulfilOrder(
 			action: 'inboxes.order.fulfil',
 			targetType: 'inbox_order',
 			targetId: order.id,
-			before: { status: order.status },
-			after: { status: 2, inboxes: inboxes.length, paid_through: billing.paidThrough },
+			before: { status: order.status, delivered: delivered.length },
+			after: { status: 2, inboxes: total, paid_through: billing.paidThrough },
 		})
-		return { inboxes: inboxes.length }
+		return { inboxes: inboxes.length, delivered: total, ordered, complete }
 	})
 }
 
@@ -298,6 +331,16 @@ export async function refundAndFailOrder(
 		}
 		// claimed before (its refund did not go through): only the refund is left to do
 		if (order.status === 3) return order
+		const live = await trx
+			.selectFrom('inboxes')
+			.select((eb) => eb.fn.countAll<string>().as('n'))
+			.where('order_id', '=', order.id)
+			.executeTakeFirstOrThrow()
+		if (Number(live.n) > 0) {
+			throw new FormError(
+				`${live.n} inboxes of this order are delivered already, so it cannot be failed and refunded. Upload the rest of its inboxes.`,
+			)
+		}
 		const failed = await trx
 			.updateTable('inbox_orders')
 			.set({ status: 3, error: reason, updated_at: new Date() })

@@ -12,6 +12,8 @@ import { FormError } from '../../utils/http-errors.server.ts'
 import { getCreditBalance } from '../billing/credits.server.ts'
 import { createLeadScrape } from './create-lead-scrape.server.ts'
 import { runLeadScrape } from './run-lead-scrape.server.ts'
+import { cancelScrape } from './scrape-lists.server.ts'
+import { sql } from 'kysely'
 
 // End to end: the real worker and database against the local Apify fake.
 let apify: FakeApify
@@ -193,5 +195,61 @@ describe('lead scrape', () => {
 		expect(list).toMatchObject({ status: 2, found: 3500 })
 		expect(await leadCount(listId)).toBe(3500)
 		expect(await getCreditBalance(me.accountId!)).toBe(1500)
+	})
+
+	test('a cancel mid-scrape stops at once: the leads kept are the leads charged, for good', async () => {
+		// pages of 1,000 that take a while, so the cancel lands while the next page is on its way
+		apify.scenario('slowcancel', { pageDelayMs: 1500 })
+		const me = await accountWithCredits(5000)
+		const { listId } = await createLeadScrape(me, {
+			name: 'Cancelled midway',
+			url: search('slowcancel'),
+			count: 4000,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		expect(await getCreditBalance(me.accountId!)).toBe(1000)
+		const found = () =>
+			db
+				.selectFrom('processing_list')
+				.select(['found', 'status', 'error'])
+				.where('id', '=', listId)
+				.executeTakeFirstOrThrow()
+		await expect.poll(async () => (await found()).found, { timeout: 30_000 }).toBe(1000)
+		await cancelScrape(me, 'leads', listId)
+
+		const agree = async () => {
+			const list = await found()
+			expect(list).toMatchObject({ status: 3, error: 'Cancelled' })
+			expect(await leadCount(listId)).toBe(list.found)
+			// 1,000 leads kept and paid for; the other 3,000 credits are back
+			expect(await getCreditBalance(me.accountId!)).toBe(5000 - list.found)
+			return list.found
+		}
+		expect(await agree()).toBe(1000)
+		// ... and stay so after the job would have gone on: it has ended without writing more
+		await expect
+			.poll(
+				async () => {
+					const { rows } = await sql<{ state: string }>`
+						select state from pgboss.job
+						where name = 'lead-scrape' and data->>'requestId' = (
+							select id::text from apollo_requests where list_id = ${listId})`.execute(db)
+					return rows.map((r) => r.state)
+				},
+				{ timeout: 30_000 },
+			)
+			.toEqual(['completed'])
+		expect(await agree()).toBe(1000)
+		const ledger = await db
+			.selectFrom('credits')
+			.select(['delta', 'reason'])
+			.where('user_id', '=', me.accountId!)
+			.orderBy('id')
+			.execute()
+		expect(ledger.reduce((sum, e) => sum + e.delta, 0)).toBe(4000)
+		// cancelling twice is refused, and changes nothing
+		await expect(cancelScrape(me, 'leads', listId)).rejects.toThrow(FormError)
+		expect(await agree()).toBe(1000)
 	})
 })

@@ -198,9 +198,20 @@ async function insertRows(trx: Transaction<DB>, request: Request, items: unknown
 	return rows.length
 }
 
-/** Writes one page and the checkpoint together: a re-run resumes after it, losing and duplicating nothing. */
+/**
+ * Writes one page and the checkpoint together: a re-run resumes after it, losing and duplicating
+ * nothing. The list row is locked and still running first, else nothing is written (false): a
+ * cancel settles the credits under the same lock, so it charges exactly the rows that exist.
+ */
 async function savePage(request: Request, items: unknown[], itemsRead: number) {
-	await db.transaction().execute(async (trx) => {
+	return db.transaction().execute(async (trx) => {
+		const list = await trx
+			.selectFrom(LIST_TABLE[request.kind])
+			.select('status')
+			.where('id', '=', request.list_id)
+			.forUpdate()
+			.executeTakeFirst()
+		if (list?.status !== JobStatus.processing) return false
 		const inserted = await insertRows(trx, request, items)
 		await trx
 			.updateTable('apollo_requests')
@@ -216,6 +227,7 @@ async function savePage(request: Request, items: unknown[], itemsRead: number) {
 			})
 			.where('id', '=', request.list_id)
 			.execute()
+		return true
 	})
 }
 
@@ -329,7 +341,7 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 				job.signal,
 			)
 			offset += page.items.length
-			await savePage(request, page.items, offset)
+			if (!(await savePage(request, page.items, offset))) return
 			if (page.items.length < PAGE_SIZE || (page.total !== undefined && offset >= page.total)) break
 		}
 		await finish(request, { ok: true })

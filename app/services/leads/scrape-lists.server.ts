@@ -5,7 +5,10 @@ import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { createApifyClient } from '../../integrations/apify.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
-import { companyScrapeReference } from '../companies/run-company-scrape.server.ts'
+import {
+	companyScrapeReference,
+	settleCompanyCancel,
+} from '../companies/run-company-scrape.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
@@ -102,40 +105,57 @@ function requestOf(kind: ListKind, listId: string, trx: Kysely<DB> = db) {
 		.executeTakeFirst()
 }
 
-/** Stops a pending or running scrape: the list fails as cancelled and its credits come back. */
+/**
+ * Stops a pending or running scrape at once. Under the list's row lock (the job writes each
+ * page under the same lock and checks the status first) the list ends as cancelled, once, and
+ * the credits are settled: the rows already written are kept and charged, the rest comes back.
+ * So the list, its status and the ledger agree, whatever the job does next (decision 0028).
+ */
 export async function cancelScrape(context: AccountContext | null, kind: ListKind, id: string) {
 	const account = actingAccount(context)
 	const list = await findList(account, kind, id)
 	if (list.status !== JobStatus.pending && list.status !== JobStatus.processing) {
 		throw new FormError('Only a list that is still running can be cancelled.')
 	}
-	const cancelled = await db
-		.updateTable(TABLE[kind])
-		.set({
-			status: JobStatus.fail,
-			error: 'Cancelled',
-			finished_at: sql`now()`,
-			updated_at: sql`now()`,
-		})
-		.where('id', '=', list.id)
-		.where('status', 'in', [JobStatus.pending, JobStatus.processing])
-		.returning('id')
-		.executeTakeFirst()
-	if (!cancelled) return list
-	if (kind === 'leads') {
-		const request = await requestOf(kind, list.id)
+	const run = await db.transaction().execute(async (trx) => {
+		const locked = await trx
+			.selectFrom(TABLE[kind])
+			.select(['id', 'status'])
+			.where('id', '=', list.id)
+			.forUpdate()
+			.executeTakeFirst()
+		if (!locked || !isRunningStatus(locked.status)) return null
+		const cancelled = await trx
+			.updateTable(TABLE[kind])
+			.set({
+				status: JobStatus.fail,
+				error: 'Cancelled',
+				finished_at: sql`now()`,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', list.id)
+			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
+			.returning('found')
+			.executeTakeFirstOrThrow()
+		const request = await requestOf(kind, list.id, trx)
 		if (request) {
-			await db
+			await trx
 				.updateTable('apollo_requests')
 				.set({ status: JobStatus.fail, error: 'Cancelled' })
 				.where('id', '=', request.id)
 				.execute()
-			await settleCredits(request, null)
-			if (request.run_id) await abortRun(request.user_id, request.key_kind, request.run_id)
+			await settleCredits(request, cancelled.found, trx)
+			return request.run_id ? request : null
 		}
-	}
+		if (kind === 'companies') await settleCompanyCancel(list.id, cancelled.found, trx)
+		return null
+	})
+	if (run) await abortRun(run.user_id, run.key_kind, run.run_id!)
 	return list
 }
+
+const isRunningStatus = (status: number) =>
+	status === JobStatus.pending || status === JobStatus.processing
 
 async function abortRun(accountId: string, keyKind: string, runId: string) {
 	const config = getConfig()

@@ -176,8 +176,12 @@ export async function startFakeApify(
 			}
 			if (typeof input.url !== 'string')
 				return error(res, 400, 'invalid-input', 'Field input.url is required')
+			// A browser test cannot reach this process: it slows the dataset down through the search
+			// itself (`fakePageDelayMs=1500` in the Apollo URL).
+			const delay = /[?&]fakePageDelayMs=(\d+)/.exec(input.url)?.[1]
 			const scenario =
-				scenarios.findLast((s) => (input.url as string).includes(s.match))?.scenario ?? {}
+				scenarios.findLast((s) => (input.url as string).includes(s.match))?.scenario ??
+				(delay ? { pageDelayMs: Number(delay) } : {})
 			const run: Run = {
 				id: randomUUID().slice(0, 17),
 				actorId: decodeURIComponent(match[1]!),
