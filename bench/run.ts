@@ -119,7 +119,8 @@ async function measure(url: string, headers: Record<string, string>) {
 /** The web process's resident memory (and its peak so far), in MB, from /proc. */
 function memoryOf(pid: number) {
 	const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-	const kb = (field: string) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1])
+	const kb = (field: string) =>
+		Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1])
 	return { rssMb: Math.round(kb('VmRSS') / 1024), hwmMb: Math.round(kb('VmHWM') / 1024) }
 }
 
