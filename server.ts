@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+// First: re-executes with the memory limits when started without them (decision 0029).
+import './app/server/apply-memory-limits.server.ts'
 import { getConfigOrExit } from './app/config.server.ts'
 
 const config = getConfigOrExit()

@@ -1,5 +1,7 @@
 // `npm run worker`: job workers only, no web server. Point it at the web
 // process's database with DATABASE_URL (the embedded server belongs to one process).
+// First: re-executes with the memory limits when started without them (decision 0029).
+import './app/server/apply-memory-limits.server.ts'
 import { getConfigOrExit } from './app/config.server.ts'
 
 const config = getConfigOrExit()

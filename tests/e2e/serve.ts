@@ -1,4 +1,6 @@
 // Starts the production build for the browser tests on a clean embedded database.
+// First: the web process's memory limits (decision 0029), before the fakes start in this process.
+import '../../app/server/apply-memory-limits.server.ts'
 import { rmSync } from 'node:fs'
 import path from 'node:path'
 import { stopLeftoverServer } from '../../db/embedded.ts'

@@ -1,0 +1,27 @@
+// The web and worker processes' memory limits (decision 0029). apply-memory-limits.server.ts
+// applies them, so every way of starting them (`npm start`, Docker, `node server.ts`, the
+// bench, the tests) runs with the same limits.
+//
+// Both limits must be in place before the process starts, so when one is missing the process
+// replaces itself (process.execve: same pid, signals and exit code unchanged) with them set.
+// An operator's own --max-semi-space-size (argv or NODE_OPTIONS) or MALLOC_ARENA_MAX wins.
+
+/** V8's young generation: at most 2 × 16 MB semi-spaces (Node 24 grows them to 64 MB each). */
+export const SEMI_SPACE_MB = 16
+/** glibc malloc: 2 arenas, not 8 per core, so freed native memory is reused, not kept aside. */
+export const MALLOC_ARENAS = 2
+
+export function missingMemoryLimits(
+	execArgv: readonly string[],
+	env: NodeJS.ProcessEnv,
+): { flags: string[]; env: Record<string, string> } {
+	const setsSemiSpace = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) =>
+		arg.startsWith('--max-semi-space-size'),
+	)
+	return {
+		// --optimize-for-size: a smaller old-space growing factor, so garbage promoted from slow
+		// requests is collected sooner (not allowed in NODE_OPTIONS, hence here)
+		flags: setsSemiSpace ? [] : [`--max-semi-space-size=${SEMI_SPACE_MB}`, '--optimize-for-size'],
+		env: env.MALLOC_ARENA_MAX ? {} : { MALLOC_ARENA_MAX: String(MALLOC_ARENAS) },
+	}
+}
