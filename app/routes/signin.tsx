@@ -48,7 +48,7 @@ export default function SignIn({ actionData }: Route.ComponentProps) {
 			live = false
 		}
 	}, [])
-	useEffect(() => setClientErrors(null), [result])
+	// a form that passes the check is sent, so the server's reply is what shows next
 	const errors: FieldErrors = clientErrors ?? result?.error ?? {}
 	const check = (form: HTMLFormElement) => {
 		if (!validate) return true
