@@ -21,5 +21,28 @@ function buildVersion(): Plugin {
 
 export default defineConfig({
 	plugins: [tailwindcss(), reactRouter(), buildVersion()],
-	build: { assetsInlineLimit: 0 },
+	build: {
+		assetsInlineLimit: 0,
+		rolldownOptions: {
+			output: {
+				// Every page needs React and React Router: one chunk for them instead of many
+				// small shared ones keeps the number of files a page preloads down
+				// (docs/decisions/0030-sign-in-page-javascript-budget.md). Libraries only some
+				// pages use (matter-js, posthog-js, the phone input) stay in their own chunks.
+				codeSplitting: {
+					groups: [
+						{
+							name: 'framework',
+							test: /node_modules[\\/](react|react-dom|scheduler|react-router|turbo-stream|cookie|set-cookie-parser)[\\/]/,
+						},
+						// the bundler's own helpers and the small pieces every page shares
+						{
+							name: 'shared',
+							test: /rolldown[\\/]runtime|vite[\\/]preload-helper|app[\\/]utils[\\/](cn|forms|meta|use-hydrated|nonce|chunk-reload)\.ts|app[\\/]components[\\/]ui[\\/](button|field|toasts)\.tsx|app[\\/]services[\\/]analytics[\\/]identity\.ts/,
+						},
+					],
+				},
+			},
+		},
+	},
 })

@@ -9,12 +9,12 @@ import {
 	ScrollRestoration,
 	useRouteLoaderData,
 } from 'react-router'
-import { toast as showToast, Toaster } from 'sonner'
 import type { Route } from './+types/root'
 import { NotFoundScreen } from './components/not-found/not-found-screen.tsx'
 import { Analytics, ConsentBanner, NoScriptPageview } from './components/analytics/analytics.tsx'
 import { ForbiddenScreen } from './components/forbidden-screen.tsx'
 import { UnavailableScreen } from './components/unavailable-screen.tsx'
+import { showToast, Toasts } from './components/ui/toasts.tsx'
 import { getConfig } from './config.server.ts'
 import { requestContext } from './context.server.ts'
 import {
@@ -83,7 +83,7 @@ function useBuildVersionCheck(buildId: string | null, intervalMs: number) {
 				if (!id || id === buildId || stopped) return
 				stopped = true
 				window.clearInterval(timer)
-				showToast.info('A new version is available.', {
+				showToast('info', 'A new version is available.', {
 					id: 'build-version',
 					description: 'Reload the page to get the latest version.',
 					duration: Infinity,
@@ -137,13 +137,7 @@ export default function App({ loaderData }: Route.ComponentProps) {
 	usePreloadErrorReload()
 	useEffect(() => {
 		if (!toast) return
-		const show = {
-			success: showToast.success,
-			error: showToast.error,
-			info: showToast.info,
-			warning: showToast.warning,
-		}[toast.type]
-		show(toast.message, { description: toast.description })
+		showToast(toast.type, toast.message, { description: toast.description })
 	}, [toast])
 	return (
 		<>
@@ -155,8 +149,7 @@ export default function App({ loaderData }: Route.ComponentProps) {
 					{consent === null ? <ConsentBanner /> : null}
 				</>
 			) : null}
-			{/* SPEC.md section 9: 3000 ms, bottom right, up to 20 */}
-			<Toaster position="bottom-right" duration={3000} visibleToasts={20} richColors closeButton />
+			<Toasts />
 			{/* Without JavaScript the flash message is part of the page itself. */}
 			{toast && !hydrated ? (
 				<div

@@ -1,5 +1,5 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '@conform-to/zod/v4'
+import { useEffect, useState } from 'react'
 import { data, Form, Link, redirect, useSearchParams } from 'react-router'
 import type { Route } from './+types/signin'
 import { SubmitButton } from '../components/ui/button.tsx'
@@ -7,6 +7,7 @@ import { Field, FormErrors } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { authErrorReply } from '../services/auth/errors.server.ts'
 import { SignInSchema } from '../services/auth/schemas.ts'
+import { loadSignInValidation, signInConstraint } from '../services/auth/sign-in-form.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
@@ -30,15 +31,39 @@ export async function action({ request, context }: Route.ActionArgs) {
 	return redirectWithSuccess(redirectTo ?? '/', 'Signed in')
 }
 
+type FieldErrors = Record<string, string[] | null>
+
 export default function SignIn({ actionData }: Route.ComponentProps) {
 	const [searchParams] = useSearchParams()
 	const isPending = useIsPending()
-	const [form, fields] = useForm({
-		id: 'signin',
-		lastResult: actionData?.result,
-		constraint: getZodConstraint(SignInSchema),
-		onValidate: ({ formData }) => parseWithZod(formData, { schema: SignInSchema }),
-		shouldRevalidate: 'onInput',
+	const result = actionData?.result
+	// No conform runtime on this page: its first load has a JavaScript budget
+	// (docs/decisions/0030-sign-in-page-javascript-budget.md). The server's reply shows as is;
+	// once zod has loaded (after hydration) the same schema checks the form before it is sent.
+	const [validate, setValidate] = useState<Awaited<ReturnType<typeof loadSignInValidation>>>()
+	const [clientErrors, setClientErrors] = useState<FieldErrors | null>(null)
+	useEffect(() => {
+		let live = true
+		void loadSignInValidation().then((check) => live && setValidate(() => check))
+		return () => {
+			live = false
+		}
+	}, [])
+	// a form that passes the check is sent, so the server's reply is what shows next
+	const errors: FieldErrors = clientErrors ?? result?.error ?? {}
+	const check = (form: HTMLFormElement) => {
+		if (!validate) return true
+		const submission = validate(new FormData(form))
+		const next = submission.status === 'success' ? null : (submission.reply().error ?? {})
+		setClientErrors(next)
+		return next === null
+	}
+	const initial = (result?.initialValue ?? {}) as Record<string, unknown>
+	const field = (name: 'email' | 'password') => ({
+		id: `signin-${name}`,
+		name,
+		required: signInConstraint[name].required,
+		defaultValue: name === 'email' && typeof initial.email === 'string' ? initial.email : undefined,
 	})
 	return (
 		<>
@@ -49,25 +74,30 @@ export default function SignIn({ actionData }: Route.ComponentProps) {
 					Create an account
 				</Link>
 			</p>
-			<Form method="post" className="mt-6 space-y-4" {...getFormProps(form)}>
-				<FormErrors id={form.errorId} errors={form.errors} />
+			<Form
+				method="post"
+				id="signin"
+				noValidate={validate !== undefined}
+				aria-describedby={errors['']?.length ? 'signin-form-error' : undefined}
+				className="mt-6 space-y-4"
+				onSubmit={(event) => {
+					if (!check(event.currentTarget)) event.preventDefault()
+				}}
+				onInput={(event) => {
+					if (clientErrors) check(event.currentTarget)
+				}}
+			>
+				<FormErrors id="signin-form-error" errors={errors['']} />
 				<input type="hidden" name="redirectTo" value={searchParams.get('redirectTo') ?? ''} />
 				<Field
 					label="Email"
-					errors={fields.email.errors}
-					inputProps={{
-						...getInputProps(fields.email, { type: 'email' }),
-						autoComplete: 'email',
-						autoFocus: true,
-					}}
+					errors={errors.email}
+					inputProps={{ ...field('email'), type: 'email', autoComplete: 'email', autoFocus: true }}
 				/>
 				<Field
 					label="Password"
-					errors={fields.password.errors}
-					inputProps={{
-						...getInputProps(fields.password, { type: 'password' }),
-						autoComplete: 'current-password',
-					}}
+					errors={errors.password}
+					inputProps={{ ...field('password'), type: 'password', autoComplete: 'current-password' }}
 				/>
 				<div className="flex items-center justify-between gap-4">
 					<Link
