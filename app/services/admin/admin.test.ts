@@ -301,8 +301,9 @@ describe('plans, templates, jobs and health', () => {
 
 	test('failed and stuck jobs are listed with their errors; retry and cancel are audited', async () => {
 		const { admin, editor } = await personas()
-		const { getBoss } = await import('../../jobs/boss.server.ts')
+		const { ensureQueue, getBoss } = await import('../../jobs/boss.server.ts')
 		const boss = await getBoss()
+		await ensureQueue(boss, 'dns-check')
 		const failedId = await boss.send('dns-check', { domainIds: [UNKNOWN] })
 		const stuckId = await boss.send('dns-check', { domainIds: [UNKNOWN] })
 		await sql`update pgboss.job set state = 'failed', completed_on = now(),
@@ -340,8 +341,9 @@ describe('plans, templates, jobs and health', () => {
 			.values({ user_id: owner.user.id, name: 'Import', source_type: 'upload', status: 1 })
 			.returning('id')
 			.executeTakeFirstOrThrow()
-		const { getBoss } = await import('../../jobs/boss.server.ts')
+		const { ensureQueue, getBoss } = await import('../../jobs/boss.server.ts')
 		const boss = await getBoss()
+		await ensureQueue(boss, 'csv-import')
 		const jobId = await boss.send('csv-import', { listId: list.id })
 		await sql`update pgboss.job set state = 'active', started_on = now() - interval '2 hours'
 			where id = ${jobId}`.execute(db)

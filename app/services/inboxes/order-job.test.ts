@@ -195,7 +195,10 @@ describe('inbox-order job', () => {
 				),
 			)
 			.join('\n')
-		expect(await fulfilOrder(admin.account, orderId, csv)).toEqual({ inboxes: 4 })
+		expect(await fulfilOrder(admin.account, orderId, csv)).toMatchObject({
+			inboxes: 4,
+			complete: true,
+		})
 		await retry(orderId)
 		expect(await mailsTo(admin.user.email)).toHaveLength(1)
 	})
