@@ -155,12 +155,12 @@ test('create companies sent again: one list', async ({ page }) => {
 test('a plan chosen again: one checkout', async ({ page }) => {
 	const { email } = await subscribedAccount(page)
 	await page.goto('/subscription', { waitUntil: 'networkidle' })
-	const button = page.getByRole('button', { name: 'Switch to Monthly Unlimited' })
+	// a switch from an active plan is confirmed on a page that shows its proration first
+	await page.getByRole('button', { name: 'Switch to Monthly Unlimited' }).click()
+	await expect(page).toHaveURL(/\/subscription\?change=/)
+	const button = page.getByRole('button', { name: 'Confirm the switch' })
 	const form = page.locator('form').filter({ has: button })
-	const fields = await fieldsOf(form, {
-		name: (await button.getAttribute('name'))!,
-		value: (await button.getAttribute('value'))!,
-	})
+	const fields = await fieldsOf(form)
 	await button.click()
 	await expect(page).toHaveURL(/\/test-payment\//)
 	const first = here(page)

@@ -54,12 +54,18 @@ test('a foreign-signed or expired access token counts as signed out', async ({ p
 })
 
 test('an oversize body is refused with 413', async ({ request }) => {
-	const response = await request.post('/signin', {
-		headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-		data: `email=a%40b.co&password=${'x'.repeat(2 * 1024 * 1024)}`,
-		maxRedirects: 0,
-	})
-	expect(response.status()).toBe(413)
+	// the server answers 413 and closes the connection without reading the body, so a client
+	// still writing it may see the connection end first (app/server/http-hardening.test.ts
+	// reads the 413 over a raw socket)
+	const status = await request
+		.post('/signin', {
+			headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+			data: `email=a%40b.co&password=${'x'.repeat(2 * 1024 * 1024)}`,
+			maxRedirects: 0,
+		})
+		.then((response) => response.status())
+		.catch((error: Error) => error.message)
+	expect(String(status)).toMatch(/^413$|EPIPE|ECONNRESET|socket hang up/)
 })
 
 test.describe('an ended session stops a copied cookie on the next request', () => {
