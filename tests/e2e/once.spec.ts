@@ -19,6 +19,8 @@ test.afterAll(async () => {
 
 /** The fields the browser would send for `form` when `submit` is pressed. */
 async function fieldsOf(form: Locator, submit?: { name: string; value: string }) {
+	// after a client-side navigation the address changes before the new page renders
+	await expect(form).toBeVisible()
 	const fields: Record<string, string> = {}
 	for (const input of await form.locator('input[name], select[name], textarea[name]').all()) {
 		const name = (await input.getAttribute('name'))!
