@@ -9,6 +9,7 @@ import { assertStaff } from '../services/admin/access.server.ts'
 import { listAuditLog } from '../services/admin/audit.server.ts'
 import { AuditFilterSchema } from '../services/admin/schemas.ts'
 import { pageTitle } from '../utils/meta.ts'
+import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 
 const FILTERS = [
 	{ name: 'action', label: 'Action starts with or contains', hint: 'admin., billing.' },
@@ -69,32 +70,34 @@ export default function AdminAudit({ loaderData }: Route.ComponentProps) {
 					</button>
 				</Form>
 				{rows.length ? (
-					<table className="mt-6 w-full text-left text-sm">
-						<thead className="text-slate-600">
-							<tr>
-								<th className="py-2">When</th>
-								<th>Who</th>
-								<th>What</th>
-								<th>Target</th>
-								<th>Before</th>
-								<th>After</th>
-							</tr>
-						</thead>
-						<tbody className="divide-y divide-slate-100 align-top">
-							{rows.map((r) => (
-								<tr key={r.id}>
-									<td className="py-2 whitespace-nowrap">{formatWhen(r.created_at)}</td>
-									<td>{r.actor_email ?? 'system'}</td>
-									<td className="font-mono">{r.action}</td>
-									<td className="break-all">
-										{r.target_type} {r.target_id}
-									</td>
-									<td className="max-w-xs font-mono text-xs break-all">{r.before}</td>
-									<td className="max-w-xs font-mono text-xs break-all">{r.after}</td>
+					<ScrollRegion className="mt-6" label="Audit log">
+						<table className="w-full text-left text-sm">
+							<thead className="text-slate-600">
+								<tr>
+									<th className="py-2">When</th>
+									<th>Who</th>
+									<th>What</th>
+									<th>Target</th>
+									<th>Before</th>
+									<th>After</th>
 								</tr>
-							))}
-						</tbody>
-					</table>
+							</thead>
+							<tbody className="divide-y divide-slate-100 align-top">
+								{rows.map((r) => (
+									<tr key={r.id}>
+										<td className="py-2 whitespace-nowrap">{formatWhen(r.created_at)}</td>
+										<td>{r.actor_email ?? 'system'}</td>
+										<td className="font-mono">{r.action}</td>
+										<td className="break-all">
+											{r.target_type} {r.target_id}
+										</td>
+										<td className="max-w-xs font-mono text-xs break-all">{r.before}</td>
+										<td className="max-w-xs font-mono text-xs break-all">{r.after}</td>
+									</tr>
+								))}
+							</tbody>
+						</table>
+					</ScrollRegion>
 				) : (
 					<p className="mt-6 text-sm text-slate-600">No entries match.</p>
 				)}

@@ -178,7 +178,7 @@ export default function Domains({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<div className="overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+				<div className="relative overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
 					<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="domains">
 						<caption className="sr-only">Domains</caption>
 						<thead className="bg-slate-50 text-left text-slate-600">

@@ -38,6 +38,7 @@ import { FormError, replyWithFormError, statusOf } from '../utils/http-errors.se
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
+import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
@@ -435,7 +436,10 @@ function FilesTable({ files }: { files: FileRow[] }) {
 		)
 	}
 	return (
-		<Card className="overflow-x-auto p-0">
+		<ScrollRegion
+			className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200"
+			label="Imported files"
+		>
 			<table className="min-w-full divide-y divide-slate-200 text-sm">
 				<caption className="sr-only">Imported files</caption>
 				<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
@@ -540,7 +544,7 @@ function FilesTable({ files }: { files: FileRow[] }) {
 					))}
 				</tbody>
 			</table>
-		</Card>
+		</ScrollRegion>
 	)
 }
 

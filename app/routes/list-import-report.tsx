@@ -6,6 +6,7 @@ import { Card, PageHeader } from '../components/ui/card.tsx'
 import { requestContext } from '../context.server.ts'
 import { importReport } from '../services/imports/import-report.server.ts'
 import { pageTitle } from '../utils/meta.ts'
+import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const { account } = context.get(requestContext)
@@ -96,7 +97,10 @@ export default function ImportReport({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<Card className="overflow-x-auto p-0">
+				<ScrollRegion
+					className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200"
+					label="Skipped rows by line"
+				>
 					<table className="min-w-full divide-y divide-slate-200 text-sm">
 						<caption className="sr-only">Skipped rows by line</caption>
 						<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
@@ -128,7 +132,7 @@ export default function ImportReport({ loaderData }: Route.ComponentProps) {
 							))}
 						</tbody>
 					</table>
-				</Card>
+				</ScrollRegion>
 			)}
 			<nav aria-label="Pages" className="mt-4 flex gap-2">
 				{paged ? (

@@ -8,7 +8,7 @@ import {
 	ProgressBar,
 } from '../components/lists/job-status.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
-import { Card, PageHeader } from '../components/ui/card.tsx'
+import { PageHeader } from '../components/ui/card.tsx'
 import { inputClasses } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { importSummary } from '../services/imports/import-report.server.ts'
@@ -20,6 +20,7 @@ import {
 	type LeadSort,
 } from '../services/lists/leads-query.ts'
 import { pageTitle } from '../utils/meta.ts'
+import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const { account } = context.get(requestContext)
@@ -176,7 +177,7 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 				<span id="sort-by">Sort by</span>
 				<SortMenu current={query.sort} dir={query.dir} q={query.q} />
 			</div>
-			<Card className="overflow-x-auto p-0">
+			<ScrollRegion className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200" label="Leads">
 				<table
 					className="min-w-full divide-y divide-slate-200 text-sm"
 					aria-busy={navigation.state === 'loading' || undefined}
@@ -254,7 +255,7 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 						)}
 					</tbody>
 				</table>
-			</Card>
+			</ScrollRegion>
 			<nav
 				aria-label="Pages"
 				className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm"

@@ -25,6 +25,7 @@ import { pageTitle } from '../utils/meta.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
+import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
@@ -143,7 +144,10 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<Card className="overflow-x-auto p-0">
+				<ScrollRegion
+					className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200"
+					label="Scrapes"
+				>
 					<table className="min-w-full divide-y divide-slate-200 text-sm">
 						<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
 							<tr>
@@ -257,7 +261,7 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 							))}
 						</tbody>
 					</table>
-				</Card>
+				</ScrollRegion>
 			)}
 		</>
 	)

@@ -19,6 +19,7 @@ import { pageTitle } from '../utils/meta.ts'
 import { formatCents } from '../utils/money.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
+import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 
 /**
  * The payment page when Stripe is not configured (TEST MODE): the payer
@@ -83,41 +84,43 @@ export default function TestPayment({ loaderData, actionData }: Route.ComponentP
 			</TestModeBanner>
 			<Card>
 				<h2 className="text-lg font-semibold text-slate-900">Order summary</h2>
-				<table className="mt-4 w-full text-sm">
-					<caption className="sr-only">What this checkout pays for</caption>
-					<thead className="sr-only">
-						<tr>
-							<th scope="col">Item</th>
-							<th scope="col">Amount</th>
-						</tr>
-					</thead>
-					<tbody className="divide-y divide-slate-100">
-						{items.map((item) => (
-							<tr key={item.key}>
-								<td className="py-2 text-slate-800">
-									{item.description}
-									{item.quantity > 1 ? ` × ${item.quantity}` : ''}
-									{item.interval ? (
-										<span className="text-slate-600"> (renews every {item.interval})</span>
-									) : null}
-								</td>
-								<td className="py-2 text-right font-medium text-slate-900 tabular-nums">
-									{item.amount}
+				<ScrollRegion className="mt-4" label="Order summary">
+					<table className="w-full text-sm">
+						<caption className="sr-only">What this checkout pays for</caption>
+						<thead className="sr-only">
+							<tr>
+								<th scope="col">Item</th>
+								<th scope="col">Amount</th>
+							</tr>
+						</thead>
+						<tbody className="divide-y divide-slate-100">
+							{items.map((item) => (
+								<tr key={item.key}>
+									<td className="py-2 text-slate-800">
+										{item.description}
+										{item.quantity > 1 ? ` × ${item.quantity}` : ''}
+										{item.interval ? (
+											<span className="text-slate-600"> (renews every {item.interval})</span>
+										) : null}
+									</td>
+									<td className="py-2 text-right font-medium text-slate-900 tabular-nums">
+										{item.amount}
+									</td>
+								</tr>
+							))}
+						</tbody>
+						<tfoot>
+							<tr className="border-t border-slate-300">
+								<th scope="row" className="pt-3 text-left font-semibold text-slate-900">
+									Total {mode === 'subscription' ? 'today' : ''}
+								</th>
+								<td className="pt-3 text-right text-lg font-bold text-slate-900 tabular-nums">
+									{total}
 								</td>
 							</tr>
-						))}
-					</tbody>
-					<tfoot>
-						<tr className="border-t border-slate-300">
-							<th scope="row" className="pt-3 text-left font-semibold text-slate-900">
-								Total {mode === 'subscription' ? 'today' : ''}
-							</th>
-							<td className="pt-3 text-right text-lg font-bold text-slate-900 tabular-nums">
-								{total}
-							</td>
-						</tr>
-					</tfoot>
-				</table>
+						</tfoot>
+					</table>
+				</ScrollRegion>
 				{status === 'open' ? (
 					<Form method="post" className="mt-6 space-y-4" {...getFormProps(form)}>
 						<FormErrors id={form.errorId} errors={form.errors} />

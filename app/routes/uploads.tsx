@@ -10,6 +10,7 @@ import { actingAccount } from '../services/workspaces/access.server.ts'
 import { isUuid } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
+import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 
 // EmailBison uploads: history per list (?list=), per workspace (?workspace=) and per
 // EmailBison workspace (?eb=), with live progress while one runs.
@@ -96,7 +97,10 @@ export default function Uploads({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<Card className="overflow-x-auto p-0">
+				<ScrollRegion
+					className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200"
+					label="EmailBison uploads"
+				>
 					<table className="min-w-full divide-y divide-slate-200 text-sm">
 						<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
 							<tr>
@@ -201,7 +205,7 @@ export default function Uploads({ loaderData }: Route.ComponentProps) {
 							})}
 						</tbody>
 					</table>
-				</Card>
+				</ScrollRegion>
 			)}
 		</>
 	)

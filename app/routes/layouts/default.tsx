@@ -107,7 +107,7 @@ function WorkspaceSwitcher({
 		return (
 			<Link
 				to="/workspaces"
-				className="truncate rounded-md px-3 py-2 text-sm font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50"
+				className="order-last rounded-md px-3 py-2 text-sm font-medium whitespace-nowrap text-slate-700 ring-1 ring-slate-300 hover:bg-slate-50 sm:order-none"
 			>
 				{canManage ? 'Create a workspace' : 'No workspace'}
 			</Link>
@@ -117,7 +117,8 @@ function WorkspaceSwitcher({
 		<Form
 			method="post"
 			action="/workspaces/switch"
-			className="flex min-w-0 items-center gap-2"
+			// on a phone the switcher has a row of its own, so that long names stay whole
+			className="order-last flex w-full min-w-0 items-center gap-2 sm:order-none sm:w-auto"
 			data-testid="workspace-switcher"
 		>
 			<input type="hidden" name="redirectTo" value={location.pathname + location.search} />
@@ -133,7 +134,7 @@ function WorkspaceSwitcher({
 				name="workspaceId"
 				defaultValue={currentWorkspaceId ?? undefined}
 				onChange={hydrated ? (event) => submit(event.currentTarget.form) : undefined}
-				className="block w-full max-w-36 min-w-0 truncate rounded-md border-0 bg-white py-1.5 pr-8 pl-3 text-sm font-medium text-slate-900 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 sm:max-w-56"
+				className="block w-full min-w-0 truncate rounded-md border-0 bg-white py-1.5 pr-8 pl-3 text-sm font-medium text-slate-900 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-indigo-600 sm:max-w-64 xl:max-w-sm"
 			>
 				{workspaces.map((w) => (
 					<option key={w.id} value={w.id}>
@@ -164,11 +165,15 @@ function AccountMenu({ email, isStaff }: { email: string; isStaff: boolean }) {
 				>
 					{email.slice(0, 1)}
 				</span>
-				<span className="hidden max-w-48 truncate sm:inline">{email}</span>
+				<span className="hidden max-w-48 truncate sm:inline" title={email}>
+					{email}
+				</span>
 				<span className="sr-only sm:hidden">Account menu</span>
 			</summary>
 			<div className="absolute right-0 z-20 mt-2 w-56 rounded-md bg-white p-1 shadow-lg ring-1 ring-slate-200">
-				<p className="truncate px-3 py-2 text-xs text-slate-600">{email}</p>
+				<p className="truncate px-3 py-2 text-xs text-slate-600" title={email}>
+					{email}
+				</p>
 				<Link
 					to="/settings"
 					className="block rounded px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
@@ -214,7 +219,7 @@ export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
 				<Navigation groups={navigation} />
 			</aside>
 			<div className="flex min-w-0 flex-1 flex-col">
-				<header className="flex items-center justify-between gap-2 border-b border-slate-200 bg-white px-4 py-3 sm:px-6">
+				<header className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-200 bg-white px-4 py-3 sm:px-6">
 					<details className="lg:hidden">
 						<summary className="cursor-pointer list-none rounded-md px-3 py-2 text-sm font-semibold text-slate-800 ring-1 ring-slate-300">
 							Menu
