@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { accountOf, subscribedDomains, uniqueDomain } from './domains-support.ts'
 import { seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { expectNoSeriousA11yViolations, signUp, withDatabase } from './support.ts'
+import { expectNoSeriousA11yViolations, withDatabase } from './support.ts'
 
 /** At 390 and 1280 px: no serious axe violation, and nothing makes the page scroll sideways. */
 async function checkAtBothWidths(page: Page, path: string, ready: (page: Page) => Promise<void>) {
@@ -21,23 +21,7 @@ async function checkAtBothWidths(page: Page, path: string, ready: (page: Page) =
 test.describe('no serious accessibility violations', () => {
 	// axe runs as a script in the page
 	test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, 'needs JavaScript')
-	for (const path of ['/signin', '/signup', '/forgot-password', '/admin-login', '/no-such-page']) {
-		test(path, async ({ page }) => {
-			await page.goto(path)
-			await expectNoSeriousA11yViolations(page)
-		})
-	}
-
-	test('settings (default layout), at 390 and 1280 px', async ({ page }) => {
-		await signUp(page)
-		for (const width of [390, 1280]) {
-			await page.setViewportSize({ width, height: 900 })
-			await page.goto('/settings')
-			await expect(page.getByRole('heading', { name: 'Settings' })).toBeVisible()
-			await expectNoSeriousA11yViolations(page)
-		}
-	})
-
+	// every screen's plain state is in screens.spec.ts; these are states that take seeding
 	test('editing an enrichment and a chain, at 390 and 1280 px', async ({ page }) => {
 		const { email } = await subscribedAccount(page)
 		await seedLeadList(email, 'Prospects', 3)
