@@ -15,6 +15,7 @@ export const jobPayloads = {
 	'inbox-order': z.object({ orderId: z.uuid() }),
 	enrich: z.object({ runId: z.uuid() }),
 	'check-server': z.object({}),
+	'prune-form-submissions': z.object({}),
 } as const
 
 export type JobName = keyof typeof jobPayloads

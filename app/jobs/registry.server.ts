@@ -8,6 +8,7 @@ import { emailBisonUploadJob } from './definitions/emailbison-upload.server.ts'
 import { leadScrapeJob } from './definitions/lead-scrape.server.ts'
 import { subscriptionExpiryJob } from './definitions/subscription-expiry.server.ts'
 import { checkServerJob } from './definitions/check-server.server.ts'
+import { pruneFormSubmissionsJob } from './definitions/prune-form-submissions.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -20,4 +21,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	inboxOrderJob,
 	enrichJob,
 	checkServerJob,
+	pruneFormSubmissionsJob,
 ]

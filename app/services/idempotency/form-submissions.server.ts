@@ -99,3 +99,19 @@ export async function oncePerSubmission<T>(
 		return result
 	})
 }
+
+/**
+ * How long a form's answer is kept for a repeat: far longer than any retry, double click or
+ * page left open over a weekend; a copy sent later does the work again.
+ */
+export const FORM_SUBMISSION_DAYS = 30
+
+/** Forgets answers older than FORM_SUBMISSION_DAYS (the daily prune job); returns how many. */
+export async function pruneFormSubmissions(now = new Date(), executor: Kysely<DB> = defaultDb) {
+	const before = new Date(now.getTime() - FORM_SUBMISSION_DAYS * 24 * 60 * 60 * 1000)
+	const result = await executor
+		.deleteFrom('form_submissions')
+		.where('created_at', '<', before)
+		.executeTakeFirst()
+	return Number(result.numDeletedRows)
+}

@@ -24,6 +24,11 @@ import { getCreditBalance } from '../billing/credits.server.ts'
 import { saveEmailBisonSettings } from '../emailbison/settings.server.ts'
 import { guessMapping } from '../imports/mapping.ts'
 import { receiveCsvUpload } from '../imports/uploads.server.ts'
+import {
+	FORM_SUBMISSION_DAYS,
+	oncePerSubmission,
+	pruneFormSubmissions,
+} from './form-submissions.server.ts'
 
 // A form sent again (double click, back and submit, a retry, three at once) does its work
 // once and every copy gets the first one's answer: the routes as the server calls them,
@@ -222,4 +227,25 @@ describe('a form sent again does one thing', () => {
 				select count(*)::int as n from checkout_sessions where user_id = ${account.accountId}`),
 		).toBe(2)
 	})
+})
+
+test('answers older than FORM_SUBMISSION_DAYS are pruned; a copy sent after that does the work again', async () => {
+	const { account } = await newOwner()
+	const form = new FormData()
+	form.set('idempotencyKey', randomUUID())
+	form.set('credits', '1000')
+	let runs = 0
+	const send = () =>
+		oncePerSubmission(
+			{ accountId: account.user.id, form: 'prune-test', formData: form },
+			async () => ++runs,
+		)
+	expect(await send()).toBe(1)
+	expect(await send()).toBe(1)
+	// a day short of the limit: kept
+	const now = new Date()
+	await pruneFormSubmissions(new Date(now.getTime() + (FORM_SUBMISSION_DAYS - 1) * 86_400_000))
+	expect(await send()).toBe(1)
+	await pruneFormSubmissions(new Date(now.getTime() + (FORM_SUBMISSION_DAYS + 1) * 86_400_000))
+	expect(await send()).toBe(2)
 })
