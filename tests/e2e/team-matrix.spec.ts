@@ -434,6 +434,9 @@ function matches(expected: Cell, actual: Cell) {
 	return expected === 302 ? String(actual).startsWith('302') : expected === actual
 }
 
+// HTTP only: the browser's JavaScript setting changes nothing here, so it runs in one project
+test.skip(({ javaScriptEnabled }) => javaScriptEnabled === false, 'HTTP only; once')
+
 test('every route and action, for every persona', async ({ baseURL }) => {
 	test.setTimeout(120_000)
 	const world = await buildWorld(baseURL!)
