@@ -130,7 +130,7 @@ test('on a phone, deleting a list asks first, and its toast stays under the open
 	await expect(row).toHaveCount(0)
 
 	// the menu opened while the toast shows: the toast does not cover it
-	await page.locator('summary', { hasText: 'Menu' }).click()
+	await page.locator('summary', { hasText: /^Menu$/ }).click()
 	const menu = page.locator('details[open] > div').first()
 	await expect(menu).toBeVisible()
 	const box = (await toast.boundingBox())!
