@@ -427,7 +427,7 @@ function ChainForm({
 				{steps.map((step, index) => {
 					const s = step.getFieldset()
 					return (
-						<fieldset key={step.key} className="rounded-md p-3 ring-1 ring-slate-200">
+						<fieldset key={step.key ?? index} className="rounded-md p-3 ring-1 ring-slate-200">
 							<legend className="px-1 text-sm font-medium">Step {index + 1}</legend>
 							<div className="mb-2 flex flex-wrap gap-2">
 								{index > 0 ? (
