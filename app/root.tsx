@@ -155,7 +155,7 @@ export default function App({ loaderData }: Route.ComponentProps) {
 				<div
 					role="status"
 					data-testid="flash"
-					className="animate-flash-out fixed right-4 bottom-4 z-50 max-w-sm rounded-md bg-slate-900 px-4 py-3 text-sm text-white shadow-lg"
+					className="animate-flash-out fixed right-4 bottom-4 z-30 max-w-sm rounded-md bg-slate-900 px-4 py-3 text-sm text-white shadow-lg"
 				>
 					{toast.message}
 				</div>

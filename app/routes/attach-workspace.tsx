@@ -1,26 +1,27 @@
-import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { data, Form, Link } from 'react-router'
+import { parseWithZod } from '@conform-to/zod/v4'
+import { data, Link } from 'react-router'
 import type { Route } from './+types/attach-workspace'
-import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
-import { FormErrors, SelectField } from '../components/ui/field.tsx'
+import {
+	AttachWorkspaceForm,
+	type AttachWorkspaceView,
+} from '../components/workspaces/move-to-workspace.tsx'
 import { requestContext } from '../context.server.ts'
-import { RedirectToSchema } from '../services/auth/schemas.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import {
 	findAttachableItem,
 	moveToWorkspace,
 } from '../services/workspaces/move-to-workspace.server.ts'
-import { AttachWorkspaceSchema } from '../services/workspaces/schemas.ts'
+import { AttachWorkspaceSchema, moveReturnPath } from '../services/workspaces/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithInfo, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
-// The attach-workspace modal of SPEC.md section 2, as a page: /attach-workspace?type=list&id=…
-// (type list | company-list | domain | inbox-order; optional redirectTo). Screens that show
-// lists, domains or inbox orders link here; it works the same with JavaScript off.
+// The attach-workspace modal of SPEC.md section 2. Rows of lists, company lists, domains and
+// inbox orders open it as a modal with JavaScript (components/workspaces/move-to-workspace.tsx,
+// which loads and posts here); without JavaScript it is this page:
+// /attach-workspace?type=list&id=…&redirectTo=<the page it started from>.
 
 const KIND: Record<string, string> = {
 	list: 'lead list',
@@ -30,13 +31,8 @@ const KIND: Record<string, string> = {
 }
 
 function itemParams(request: Request) {
-	const url = new URL(request.url)
-	return {
-		type: url.searchParams.get('type'),
-		id: url.searchParams.get('id'),
-		redirectTo: RedirectToSchema.parse(url.searchParams.get('redirectTo') ?? undefined) ?? null,
-		self: url.pathname + url.search,
-	}
+	const params = new URL(request.url).searchParams
+	return { type: params.get('type'), id: params.get('id'), redirectTo: params.get('redirectTo') }
 }
 
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -47,13 +43,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		item: { ...item, kind: KIND[item.type]! },
 		current: account.workspaces.find((w) => w.id === item.workspaceId) ?? null,
 		workspaces: account.workspaces,
-		redirectTo,
-	}
+		back: moveReturnPath(item.type, redirectTo),
+	} satisfies AttachWorkspaceView
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = actingAccount(context.get(requestContext).account)
-	const { type, id, redirectTo, self } = itemParams(request)
+	const { type, id, redirectTo } = itemParams(request)
 	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: AttachWorkspaceSchema })
 	if (submission.status !== 'success') {
@@ -67,75 +63,33 @@ export async function action({ request, context }: Route.ActionArgs) {
 		id,
 		submission.value.workspaceId,
 	)
-	const back = submission.value.redirectTo ?? redirectTo ?? self
+	// back to the page the move started from (the modal posts from it; the page carries it)
+	const back = moveReturnPath(item.type, submission.value.redirectTo, redirectTo)
 	if (!moved) return redirectWithInfo(back, `“${item.name}” is already in “${workspace.name}”`)
 	return redirectWithSuccess(back, `Moved “${item.name}” to “${workspace.name}”`)
 }
 
 export default function AttachWorkspace({ loaderData, actionData }: Route.ComponentProps) {
-	const { item, current, workspaces, redirectTo } = loaderData
 	const moving = useIsPending()
-	const others = workspaces.filter((w) => w.id !== current?.id)
-	const [form, fields] = useForm({
-		id: 'attach-workspace',
-		lastResult: actionData?.result,
-		constraint: getZodConstraint(AttachWorkspaceSchema),
-		defaultValue: { workspaceId: others[0]?.id },
-		onValidate: ({ formData }) => parseWithZod(formData, { schema: AttachWorkspaceSchema }),
-	})
-	const cancelTo = redirectTo ?? '/workspaces'
 	return (
 		<div className="mx-auto max-w-lg">
 			<PageHeader title="Move to a workspace" />
 			<Card>
-				<h2 className="text-lg font-semibold break-words">{item.name}</h2>
-				<p className="mt-1 text-sm text-slate-600" data-testid="current-workspace">
-					This {item.kind} is{' '}
-					{current ? (
-						<>
-							in <span className="font-medium text-slate-900">{current.name}</span>
-						</>
-					) : (
-						'not in any workspace'
-					)}
-					.
-				</p>
-				{!item.canMove ? (
-					<p className="mt-4 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
-						You can view domains and inbox orders but not change them. Ask the account owner for the
-						permission to change them.
-					</p>
-				) : others.length === 0 ? (
-					<p className="mt-4 text-sm text-slate-700">
-						There is no other workspace to move it to.{' '}
-						<Link to="/workspaces" className="font-semibold text-indigo-700 hover:underline">
-							Manage workspaces
+				<h2 className="text-lg font-semibold break-words">{loaderData.item.name}</h2>
+				<AttachWorkspaceForm
+					view={loaderData}
+					formId="attach-workspace"
+					lastResult={actionData?.result}
+					pending={moving}
+					cancel={
+						<Link
+							to={loaderData.back}
+							className="rounded-md px-4 py-2 text-sm font-semibold text-slate-700 hover:bg-slate-100"
+						>
+							Cancel
 						</Link>
-					</p>
-				) : (
-					<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
-						<FormErrors id={form.errorId} errors={form.errors} />
-						{redirectTo ? <input type="hidden" name="redirectTo" value={redirectTo} /> : null}
-						<SelectField
-							label="Move it to"
-							errors={fields.workspaceId.errors}
-							errorId={fields.workspaceId.errorId}
-							selectProps={getSelectProps(fields.workspaceId)}
-							options={others}
-						/>
-						<div className="flex flex-wrap items-center justify-end gap-3">
-							<Link
-								to={cancelTo}
-								className="rounded-md px-4 py-2 text-sm font-semibold text-slate-700 hover:bg-slate-100"
-							>
-								Cancel
-							</Link>
-							<SubmitButton pending={moving} pendingText="Moving…">
-								Move
-							</SubmitButton>
-						</div>
-					</Form>
-				)}
+					}
+				/>
 			</Card>
 		</div>
 	)

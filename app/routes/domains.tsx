@@ -8,6 +8,7 @@ import {
 import { Button, buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Badge } from '../components/ui/choice.tsx'
+import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
 import { requestContext } from '../context.server.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
 import { listDomains, requestDnsCheck } from '../services/domains/domains.server.ts'
@@ -32,6 +33,8 @@ export async function loader({ context }: Route.LoaderArgs) {
 			name: d.name,
 			status: d.status,
 			workspace: d.workspace_name,
+			// moving needs a workspace the domain is not in
+			canMove: acting.workspaces.some((w) => w.id !== d.workspace_id),
 			subscribedUntil: d.subscribed_until ? formatDate(d.subscribed_until) : null,
 			forwardTo: d.forward_to,
 			redirectCode: d.redirect_code,
@@ -228,12 +231,17 @@ export default function Domains({ loaderData }: Route.ComponentProps) {
 									</td>
 									{canChange ? (
 										<td className="px-4 py-3 text-right">
-											<Form method="post">
-												<input type="hidden" name="id" value={d.id} />
-												<Button type="submit" name="intent" value="check-dns" variant="secondary">
-													Check DNS<span className="sr-only"> of {d.name}</span>
-												</Button>
-											</Form>
+											<div className="flex items-center justify-end gap-4">
+												{d.canMove ? (
+													<MoveToWorkspace type="domain" id={d.id} name={d.name} />
+												) : null}
+												<Form method="post">
+													<input type="hidden" name="id" value={d.id} />
+													<Button type="submit" name="intent" value="check-dns" variant="secondary">
+														Check DNS<span className="sr-only"> of {d.name}</span>
+													</Button>
+												</Form>
+											</div>
 										</td>
 									) : null}
 								</tr>

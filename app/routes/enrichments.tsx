@@ -358,7 +358,7 @@ function EnrichmentForm({
 	)
 }
 
-/** A saved chain's steps as the form's slots (at least CHAIN_STEP_SLOTS, the rest empty). */
+/** A saved chain's steps as the form's steps; a new chain starts with one empty step. */
 function chainSlots(chain: Chain | null) {
 	const steps = (chain?.steps ?? []).map((step) => ({
 		kind: step.kind,
@@ -368,8 +368,7 @@ function chainSlots(chain: Chain | null) {
 		conditionOp: step.condition?.op ?? '',
 		conditionValue: step.condition?.value ?? '',
 	}))
-	const empty = Math.max(CHAIN_STEP_SLOTS - steps.length, 0)
-	return [...steps, ...Array.from({ length: empty }, () => ({ kind: '' }))]
+	return steps.length ? steps : [{ kind: '' }]
 }
 
 function ChainForm({
@@ -428,7 +427,7 @@ function ChainForm({
 				{steps.map((step, index) => {
 					const s = step.getFieldset()
 					return (
-						<fieldset key={step.key} className="rounded-md p-3 ring-1 ring-slate-200">
+						<fieldset key={step.key ?? index} className="rounded-md p-3 ring-1 ring-slate-200">
 							<legend className="px-1 text-sm font-medium">Step {index + 1}</legend>
 							<div className="mb-2 flex flex-wrap gap-2">
 								{index > 0 ? (
@@ -461,13 +460,15 @@ function ChainForm({
 										</span>
 									</Button>
 								) : null}
-								<Button
-									variant="ghost"
-									className="px-2 py-1"
-									{...form.remove.getButtonProps({ name: fields.steps.name, index })}
-								>
-									Remove<span className="sr-only"> step {index + 1}</span>
-								</Button>
+								{steps.length > 1 ? (
+									<Button
+										variant="ghost"
+										className="px-2 py-1"
+										{...form.remove.getButtonProps({ name: fields.steps.name, index })}
+									>
+										Remove<span className="sr-only"> step {index + 1}</span>
+									</Button>
+								) : null}
 							</div>
 							<div className="grid gap-3 sm:grid-cols-3">
 								<label className="text-sm">
@@ -554,6 +555,18 @@ function ChainForm({
 						</fieldset>
 					)
 				})}
+				{steps.length < CHAIN_STEP_SLOTS ? (
+					// conform's insert intent: without JavaScript the action sends the form back
+					// with one more step, what was typed kept
+					<Button
+						variant="secondary"
+						{...form.insert.getButtonProps({ name: fields.steps.name, defaultValue: { kind: '' } })}
+					>
+						Add a step
+					</Button>
+				) : (
+					<p className="text-sm text-slate-600">A chain has at most {CHAIN_STEP_SLOTS} steps.</p>
+				)}
 				<datalist id="columns">
 					{loaderData.columns.map((c) => (
 						<option key={c} value={c} />

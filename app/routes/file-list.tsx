@@ -12,6 +12,7 @@ import { z } from 'zod'
 import type { Route } from './+types/file-list'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
+import { ConfirmDelete } from '../components/lists/confirm-delete.tsx'
 import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -527,17 +528,11 @@ function FilesTable({ files }: { files: FileRow[] }) {
 									>
 										Import report
 									</Link>
-									<Form method="post">
-										<input type="hidden" name="intent" value="delete" />
-										<input type="hidden" name="listId" value={file.id} />
-										<button
-											type="submit"
-											className="font-medium text-red-700 hover:underline"
-											aria-label={`Delete ${file.name}`}
-										>
-											Delete
-										</button>
-									</Form>
+									<ConfirmDelete
+										name={file.name}
+										consequence={`“${file.name}” is deleted with its ${file.imported.toLocaleString('en')} leads.`}
+										fields={{ intent: 'delete', listId: file.id }}
+									/>
 								</div>
 							</td>
 						</tr>

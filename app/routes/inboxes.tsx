@@ -4,6 +4,7 @@ import { Button, buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Badge } from '../components/ui/choice.tsx'
 import { inputClasses } from '../components/ui/field.tsx'
+import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
 import { requestContext } from '../context.server.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
 import { listDomains } from '../services/domains/domains.server.ts'
@@ -21,6 +22,8 @@ import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
+
+const ORDER_STATUS = ['waiting for setup', 'being set up', 'delivered', 'failed'] as const
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const acting = domainAccount(context.get(requestContext).account, 'view')
@@ -54,6 +57,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 				count: o.inboxes_per_domain * o.domain_ids.length,
 				planned: o.planned,
 			})),
+		// every order, so each can be moved to another workspace with its inboxes
+		orders: orders.map((o) => ({
+			id: o.id,
+			name: `${o.provider === 'google' ? 'Google' : 'Microsoft'} inboxes (${o.inboxes_per_domain * Math.max(o.domain_ids.length, 1)}), ordered ${formatDate(o.created_at)}`,
+			status: ORDER_STATUS[o.status] ?? 'unknown',
+			workspace: acting.workspaces.find((w) => w.id === o.workspace_id)?.name ?? null,
+			canMove: acting.workspaces.some((w) => w.id !== o.workspace_id),
+		})),
 		inboxes: inboxes.map((i) => ({
 			id: i.id,
 			address: i.address,
@@ -108,6 +119,7 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 		pendingOrders,
 		testMode,
 		billingStarts,
+		orders,
 	} = loaderData
 	return (
 		<>
@@ -294,6 +306,36 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 					</table>
 				</div>
 			)}
+			{orders.length ? (
+				<section aria-labelledby="inbox-orders-heading" className="mt-8">
+					<h2 id="inbox-orders-heading" className="mb-2 text-lg font-semibold text-slate-900">
+						Inbox orders
+					</h2>
+					<p className="mb-3 text-sm text-slate-600">
+						Moving an order to another workspace moves its inboxes with it.
+					</p>
+					<Card className="p-0">
+						<ul className="divide-y divide-slate-100" data-testid="inbox-orders">
+							{orders.map((o) => (
+								<li
+									key={o.id}
+									className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-3 text-sm"
+									data-testid="inbox-order"
+								>
+									<span className="min-w-0 font-medium break-words text-slate-900">{o.name}</span>
+									<span className="flex flex-wrap items-center gap-x-4 gap-y-1 text-slate-700">
+										<span>{o.status}</span>
+										<span data-testid="order-workspace">{o.workspace ?? 'No workspace'}</span>
+										{canChange && o.canMove ? (
+											<MoveToWorkspace type="inbox-order" id={o.id} name={o.name} />
+										) : null}
+									</span>
+								</li>
+							))}
+						</ul>
+					</Card>
+				</section>
+			) : null}
 		</>
 	)
 }

@@ -8,6 +8,8 @@ import {
 	ProgressBar,
 } from '../components/lists/job-status.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
+import { ConfirmDelete } from '../components/lists/confirm-delete.tsx'
+import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { requestContext } from '../context.server.ts'
@@ -30,10 +32,14 @@ import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 export async function loader({ context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
 	const lists = await listScrapeLists(account, currentWorkspaceId)
+	const workspaces = account?.workspaces ?? []
 	return {
-		lists,
+		// a list can move when there is a workspace it is not in
+		lists: lists.map((list) => ({
+			...list,
+			canMove: workspaces.some((w) => w.id !== list.workspaceId),
+		})),
 		canOpenList: hasScreen('list'),
-		canMove: hasScreen('attach-workspace') && (account?.workspaces.length ?? 0) > 1,
 		workspaceName: account?.workspaces.find((w) => w.id === currentWorkspaceId)?.name ?? null,
 		formKey: newFormKey(),
 	}
@@ -110,7 +116,7 @@ function ActionButton({
 }
 
 export default function Scrape({ loaderData }: Route.ComponentProps) {
-	const { lists, canOpenList, canMove, workspaceName } = loaderData
+	const { lists, canOpenList, workspaceName } = loaderData
 	const running = lists.some((l) => isRunning(l.status))
 	useLiveRefresh(running, 2000)
 
@@ -240,20 +246,17 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 													label="Retry"
 												/>
 											) : null}
-											{canMove ? (
-												<Link
-													to={`/attach-workspace?type=${list.kind === 'leads' ? 'list' : 'company-list'}&id=${list.id}`}
-													className="text-sm font-medium text-indigo-700 hover:underline"
-												>
-													Move
-												</Link>
+											{list.canMove ? (
+												<MoveToWorkspace
+													type={list.kind === 'leads' ? 'list' : 'company-list'}
+													id={list.id}
+													name={list.name}
+												/>
 											) : null}
-											<ActionButton
-												intent="delete"
-												kind={list.kind}
-												listId={list.id}
-												label="Delete"
-												danger
+											<ConfirmDelete
+												name={list.name}
+												consequence={`“${list.name}” is deleted with its ${list.found.toLocaleString('en')} ${list.kind === 'leads' ? 'leads' : 'companies'}.`}
+												fields={{ intent: 'delete', kind: list.kind, listId: list.id }}
 											/>
 										</div>
 									</td>

@@ -252,7 +252,8 @@ function InviteForm({
 				<input type="hidden" name="intent" value="invite" />
 				<FormErrors id={form.errorId} errors={form.errors} />
 				<Field
-					label="Email"
+					label="Invitee’s email"
+					hint="The person you invite gets the invitation at this address."
 					errors={fields.email.errors}
 					inputProps={{ ...getInputProps(fields.email, { type: 'email' }), autoComplete: 'off' }}
 				/>

@@ -171,6 +171,15 @@ test.describe('inbox orders', () => {
 		expect(done).toMatchObject({ status: 2, inboxes: 3 })
 		// the paid month starts with the last inbox
 		expect(Date.now() - new Date(done.billing_date).getTime()).toBeLessThan(120_000)
+
+		// the owner's "inboxes are ready" mail links to Inboxes Management (no full stop in it)
+		const ready = await latestMail(email)
+		expect(ready.subject).toBe('Your 3 inboxes are ready')
+		await signOut(page)
+		await page.goto(ready.link!)
+		await signIn(page, email)
+		await expect(page).toHaveURL(/\/inboxes$/)
+		await expect(page.getByRole('heading', { name: 'Inboxes Management' })).toBeVisible()
 	})
 })
 

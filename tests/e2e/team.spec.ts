@@ -47,7 +47,7 @@ async function invite(
 ) {
 	await page.goto('/team-members')
 	const form = page.locator('form#invite')
-	await form.getByLabel('Email').fill(email)
+	await form.getByLabel('Invitee’s email', { exact: true }).fill(email)
 	await form.getByLabel(options.role ?? 'Editor', { exact: true }).check()
 	if (options.workspaces) {
 		await form.getByLabel('Only the workspaces chosen below').check()
@@ -225,7 +225,7 @@ test('bad input on the invitation form', async ({ page }) => {
 
 	if (jsEnabled(test.info())) {
 		// checked in the browser before it is sent
-		await page.locator('form#invite').getByLabel('Email').fill('not-an-email')
+		await page.locator('form#invite').getByLabel('Invitee’s email').fill('not-an-email')
 		await page.getByRole('button', { name: 'Send invitation' }).click()
 		await expect(page.getByText('Enter a valid email address')).toBeVisible()
 	}

@@ -88,7 +88,7 @@ export function ConsentBanner() {
 	return (
 		<section
 			aria-label="Cookie consent"
-			className="fixed inset-x-0 bottom-0 z-40 border-t border-slate-200 bg-white px-4 py-4 shadow-lg sm:px-6"
+			className="fixed inset-x-0 bottom-0 z-20 border-t border-slate-200 bg-white px-4 py-4 shadow-lg sm:px-6"
 			data-testid="consent-banner"
 		>
 			<FormComponent

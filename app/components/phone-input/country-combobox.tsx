@@ -149,7 +149,7 @@ export function CountryCombobox({
 				role="listbox"
 				aria-label={label}
 				hidden={!open}
-				className="absolute z-30 mt-1 max-h-64 w-full overflow-auto rounded-md bg-white py-1 text-sm shadow-lg ring-1 ring-slate-200"
+				className="absolute z-40 mt-1 max-h-64 w-full overflow-auto rounded-md bg-white py-1 text-sm shadow-lg ring-1 ring-slate-200"
 			>
 				{options.map((country, index) => (
 					<li
@@ -178,7 +178,7 @@ export function CountryCombobox({
 				role="status"
 				className={
 					open && options.length === 0
-						? 'absolute z-30 mt-1 w-full rounded-md bg-white px-3 py-2 text-sm text-slate-600 shadow-lg ring-1 ring-slate-200'
+						? 'absolute z-40 mt-1 w-full rounded-md bg-white px-3 py-2 text-sm text-slate-600 shadow-lg ring-1 ring-slate-200'
 						: 'sr-only'
 				}
 			>

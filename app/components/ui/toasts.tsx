@@ -14,13 +14,27 @@ export function showToast(type: ToastType, message: string, options?: ExternalTo
 	void loadSonner().then(({ toast }) => toast[type](message, options))
 }
 
+/**
+ * Layers: page < consent banner (z-20) < toasts (z-30) < open dropdowns (z-40) < modals (the top
+ * layer). On a phone the toasts span the bottom of the screen, where a long dropdown ends: the
+ * dropdown stays on top (sonner's own z-index would put the toast over it).
+ */
+export const TOAST_Z_INDEX = 30
+
 /** SPEC.md section 9: 3000 ms, bottom right, up to 20. */
 export function Toasts() {
 	const hydrated = useHydrated()
 	if (!hydrated) return null
 	return (
 		<Suspense fallback={null}>
-			<Toaster position="bottom-right" duration={3000} visibleToasts={20} richColors closeButton />
+			<Toaster
+				position="bottom-right"
+				duration={3000}
+				visibleToasts={20}
+				richColors
+				closeButton
+				style={{ zIndex: TOAST_Z_INDEX }}
+			/>
 		</Suspense>
 	)
 }

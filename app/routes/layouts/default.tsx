@@ -170,7 +170,7 @@ function AccountMenu({ email, isStaff }: { email: string; isStaff: boolean }) {
 				</span>
 				<span className="sr-only sm:hidden">Account menu</span>
 			</summary>
-			<div className="absolute right-0 z-20 mt-2 w-56 rounded-md bg-white p-1 shadow-lg ring-1 ring-slate-200">
+			<div className="absolute right-0 z-40 mt-2 w-56 rounded-md bg-white p-1 shadow-lg ring-1 ring-slate-200">
 				<p className="truncate px-3 py-2 text-xs text-slate-600" title={email}>
 					{email}
 				</p>
@@ -224,7 +224,7 @@ export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
 						<summary className="cursor-pointer list-none rounded-md px-3 py-2 text-sm font-semibold text-slate-800 ring-1 ring-slate-300">
 							Menu
 						</summary>
-						<div className="absolute left-0 z-20 mt-2 w-full border-b border-slate-200 bg-white px-4 py-4 shadow-lg">
+						<div className="absolute left-0 z-40 mt-2 w-full border-b border-slate-200 bg-white px-4 py-4 shadow-lg">
 							<Navigation groups={navigation} />
 						</div>
 					</details>

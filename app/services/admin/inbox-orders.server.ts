@@ -86,7 +86,8 @@ export async function fulfilOrderAndNotify(
 			await getMailer().send({
 				to,
 				subject: `Your ${result.delivered} inboxes are ready`,
-				text: `Your inbox order is fulfilled: ${result.delivered} inboxes are ready on ${APP_URL}/inboxes.\n\n${APP_NAME}`,
+				// the link ends the line: mail clients would take a full stop after it into the link
+				text: `Your inbox order is fulfilled: ${result.delivered} inboxes are ready.\n\nSee them on ${APP_URL}/inboxes\n\n${APP_NAME}`,
 			})
 		}
 	} catch (error) {

@@ -69,10 +69,14 @@ describe('inbox orders in the admin area', () => {
 		expect(await inboxCount(id)).toBe(2)
 		const mail = await db
 			.selectFrom('mailbox')
-			.select('subject')
+			.select(['subject', 'text_body'])
 			.where('to_address', '=', owner.user.email)
 			.execute()
 		expect(mail.map((m) => m.subject)).toContain('Your 2 inboxes are ready')
+		// the link as a mail client finds it (up to the next space) opens Inboxes Management
+		const ready = mail.find((m) => m.subject === 'Your 2 inboxes are ready')!
+		const link = /https?:\/\/\S+/.exec(ready.text_body)?.[0]
+		expect(link && new URL(link).pathname).toBe('/inboxes')
 		expect((await auditActions(id)).map((a) => a.action)).toEqual([
 			'inboxes.order.start',
 			// the paid month starts at delivery (decision 0018)

@@ -89,6 +89,37 @@ describe('company scrape', () => {
 		expect(await getCreditBalance(me.accountId!)).toBe(100)
 	})
 
+	test('an invalid domain in a CSV is reported with its line in the file (the header is line 1)', async () => {
+		const me = await accountWithCredits(100)
+		const problem = async (csv: string) => {
+			const error: unknown = await createCompanyScrape(me, {
+				name: 'Bad CSV',
+				workspaceId: null,
+				source: 'domains',
+				csv,
+				payWith: 'credits',
+			}).catch((e: unknown) => e)
+			return error instanceof FormError ? error.message : 'no form error'
+		}
+		// header, acme, a blank line, then the bad one on line 4
+		expect(await problem('Company,Website\nAcme,acme.io\n\nBeta,not_a\n')).toContain(
+			'line 4: “not_a”',
+		)
+		// a quoted cell over two lines: the next record starts on line 4
+		expect(await problem('Name,Domain\n"Acme\nInc",acme.io\nBeta,bad_one\n')).toContain(
+			'line 4: “bad_one”',
+		)
+		// no header: the first line is line 1
+		expect(await problem('acme.io\nbad_two\n')).toContain('line 2: “bad_two”')
+		expect(
+			await db
+				.selectFrom('company_scraping_list')
+				.select('id')
+				.where('user_id', '=', me.accountId!)
+				.execute(),
+		).toHaveLength(0)
+	})
+
 	test('domains from a CSV column named website', async () => {
 		const me = await accountWithCredits(10)
 		const { listId } = await createCompanyScrape(me, {

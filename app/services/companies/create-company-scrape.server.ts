@@ -26,24 +26,35 @@ export type CreateCompaniesInput = {
 	payWith: 'apolloKey' | 'apifyKey' | 'credits'
 }
 
-/** The domains column of an uploaded CSV (a column named domain/website/url, else the first). */
+/**
+ * The domains column of an uploaded CSV (a column named domain/website/url, else the first),
+ * one line per line of the file: errors name the line people see in their spreadsheet (the
+ * header is line 1; blank lines count).
+ */
 export function domainsFromCsv(csv: string): string {
-	let rows: string[][]
+	let records: { record: string[]; info: { lines: number } }[]
 	try {
-		rows = parse(csv, { bom: true, relax_column_count: true, skip_empty_lines: true })
+		records = parse(csv, {
+			bom: true,
+			relax_column_count: true,
+			skip_empty_lines: true,
+			info: true,
+		}) as unknown as typeof records
 	} catch {
 		throw new FormError('This file could not be read as CSV', 'file')
 	}
-	if (rows.length === 0) throw new FormError('This file is empty', 'file')
-	const header = rows[0]!.map((h) => h.trim().toLowerCase())
+	if (records.length === 0) throw new FormError('This file is empty', 'file')
+	const header = records[0]!.record.map((h) => h.trim().toLowerCase())
 	const named = header.findIndex((h) =>
 		['domain', 'domains', 'website', 'company domain', 'url', 'company website'].includes(h),
 	)
 	const column = named >= 0 ? named : 0
-	return rows
-		.slice(named >= 0 ? 1 : 0)
-		.map((row) => row[column] ?? '')
-		.join('\n')
+	const lines: string[] = []
+	// info.lines is the file line a record ends on
+	for (const { record, info } of records.slice(named >= 0 ? 1 : 0)) {
+		lines[info.lines - 1] = record[column] ?? ''
+	}
+	return Array.from(lines, (cell) => cell ?? '').join('\n')
 }
 
 /**

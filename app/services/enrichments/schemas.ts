@@ -93,6 +93,7 @@ export const STEP_LABELS: Record<(typeof STEP_KINDS)[number], string> = {
 	'company-domain': 'Company domain from company name (checked with Apollo when you have a key)',
 }
 
+/** The most steps a chain has (the builder starts with one and adds them on demand). */
 export const CHAIN_STEP_SLOTS = 5
 
 const ChainStep = z

@@ -295,6 +295,7 @@ export async function listInboxOrders(account: AccountContext | null, db: Kysely
 			'billing_status',
 			'paid_through',
 			'quantity',
+			'workspace_id',
 		])
 		.where('user_id', '=', acting.accountId)
 		.where((eb) =>

@@ -47,9 +47,31 @@ export const AttachWorkspaceSchema = z.object({
 	redirectTo: RedirectToSchema,
 })
 
+/** The page each kind of item is listed on: where a move returns when it was not started from a page. */
+const ITEM_HOME: Record<AttachableType, string> = {
+	list: '/scrape',
+	'company-list': '/scrape',
+	domain: '/domains',
+	'inbox-order': '/inboxes',
+}
+
+/**
+ * Where a move goes back to: the page it started from (an in-app path, through safeRedirect),
+ * else the page that lists that kind of item. Never the request's own URL, which under
+ * JavaScript is the `.data` endpoint and would land on the 404 screen.
+ */
+export function moveReturnPath(type: unknown, ...candidates: unknown[]): string {
+	for (const candidate of candidates) {
+		const path = RedirectToSchema.safeParse(candidate ?? undefined).data
+		if (path && !/^\/[^?#]*\.data(?:[?#]|$)/.test(path)) return path
+	}
+	return ITEM_HOME[type as AttachableType] ?? '/'
+}
+
 /**
  * Where a list, company list, domain or inbox order is moved to another workspace (the
- * attach-workspace modal as a page); screens showing those rows link here.
+ * attach-workspace modal as a page); screens showing those rows link here with their own path
+ * as redirectTo, so the move comes back to them.
  */
 export function attachWorkspaceHref(type: AttachableType, id: string, redirectTo?: string) {
 	const params = new URLSearchParams({ type, id })

@@ -1,0 +1,40 @@
+import type { ReactNode } from 'react'
+import { Form } from 'react-router'
+import { Button } from '../ui/button.tsx'
+
+/**
+ * "Delete" that asks first: the summary opens a confirm step (a <details>, so it works without
+ * JavaScript) whose button posts `fields` to this page's action.
+ */
+export function ConfirmDelete({
+	name,
+	consequence,
+	fields,
+}: {
+	/** what is deleted, as the user knows it */
+	name: string
+	/** what goes with it, in a sentence */
+	consequence: ReactNode
+	fields: Record<string, string>
+}) {
+	return (
+		<details className="group" data-testid="confirm-delete">
+			<summary className="cursor-pointer list-none text-sm font-medium text-red-700 hover:underline">
+				Delete<span className="sr-only"> {name}</span>
+			</summary>
+			<div className="mt-2 max-w-72 space-y-3 rounded-md bg-red-50 p-3 text-left ring-1 ring-red-200">
+				<p className="text-sm whitespace-normal text-slate-800">
+					{consequence} This cannot be undone.
+				</p>
+				<Form method="post">
+					{Object.entries(fields).map(([key, value]) => (
+						<input key={key} type="hidden" name={key} value={value} />
+					))}
+					<Button type="submit" variant="danger" className="px-3 py-1.5">
+						Delete “{name}”
+					</Button>
+				</Form>
+			</div>
+		</details>
+	)
+}
