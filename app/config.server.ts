@@ -239,7 +239,10 @@ function fileStorageIssues(env: S3Env): { path: string[]; message: string }[] {
 			.filter((key) => key !== 'S3_PREFIX' && key !== 'S3_REGION')
 			.map((key) => ({ path: [key], message: 'set S3_URL or this, not both' }))
 		if (!url.pathname.split('/')[1])
-			issues.push({ path: ['S3_URL'], message: 'must name the bucket: https://KEY:SECRET@host/bucket' })
+			issues.push({
+				path: ['S3_URL'],
+				message: 'must name the bucket: https://KEY:SECRET@host/bucket',
+			})
 		if (Boolean(url.username) !== Boolean(url.password))
 			issues.push({ path: ['S3_URL'], message: 'needs both the access key id and the secret' })
 		return issues

@@ -50,7 +50,10 @@ export function createFileStorage(config: FileStorageConfig): FileStorage {
 /** The configured storage (made again when the configuration is reloaded, as tests do). */
 export function fileStorage(): FileStorage {
 	const config = getConfig()
-	const cached = singleton('file-storage', () => ({ config, storage: createFileStorage(config.fileStorage) }))
+	const cached = singleton('file-storage', () => ({
+		config,
+		storage: createFileStorage(config.fileStorage),
+	}))
 	if (cached.config !== config) {
 		cached.config = config
 		cached.storage = createFileStorage(config.fileStorage)

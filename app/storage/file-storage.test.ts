@@ -97,7 +97,9 @@ describe('S3-compatible bucket', () => {
 		const before = s3.calls.length
 		await storage.write('pending/parts.csv', generated(17 * 1024 * 1024))
 		const calls = s3.calls.slice(before)
-		expect(calls.filter((c) => c.startsWith('POST') && /[?&]uploads(=|&|$)/.test(c))).toHaveLength(1)
+		expect(calls.filter((c) => c.startsWith('POST') && /[?&]uploads(=|&|$)/.test(c))).toHaveLength(
+			1,
+		)
 		expect(calls.filter((c) => c.startsWith('PUT') && c.includes('partNumber='))).toHaveLength(3)
 		expect(s3.objects.get('uploads/pending/parts.csv')?.body.length).toBe(17 * 1024 * 1024)
 		// keys sit under S3_PREFIX (uploads/ by default)
@@ -113,9 +115,9 @@ describe('S3-compatible bucket', () => {
 
 		// a failed multipart upload is aborted: no parts left behind
 		s3.failNext({ status: 403, code: 'AccessDenied', method: 'PUT', count: 10 })
-		await expect(storage.write('pending/denied-big.csv', generated(9 << 20))).rejects.toBeInstanceOf(
-			StorageUnavailable,
-		)
+		await expect(
+			storage.write('pending/denied-big.csv', generated(9 << 20)),
+		).rejects.toBeInstanceOf(StorageUnavailable)
 		expect(s3.uploads.size).toBe(0)
 
 		const wrongKey = createFileStorage({
@@ -168,17 +170,17 @@ describe('configuration', () => {
 			prefix: 'leadsmith/',
 		})
 		// AWS itself: no endpoint, virtual-hosted addressing, the instance role's credentials
-		expect(parseEnv({ ...base, S3_BUCKET: 'my-bucket', S3_REGION: 'eu-west-1' }).fileStorage).toEqual(
-			{
-				kind: 's3',
-				endpoint: undefined,
-				bucket: 'my-bucket',
-				region: 'eu-west-1',
-				credentials: undefined,
-				forcePathStyle: false,
-				prefix: 'uploads/',
-			},
-		)
+		expect(
+			parseEnv({ ...base, S3_BUCKET: 'my-bucket', S3_REGION: 'eu-west-1' }).fileStorage,
+		).toEqual({
+			kind: 's3',
+			endpoint: undefined,
+			bucket: 'my-bucket',
+			region: 'eu-west-1',
+			credentials: undefined,
+			forcePathStyle: false,
+			prefix: 'uploads/',
+		})
 	})
 
 	test('an incomplete or contradictory S3 configuration names the variable', () => {

@@ -28,7 +28,8 @@ export class LocalFileStorage implements FileStorage {
 		// written next to the file and renamed: readers never see half a file
 		const partial = `${file}.${randomUUID()}.part`
 		try {
-			const source = typeof body === 'string' || Buffer.isBuffer(body) ? Readable.from([body]) : body
+			const source =
+				typeof body === 'string' || Buffer.isBuffer(body) ? Readable.from([body]) : body
 			await pipeline(source, createWriteStream(partial, { flags: 'wx' }))
 			await rename(partial, file)
 		} catch (error) {

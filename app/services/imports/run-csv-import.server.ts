@@ -4,11 +4,7 @@ import { sql } from 'kysely'
 import type pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { db, getPool } from '../../../db/index.server.ts'
-import {
-	FileNotFound,
-	fileStorage,
-	StorageUnavailable,
-} from '../../storage/file-storage.server.ts'
+import { FileNotFound, fileStorage, StorageUnavailable } from '../../storage/file-storage.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { AddressSet } from './address-set.ts'
 import { CopyBuffer, formatRow, invalidLine, type ImportMapping } from './copy-format.ts'

@@ -201,7 +201,9 @@ export async function claimPendingUpload(upload: PendingUpload, listId: string) 
 export async function removeImportFile(key: string) {
 	await fileStorage()
 		.remove(key)
-		.catch((error: unknown) => logger.warn({ err: error, file: key }, 'could not remove an import file'))
+		.catch((error: unknown) =>
+			logger.warn({ err: error, file: key }, 'could not remove an import file'),
+		)
 }
 
 let lastClean = 0

@@ -21,7 +21,7 @@ export type FakeS3 = {
 	secretAccessKey: string
 	/** the environment that points the app at this fake */
 	env: Record<string, string>
-	/** "METHOD /bucket/key?query" of every request, in order */
+	/** "METHOD /bucket/key?query" of every request, in order (" bytes=N-" after a ranged GET) */
 	calls: string[]
 	objects: Map<string, StoredObject>
 	/** multipart uploads not completed or aborted yet, by upload id */
@@ -35,8 +35,7 @@ export type FakeS3 = {
 	close(): Promise<void>
 }
 
-const xmlEscape = (s: string) =>
-	s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)
+const xmlEscape = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)
 
 function errorXml(code: string, message: string) {
 	return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message><RequestId>${randomBytes(8).toString('hex')}</RequestId></Error>`
@@ -97,7 +96,8 @@ export async function startFakeS3(
 	function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer) {
 		const url = new URL(req.url ?? '/', 'http://fake')
 		const method = req.method ?? 'GET'
-		calls.push(`${method} ${url.pathname}${url.search}`)
+		const asked = req.headers.range ? ` ${req.headers.range}` : ''
+		calls.push(`${method} ${url.pathname}${url.search}${asked}`)
 		const auth = String(req.headers.authorization ?? '')
 		if (
 			!auth.startsWith(`AWS4-HMAC-SHA256 Credential=${accessKeyId}/`) ||
