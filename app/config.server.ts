@@ -184,6 +184,9 @@ const EnvSchema = z
 
 export type Env = z.infer<typeof EnvSchema>
 
+/** Every variable the configuration reads (compose.yaml's are checked against it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape)
+
 export type Config = Omit<
 	Env,
 	'APP_URL' | 'APP_SECRET' | 'AUTH_AUTOCONFIRM' | 'DEV_MAILBOX' | 'ALLOW_PRIVATE_URLS'
