@@ -84,9 +84,10 @@ afterAll(async () => {
 })
 
 async function subscribe(email: string) {
-	const {
-		rows: [{ id }],
-	} = await sql<{ id: string }>`select id from auth.users where email = ${email}`.execute(db)
+	const { rows } = await sql<{
+		id: string
+	}>`select id from auth.users where email = ${email}`.execute(db)
+	const id = rows[0]!.id
 	await sql`insert into subscriptions (user_id, active_plan, status, billing_date, expire_date)
 		values (${id}, 1, 'active', now(), now() + interval '30 days')`.execute(db)
 	await sql`insert into onboarding (user_id, answers, phone, completed_at)
