@@ -117,6 +117,13 @@ test('pending uploads expire after a day in the bucket as on disk', async () => 
 		(e: unknown) => e,
 	)
 	expect(statusOf(stranger)).toBe(404)
+	// a storage that refuses the read: 503 with the reason, not a page crash
+	s3.failNext({ status: 403, code: 'AccessDenied', method: 'GET' })
+	const refused = await readPendingUpload(owner.accountId, fresh.id).catch((e: unknown) => e)
+	expect(statusOf(refused)).toBe(503)
+	expect((refused as { data: string }).data).toBe(
+		'The uploaded file cannot be read right now (file storage answered 403 AccessDenied). Try again in a few minutes.',
+	)
 })
 
 test('the import job: a file gone from the bucket, and a storage that keeps failing, end with a reason', async () => {

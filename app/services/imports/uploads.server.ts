@@ -3,6 +3,7 @@ import path from 'node:path'
 import { PassThrough, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { parse } from 'csv-parse/sync'
+import { data } from 'react-router'
 import { getConfig } from '../../config.server.ts'
 import {
 	FileNotFound,
@@ -171,6 +172,13 @@ export async function readPendingUpload(accountId: string, id: unknown): Promise
 	try {
 		raw = await readSmallFile(fileStorage(), pendingKeys(id).meta)
 	} catch (error) {
+		if (error instanceof StorageUnavailable) {
+			logger.error({ err: error, cause: error.cause }, 'a pending upload could not be read')
+			throw data(
+				`The uploaded file cannot be read right now (${error.reason}). Try again in a few minutes.`,
+				{ status: 503 },
+			)
+		}
 		if (!(error instanceof FileNotFound)) throw error
 		raw = null
 	}
