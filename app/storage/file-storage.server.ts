@@ -2,7 +2,6 @@ import type { Readable } from 'node:stream'
 import { getConfig, type FileStorageConfig } from '../config.server.ts'
 import { singleton } from '../utils/singleton.server.ts'
 import { LocalFileStorage } from './local-storage.server.ts'
-import { S3FileStorage } from './s3-storage.server.ts'
 
 /**
  * Where uploaded files live: DATA_DIR/uploads on one machine, or an S3-compatible bucket
@@ -43,12 +42,15 @@ export class StorageUnavailable extends Error {
 	}
 }
 
-export function createFileStorage(config: FileStorageConfig): FileStorage {
-	return config.kind === 's3' ? new S3FileStorage(config) : new LocalFileStorage(config.dir)
+/** The S3 client (the AWS SDK: ~35 MB and a second to load) is loaded only when configured. */
+export async function createFileStorage(config: FileStorageConfig): Promise<FileStorage> {
+	if (config.kind === 'local') return new LocalFileStorage(config.dir)
+	const { S3FileStorage } = await import('./s3-storage.server.ts')
+	return new S3FileStorage(config)
 }
 
 /** The configured storage (made again when the configuration is reloaded, as tests do). */
-export function fileStorage(): FileStorage {
+export function fileStorage(): Promise<FileStorage> {
 	const config = getConfig()
 	const cached = singleton('file-storage', () => ({
 		config,

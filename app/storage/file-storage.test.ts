@@ -49,8 +49,8 @@ describe.each([
 	['S3-compatible bucket', s3Storage],
 ])('%s', (_name, make) => {
 	let storage: FileStorage
-	beforeAll(() => {
-		storage = make()
+	beforeAll(async () => {
+		storage = await make()
 	})
 
 	test('a streamed file reads back whole and by range; move, list and remove', async () => {
@@ -93,7 +93,7 @@ describe.each([
 
 describe('S3-compatible bucket', () => {
 	test('a large file goes up as a multipart upload, in parts, never whole', async () => {
-		const storage = s3Storage()
+		const storage = await s3Storage()
 		const before = s3.calls.length
 		await storage.write('pending/parts.csv', generated(17 * 1024 * 1024))
 		const calls = s3.calls.slice(before)
@@ -107,7 +107,7 @@ describe('S3-compatible bucket', () => {
 	})
 
 	test('a refusal (4xx) or an unreachable storage is StorageUnavailable with a short reason', async () => {
-		const storage = s3Storage()
+		const storage = await s3Storage()
 		s3.failNext({ status: 403, code: 'AccessDenied', method: 'PUT' })
 		const refused = await storage.write('pending/denied.csv', 'email\na@b.co\n').catch((e) => e)
 		expect(refused).toBeInstanceOf(StorageUnavailable)
@@ -120,7 +120,7 @@ describe('S3-compatible bucket', () => {
 		).rejects.toBeInstanceOf(StorageUnavailable)
 		expect(s3.uploads.size).toBe(0)
 
-		const wrongKey = createFileStorage({
+		const wrongKey = await createFileStorage({
 			kind: 's3',
 			endpoint: s3.url,
 			bucket: s3.bucket,
@@ -133,7 +133,7 @@ describe('S3-compatible bucket', () => {
 		expect(denied).toBeInstanceOf(StorageUnavailable)
 		expect(denied.reason).toBe('file storage answered 403 AccessDenied')
 
-		const nowhere = createFileStorage({
+		const nowhere = await createFileStorage({
 			kind: 's3',
 			endpoint: 'http://127.0.0.1:9',
 			bucket: s3.bucket,

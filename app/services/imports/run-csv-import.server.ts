@@ -152,7 +152,7 @@ async function importFile(state: ImportState, signal: AbortSignal | undefined, c
 	let file: Readable
 	try {
 		// from the checkpoint on: a resumed import reads only what is left (a ranged GET on S3)
-		file = await fileStorage().read(state.file_path, { start: state.bytes_done })
+		file = await (await fileStorage()).read(state.file_path, { start: state.bytes_done })
 	} catch (error) {
 		if (error instanceof FileNotFound) {
 			throw new ImportFailure('The uploaded file is no longer available. Upload it again.')

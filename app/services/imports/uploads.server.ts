@@ -73,7 +73,7 @@ export async function receiveCsvUpload(input: {
 }): Promise<PendingUpload> {
 	const id = randomUUID()
 	const keys = pendingKeys(id)
-	const storage = fileStorage()
+	const storage = await fileStorage()
 	void cleanStalePending()
 	const scanner = new CsvScanner({ maxBytes: input.maxBytes, maxRecords: MAX_IMPORT_ROWS + 1 })
 	const body = new PassThrough()
@@ -124,7 +124,7 @@ export async function receiveCsvUpload(input: {
 
 /** The first records of the file (parsed as the importer will), for the mapping step. */
 async function readHead(key: string, delimiter: string): Promise<string[][]> {
-	const first = await readSmallFile(fileStorage(), key, { start: 0, end: (1 << 20) - 1 })
+	const first = await readSmallFile(await fileStorage(), key, { start: 0, end: (1 << 20) - 1 })
 	try {
 		const records = parse(first, {
 			...csvOptions(delimiter),
@@ -170,7 +170,7 @@ export async function readPendingUpload(accountId: string, id: unknown): Promise
 	if (!isUuid(id)) notFound('This upload')
 	let raw: Buffer | null
 	try {
-		raw = await readSmallFile(fileStorage(), pendingKeys(id).meta)
+		raw = await readSmallFile(await fileStorage(), pendingKeys(id).meta)
 	} catch (error) {
 		if (error instanceof StorageUnavailable) {
 			logger.error({ err: error, cause: error.cause }, 'a pending upload could not be read')
@@ -192,7 +192,7 @@ export async function readPendingUpload(accountId: string, id: unknown): Promise
 export async function discardPendingUpload(accountId: string, id: unknown) {
 	const upload = await readPendingUpload(accountId, id)
 	const keys = pendingKeys(upload.id)
-	const storage = fileStorage()
+	const storage = await fileStorage()
 	await Promise.all([storage.remove(keys.csv), storage.remove(keys.meta)])
 }
 
@@ -200,14 +200,16 @@ export async function discardPendingUpload(accountId: string, id: unknown) {
 export async function claimPendingUpload(upload: PendingUpload, listId: string) {
 	const keys = pendingKeys(upload.id)
 	const target = importFilePath(listId)
-	const storage = fileStorage()
+	const storage = await fileStorage()
 	await storage.move(keys.csv, target)
 	await storage.remove(keys.meta)
 	return target
 }
 
 export async function removeImportFile(key: string) {
-	await fileStorage()
+	await (
+		await fileStorage()
+	)
 		.remove(key)
 		.catch((error: unknown) =>
 			logger.warn({ err: error, file: key }, 'could not remove an import file'),
@@ -224,7 +226,7 @@ export async function cleanStalePending(now = Date.now()) {
 	if (now - lastClean < 3600_000) return
 	lastClean = now
 	try {
-		const storage = fileStorage()
+		const storage = await fileStorage()
 		for await (const file of storage.list('pending/')) {
 			if (now - file.modifiedAt.getTime() > PENDING_TTL_MS) await storage.remove(file.key)
 		}
