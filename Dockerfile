@@ -22,4 +22,11 @@ COPY --chown=leadsmith scripts ./scripts
 USER leadsmith
 VOLUME /data
 EXPOSE 3000
-CMD ["npm", "start"]
+# Alive: /healthz (a process that stops answering is restarted). Load balancers should route
+# by /readyz (database and job queue ready). A worker container (`node worker.ts`) serves no
+# HTTP: turn this check off for it (compose.yaml does). See docs/deploy.md.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# node itself as PID 1 receives SIGTERM and drains (npm would not pass it on).
+# Web only: WORKERS=0; workers: CMD ["node", "worker.ts"].
+CMD ["node", "server.ts"]

@@ -127,6 +127,23 @@ const EnvSchema = z
 		POSTHOG_HOST: z.url({ protocol: /^https?$/ }).default('https://us.i.posthog.com'),
 		IP_COUNTRY_URL: z.url({ protocol: /^https?$/ }).default('https://ipapi.co/json/'),
 		BUILD_POLL_INTERVAL_MS: z.coerce.number().int().min(100).default(3_600_000),
+		// Uploaded files in S3-compatible object storage instead of DATA_DIR/uploads, so web and
+		// worker processes on different machines share them (decision 0036). S3_URL is the
+		// short form: https://KEY:SECRET@endpoint/bucket[/prefix]?region=… (path-style).
+		S3_URL: z.url({ protocol: /^https?$/ }).optional(),
+		S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+		S3_BUCKET: z
+			.string()
+			.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')
+			.optional(),
+		S3_REGION: z.string().min(1).optional(),
+		S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+		S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+		S3_FORCE_PATH_STYLE: bool.optional(),
+		S3_PREFIX: z
+			.string()
+			.regex(/^([A-Za-z0-9._-]+\/)*$/, 'must be folder names each ending in /, e.g. uploads/')
+			.optional(),
 	})
 	.superRefine((env, ctx) => {
 		const supabase = [env.SUPABASE_URL, env.SUPABASE_ANON_KEY, env.SUPABASE_SERVICE_ROLE_KEY]
@@ -156,6 +173,7 @@ const EnvSchema = z
 				path: ['STRIPE_SECRET_KEY'],
 				message: 'is required with PAYMENTS=stripe',
 			})
+		for (const issue of fileStorageIssues(env)) ctx.addIssue({ code: 'custom', ...issue })
 		if (env.ADMIN_EMAIL && !env.ADMIN_PASSWORD)
 			ctx.addIssue({
 				code: 'custom',
@@ -165,6 +183,9 @@ const EnvSchema = z
 	})
 
 export type Env = z.infer<typeof EnvSchema>
+
+/** Every variable the configuration reads (compose.yaml's are checked against it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape)
 
 export type Config = Omit<
 	Env,
@@ -182,6 +203,99 @@ export type Config = Omit<
 	/** APP_URL is this machine (localhost, 127.0.0.1, ::1): a local install, not a public deployment */
 	localInstall: boolean
 	isProduction: boolean
+	/** where uploaded files are kept: DATA_DIR/uploads, or an S3-compatible bucket */
+	fileStorage: FileStorageConfig
+}
+
+export type FileStorageConfig =
+	| { kind: 'local'; dir: string }
+	| {
+			kind: 's3'
+			/** unset: AWS S3 itself */
+			endpoint: string | undefined
+			bucket: string
+			region: string
+			/** unset: the SDK's default chain (environment, instance or task role) */
+			credentials: { accessKeyId: string; secretAccessKey: string } | undefined
+			forcePathStyle: boolean
+			/** key prefix inside the bucket, e.g. "uploads/" */
+			prefix: string
+	  }
+
+const S3_PARTS = [
+	'S3_ENDPOINT',
+	'S3_BUCKET',
+	'S3_REGION',
+	'S3_ACCESS_KEY_ID',
+	'S3_SECRET_ACCESS_KEY',
+	'S3_FORCE_PATH_STYLE',
+	'S3_PREFIX',
+] as const
+
+type S3Env = { S3_URL?: string } & Partial<Record<(typeof S3_PARTS)[number], unknown>>
+
+function fileStorageIssues(env: S3Env): { path: string[]; message: string }[] {
+	const parts = S3_PARTS.filter((key) => env[key] !== undefined)
+	if (env.S3_URL) {
+		const url = new URL(env.S3_URL)
+		const issues: { path: string[]; message: string }[] = parts
+			.filter((key) => key !== 'S3_PREFIX' && key !== 'S3_REGION')
+			.map((key) => ({ path: [key], message: 'set S3_URL or this, not both' }))
+		if (!url.pathname.split('/')[1])
+			issues.push({
+				path: ['S3_URL'],
+				message: 'must name the bucket: https://KEY:SECRET@host/bucket',
+			})
+		if (Boolean(url.username) !== Boolean(url.password))
+			issues.push({ path: ['S3_URL'], message: 'needs both the access key id and the secret' })
+		return issues
+	}
+	if (parts.length === 0) return []
+	const issues: { path: string[]; message: string }[] = []
+	if (!env.S3_BUCKET)
+		issues.push({ path: ['S3_BUCKET'], message: 'is required when any S3_* variable is set' })
+	if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY))
+		for (const key of ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const)
+			if (!env[key])
+				issues.push({ path: [key], message: 'is required with the other S3 access key variable' })
+	return issues
+}
+
+function fileStorageConfig(env: Env): FileStorageConfig {
+	if (env.S3_URL) {
+		const url = new URL(env.S3_URL)
+		const [, bucket = '', ...prefix] = url.pathname.split('/')
+		const folder = prefix.filter(Boolean).map(decodeURIComponent).join('/')
+		return {
+			kind: 's3',
+			endpoint: url.origin,
+			bucket: decodeURIComponent(bucket),
+			region: url.searchParams.get('region') ?? env.S3_REGION ?? 'us-east-1',
+			credentials: url.username
+				? {
+						accessKeyId: decodeURIComponent(url.username),
+						secretAccessKey: decodeURIComponent(url.password),
+					}
+				: undefined,
+			forcePathStyle: true,
+			prefix: folder ? `${folder}/` : (env.S3_PREFIX ?? 'uploads/'),
+		}
+	}
+	if (!env.S3_BUCKET) return { kind: 'local', dir: path.resolve(env.DATA_DIR, 'uploads') }
+	return {
+		kind: 's3',
+		endpoint: env.S3_ENDPOINT,
+		bucket: env.S3_BUCKET,
+		// R2 takes "auto"; AWS needs the bucket's region
+		region: env.S3_REGION ?? 'us-east-1',
+		credentials:
+			env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+				? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+				: undefined,
+		// MinIO and Supabase Storage want path-style addressing; AWS and R2 take either
+		forcePathStyle: env.S3_FORCE_PATH_STYLE ?? Boolean(env.S3_ENDPOINT),
+		prefix: env.S3_PREFIX ?? 'uploads/',
+	}
 }
 
 export class ConfigError extends Error {}
@@ -208,6 +322,7 @@ export function parseEnv(source: Record<string, string | undefined>): Config {
 		embeddedAuth: !env.SUPABASE_URL,
 		localInstall: local,
 		isProduction: env.NODE_ENV === 'production',
+		fileStorage: fileStorageConfig(env),
 	}
 }
 

@@ -31,7 +31,7 @@ export function workerProcesses(env: Record<string, string> = {}) {
 			child.stdout!.on('data', () => output.includes('workers are running') && resolve())
 			child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${output}`)))
 		})
-		return { child, ready }
+		return { child, ready, output: () => output }
 	}
 
 	function killAll() {

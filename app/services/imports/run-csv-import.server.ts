@@ -1,14 +1,15 @@
-import { open, type FileHandle } from 'node:fs/promises'
+import type { Readable } from 'node:stream'
 import { Parser, type CsvError } from 'csv-parse'
 import { sql } from 'kysely'
 import type pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { db, getPool } from '../../../db/index.server.ts'
+import { FileNotFound, fileStorage, StorageUnavailable } from '../../storage/file-storage.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { AddressSet } from './address-set.ts'
 import { CopyBuffer, formatRow, invalidLine, type ImportMapping } from './copy-format.ts'
 import { MAX_IMPORT_ROWS } from './mapping.ts'
-import { csvOptions, removeImportFile, resolveUploadPath } from './uploads.server.ts'
+import { csvOptions, removeImportFile } from './uploads.server.ts'
 
 export const CSV_IMPORT_RETRY_LIMIT = 5
 
@@ -101,7 +102,12 @@ export async function runCsvImport(
 			return
 		}
 		if (!context.signal?.aborted && (context.retryCount ?? 0) >= CSV_IMPORT_RETRY_LIMIT) {
-			await fail(state, 'The import stopped because of an internal error. Upload the file again.')
+			await fail(
+				state,
+				error instanceof StorageUnavailable
+					? `The uploaded file could not be read from the file storage (${error.reason}). Upload it again.`
+					: 'The import stopped because of an internal error. Upload the file again.',
+			)
 		}
 		throw error
 	}
@@ -143,11 +149,12 @@ type Batch = {
 }
 
 async function importFile(state: ImportState, signal: AbortSignal | undefined, checkAll: boolean) {
-	let handle: FileHandle
+	let file: Readable
 	try {
-		handle = await open(resolveUploadPath(state.file_path), 'r')
+		// from the checkpoint on: a resumed import reads only what is left (a ranged GET on S3)
+		file = await (await fileStorage()).read(state.file_path, { start: state.bytes_done })
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+		if (error instanceof FileNotFound) {
 			throw new ImportFailure('The uploaded file is no longer available. Upload it again.')
 		}
 		throw error
@@ -160,7 +167,6 @@ async function importFile(state: ImportState, signal: AbortSignal | undefined, c
 		const written = checkAll ? null : await writtenAddresses(client, state)
 		const writer = new BatchWriter(client, state)
 		const reader = new RecordReader(state, importTuning.batchRows, written)
-		let offset = state.bytes_done
 		let pending: Promise<void> = Promise.resolve()
 		const queue = async (batch: Batch) => {
 			// One batch writes while the next one is parsed.
@@ -168,18 +174,15 @@ async function importFile(state: ImportState, signal: AbortSignal | undefined, c
 			pending = writer.write(batch).then(() => reader.recycle(batch))
 			pending.catch(() => {})
 		}
-		// Two read buffers in turn: csv-parse copies what it keeps of a chunk when the next comes.
-		const chunks = [Buffer.alloc(importTuning.chunkBytes), Buffer.alloc(importTuning.chunkBytes)]
-		for (let turn = 0; ; turn++) {
-			if (signal?.aborted) throw new Error('The worker is stopping; the import resumes later.')
-			const buffer = chunks[turn % 2]!
-			const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset)
-			if (bytesRead === 0) break
-			offset += bytesRead
-			const parsing = performance.now()
-			await reader.write(buffer.subarray(0, bytesRead))
-			timings.parse += performance.now() - parsing
-			for (const batch of reader.takeReady()) await queue(batch)
+		for await (const received of file) {
+			const bytes = received as Buffer
+			for (let at = 0; at < bytes.length; at += importTuning.chunkBytes) {
+				if (signal?.aborted) throw new Error('The worker is stopping; the import resumes later.')
+				const parsing = performance.now()
+				await reader.write(bytes.subarray(at, at + importTuning.chunkBytes))
+				timings.parse += performance.now() - parsing
+				for (const batch of reader.takeReady()) await queue(batch)
+			}
 		}
 		await reader.end()
 		for (const batch of reader.takeReady()) await queue(batch)
@@ -190,7 +193,7 @@ async function importFile(state: ImportState, signal: AbortSignal | undefined, c
 		broken = connectionBroken(error)
 		throw error
 	} finally {
-		await handle.close()
+		file.destroy()
 		client.release(broken ? true : undefined)
 	}
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { rm } from 'node:fs/promises'
 import type { Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
+import { FileNotFound, StorageUnavailable } from '../../storage/file-storage.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
 import { transact } from '../idempotency/form-submissions.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
@@ -18,7 +18,8 @@ import {
 import {
 	claimPendingUpload,
 	readPendingUpload,
-	resolveUploadPath,
+	removeImportFile,
+	storageProblem,
 	type PendingUpload,
 } from './uploads.server.ts'
 
@@ -54,7 +55,17 @@ export async function startCsvImport(
 	const mapping = buildMapping(input, upload)
 	const listId = randomUUID()
 	const rowsTotal = Math.max(0, upload.records - (input.hasHeader ? 1 : 0))
-	const filePath = await claimPendingUpload(upload, listId)
+	let filePath: string
+	try {
+		filePath = await claimPendingUpload(upload, listId)
+	} catch (error) {
+		// gone between the check and the move (expired, or confirmed in another tab)
+		if (error instanceof FileNotFound) {
+			throw new FormError('This upload is no longer available. Upload the file again.')
+		}
+		if (error instanceof StorageUnavailable) throw new FormError(storageProblem(error).message)
+		throw error
+	}
 	try {
 		await transact(executor, async (trx) => {
 			await trx
@@ -87,7 +98,7 @@ export async function startCsvImport(
 			await enqueue('csv-import', { listId }, { db: trx, singletonKey: listId })
 		})
 	} catch (error) {
-		await rm(resolveUploadPath(filePath), { force: true })
+		await removeImportFile(filePath)
 		throw error
 	}
 	return { listId }

@@ -1,21 +1,27 @@
 import { randomUUID } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Readable } from 'node:stream'
+import { PassThrough, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { parse } from 'csv-parse/sync'
+import { data } from 'react-router'
 import { getConfig } from '../../config.server.ts'
+import {
+	FileNotFound,
+	fileStorage,
+	readSmallFile,
+	StorageUnavailable,
+} from '../../storage/file-storage.server.ts'
 import { isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { CsvScanner, UploadRejected } from './csv-scan.server.ts'
 import { detectHeader, guessMapping, MAX_IMPORT_ROWS, PREVIEW_ROWS } from './mapping.ts'
 
 /**
- * Uploaded CSV files wait in DATA_DIR/uploads/pending while the person maps their
- * columns (a day at most), then move to DATA_DIR/uploads/imports/<list id>.csv for the
- * csv-import job, which deletes them when it ends. Processes that run workers must see
- * the same DATA_DIR as the web processes (one machine, or a shared volume).
+ * Uploaded CSV files wait as pending/<id>.csv (with pending/<id>.json, what the mapping step
+ * shows) while the person maps their columns (a day at most), then move to
+ * imports/<list id>.csv for the csv-import job, which deletes them when it ends. They live in
+ * the file storage: DATA_DIR/uploads on one machine, or an S3-compatible bucket that web and
+ * worker processes on other machines share (decision 0036).
  */
 export function uploadsRoot() {
 	return path.resolve(getConfig().DATA_DIR, 'uploads')
@@ -36,27 +42,28 @@ export type PendingUpload = {
 	createdAt: string
 }
 
-function pendingPaths(id: string) {
-	const dir = path.join(uploadsRoot(), 'pending')
-	return { dir, csv: path.join(dir, `${id}.csv`), meta: path.join(dir, `${id}.json`) }
+function pendingKeys(id: string) {
+	return { csv: `pending/${id}.csv`, meta: `pending/${id}.json` }
 }
 
-/** The file of an import, relative to the uploads root (stored in csv_imports.file_path). */
+/** The file of an import in the file storage (stored in csv_imports.file_path). */
 export function importFilePath(listId: string) {
-	return path.join('imports', `${listId}.csv`)
+	return `imports/${listId}.csv`
 }
 
-export function resolveUploadPath(relative: string) {
-	const root = uploadsRoot()
-	const resolved = path.resolve(root, relative)
-	if (!resolved.startsWith(root + path.sep)) throw new Error('upload path outside the uploads root')
-	return resolved
+/** What a person reads when the file storage fails (the details go to the log). */
+export function storageProblem(error: StorageUnavailable) {
+	return new UploadRejected(
+		`The file could not be stored (${error.reason}). Try again in a few minutes; if it keeps failing, tell your platform admin.`,
+		503,
+	)
 }
 
 /**
- * Streams an uploaded CSV to disk, checking it on the way (see CsvScanner), then reads
- * its first rows for the mapping step. A file without an email column is refused. Throws
- * UploadRejected (nothing is kept) for anything the person has to fix.
+ * Streams an uploaded CSV to the file storage, checking it on the way (see CsvScanner), then
+ * reads its first rows for the mapping step. A file without an email column is refused.
+ * Throws UploadRejected (nothing is kept) for anything the person has to fix, and for a
+ * file storage that refuses or cannot be reached.
  */
 export async function receiveCsvUpload(input: {
 	stream: Readable
@@ -65,16 +72,25 @@ export async function receiveCsvUpload(input: {
 	maxBytes: number
 }): Promise<PendingUpload> {
 	const id = randomUUID()
-	const paths = pendingPaths(id)
-	await mkdir(paths.dir, { recursive: true })
+	const keys = pendingKeys(id)
+	const storage = await fileStorage()
 	void cleanStalePending()
 	const scanner = new CsvScanner({ maxBytes: input.maxBytes, maxRecords: MAX_IMPORT_ROWS + 1 })
-	const partial = `${paths.csv}.part`
+	const body = new PassThrough()
 	try {
-		await pipeline(input.stream, scanner, createWriteStream(partial, { flags: 'wx' }))
+		const stored = storage.write(keys.csv, body)
+		// a storage that gives up stops reading: end the upload instead of waiting on it
+		stored.catch((error: unknown) => body.destroy(error as Error))
+		const [checked, written] = await Promise.allSettled([
+			pipeline(input.stream, scanner, body),
+			stored,
+		])
+		// the file's own fault first: the storage failing after it is only the consequence
+		if (checked.status === 'rejected') throw checked.reason
+		if (written.status === 'rejected') throw written.reason
 		const { records, delimiter, bytes } = scanner.result
 		if (records === 0) throw new UploadRejected('This file is empty.')
-		const head = await readHead(partial, delimiter)
+		const head = await readHead(keys.csv, delimiter)
 		const hasHeader = detectHeader(head)
 		if (hasHeader && records === 1) throw new UploadRejected('This file has a header but no rows.')
 		const mapping = guessMapping(hasHeader ? head[0]! : null, head.slice(hasHeader ? 1 : 0))
@@ -93,23 +109,24 @@ export async function receiveCsvUpload(input: {
 			head,
 			createdAt: new Date().toISOString(),
 		}
-		await rename(partial, paths.csv)
-		await writeFile(paths.meta, JSON.stringify(upload), { flag: 'wx' })
+		await storage.write(keys.meta, JSON.stringify(upload))
 		return upload
 	} catch (error) {
-		await Promise.all([rm(partial, { force: true }), rm(paths.csv, { force: true })])
 		input.stream.resume()
+		await storage.remove(keys.csv).catch(() => {})
+		if (error instanceof StorageUnavailable) {
+			logger.error({ err: error, cause: error.cause }, 'an upload could not be stored')
+			throw storageProblem(error)
+		}
 		throw error
 	}
 }
 
 /** The first records of the file (parsed as the importer will), for the mapping step. */
-async function readHead(file: string, delimiter: string): Promise<string[][]> {
-	const handle = await open(file, 'r')
+async function readHead(key: string, delimiter: string): Promise<string[][]> {
+	const first = await readSmallFile(await fileStorage(), key, { start: 0, end: (1 << 20) - 1 })
 	try {
-		const buffer = Buffer.alloc(1 << 20)
-		const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
-		const records = parse(buffer.subarray(0, bytesRead), {
+		const records = parse(first, {
 			...csvOptions(delimiter),
 			skip_empty_lines: true,
 			to: PREVIEW_ROWS + 1,
@@ -120,8 +137,6 @@ async function readHead(file: string, delimiter: string): Promise<string[][]> {
 	} catch {
 		// the first megabyte ends inside a quoted cell: show what the scanner could not
 		return []
-	} finally {
-		await handle.close()
 	}
 }
 
@@ -153,49 +168,74 @@ function cleanFileName(name: string) {
 /** A pending upload of this account; anything else is not found. */
 export async function readPendingUpload(accountId: string, id: unknown): Promise<PendingUpload> {
 	if (!isUuid(id)) notFound('This upload')
-	const raw = await readFile(pendingPaths(id).meta, 'utf8').catch(() => null)
-	const upload = raw ? (JSON.parse(raw) as PendingUpload) : null
+	let raw: Buffer | null
+	try {
+		raw = await readSmallFile(await fileStorage(), pendingKeys(id).meta)
+	} catch (error) {
+		if (error instanceof StorageUnavailable) {
+			logger.error({ err: error, cause: error.cause }, 'a pending upload could not be read')
+			throw data(
+				`The uploaded file cannot be read right now (${error.reason}). Try again in a few minutes.`,
+				{ status: 503 },
+			)
+		}
+		if (!(error instanceof FileNotFound)) throw error
+		raw = null
+	}
+	const upload = raw ? (JSON.parse(raw.toString('utf8')) as PendingUpload) : null
 	if (!upload || upload.accountId !== accountId) notFound('This upload')
+	// expired: the cleanup may not have come round yet
+	if (Date.now() - Date.parse(upload.createdAt) > PENDING_TTL_MS) notFound('This upload')
 	return upload
 }
 
 export async function discardPendingUpload(accountId: string, id: unknown) {
 	const upload = await readPendingUpload(accountId, id)
-	const paths = pendingPaths(upload.id)
-	await Promise.all([rm(paths.csv, { force: true }), rm(paths.meta, { force: true })])
+	const keys = pendingKeys(upload.id)
+	const storage = await fileStorage()
+	await Promise.all([storage.remove(keys.csv), storage.remove(keys.meta)])
 }
 
-/** Moves a pending upload to where the import job reads it; returns its relative path. */
+/** Moves a pending upload to where the import job reads it; returns its key. */
 export async function claimPendingUpload(upload: PendingUpload, listId: string) {
-	const paths = pendingPaths(upload.id)
-	const relative = importFilePath(listId)
-	const target = resolveUploadPath(relative)
-	await mkdir(path.dirname(target), { recursive: true })
-	await rename(paths.csv, target)
-	await rm(paths.meta, { force: true })
-	return relative
+	const keys = pendingKeys(upload.id)
+	const target = importFilePath(listId)
+	const storage = await fileStorage()
+	await storage.move(keys.csv, target)
+	await storage.remove(keys.meta)
+	return target
 }
 
-export async function removeImportFile(relative: string) {
-	await rm(resolveUploadPath(relative), { force: true }).catch((error) =>
-		logger.warn({ err: error, file: relative }, 'could not remove an import file'),
+export async function removeImportFile(key: string) {
+	await (
+		await fileStorage()
 	)
+		.remove(key)
+		.catch((error: unknown) =>
+			logger.warn({ err: error, file: key }, 'could not remove an import file'),
+		)
 }
 
 let lastClean = 0
 
-/** Pending uploads nobody mapped within a day are removed (at most once an hour). */
-async function cleanStalePending() {
-	if (Date.now() - lastClean < 3600_000) return
-	lastClean = Date.now()
-	const dir = pendingPaths('x').dir
+/**
+ * Pending uploads nobody mapped within a day are removed (at most once an hour per process;
+ * an S3 bucket may also expire "pending/" with a lifecycle rule, see docs/deploy.md).
+ */
+export async function cleanStalePending(now = Date.now()) {
+	if (now - lastClean < 3600_000) return
+	lastClean = now
 	try {
-		for (const name of await readdir(dir)) {
-			const file = path.join(dir, name)
-			const info = await stat(file).catch(() => null)
-			if (info && Date.now() - info.mtimeMs > PENDING_TTL_MS) await rm(file, { force: true })
+		const storage = await fileStorage()
+		for await (const file of storage.list('pending/')) {
+			if (now - file.modifiedAt.getTime() > PENDING_TTL_MS) await storage.remove(file.key)
 		}
 	} catch (error) {
 		logger.warn({ err: error }, 'could not clean stale uploads')
 	}
+}
+
+/** Tests: the next cleanStalePending runs whatever the time since the last one. */
+export function allowCleanNow() {
+	lastClean = 0
 }

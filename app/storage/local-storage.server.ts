@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { FileNotFound, type FileStorage } from './file-storage.server.ts'
+
+/** Files in a local directory (DATA_DIR/uploads): one machine, or a shared volume. */
+export class LocalFileStorage implements FileStorage {
+	readonly kind = 'local' as const
+	readonly root: string
+
+	constructor(root: string) {
+		this.root = path.resolve(root)
+	}
+
+	/** The file's path; a key reaching outside the root is refused. */
+	pathOf(key: string) {
+		const resolved = path.resolve(this.root, key)
+		if (!resolved.startsWith(this.root + path.sep)) throw new Error('file key outside the storage')
+		return resolved
+	}
+
+	async write(key: string, body: Readable | Buffer | string) {
+		const file = this.pathOf(key)
+		await mkdir(path.dirname(file), { recursive: true })
+		// written next to the file and renamed: readers never see half a file
+		const partial = `${file}.${randomUUID()}.part`
+		try {
+			const source =
+				typeof body === 'string' || Buffer.isBuffer(body) ? Readable.from([body]) : body
+			await pipeline(source, createWriteStream(partial, { flags: 'wx' }))
+			await rename(partial, file)
+		} catch (error) {
+			await rm(partial, { force: true })
+			throw error
+		}
+	}
+
+	async read(key: string, range: { start?: number; end?: number } = {}) {
+		const file = this.pathOf(key)
+		// opened first, so a missing file is FileNotFound here and not a stream error later
+		const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+			throw error.code === 'ENOENT' ? new FileNotFound(key) : error
+		})
+		return handle.createReadStream({
+			start: range.start ?? 0,
+			end: range.end,
+			highWaterMark: 128 * 1024,
+		})
+	}
+
+	async move(from: string, to: string) {
+		const target = this.pathOf(to)
+		await mkdir(path.dirname(target), { recursive: true })
+		await rename(this.pathOf(from), target).catch((error: NodeJS.ErrnoException) => {
+			throw error.code === 'ENOENT' ? new FileNotFound(from) : error
+		})
+	}
+
+	async remove(key: string) {
+		await rm(this.pathOf(key), { force: true })
+	}
+
+	async *list(prefix: string) {
+		// prefixes here are folders ("pending/")
+		const dir = this.pathOf(prefix.endsWith('/') ? `${prefix}.` : prefix)
+		const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+			if (error.code === 'ENOENT') return [] as string[]
+			throw error
+		})
+		for (const name of names) {
+			const info = await stat(path.join(dir, name)).catch(() => null)
+			if (info?.isFile()) yield { key: path.posix.join(prefix, name), modifiedAt: info.mtime }
+		}
+	}
+}
