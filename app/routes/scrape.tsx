@@ -31,7 +31,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 	const lists = await listScrapeLists(account, currentWorkspaceId)
 	return {
 		lists,
-		canOpenList: hasScreen('list'),
+		canOpenList: hasScreen('list') && hasScreen('company-list'),
 		canMove: hasScreen('attach-workspace') && (account?.workspaces.length ?? 0) > 1,
 		workspaceName: account?.workspaces.find((w) => w.id === currentWorkspaceId)?.name ?? null,
 		formKey: newFormKey(),
@@ -174,9 +174,11 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 							{lists.map((list) => (
 								<tr key={list.id} id={`list-${list.id}`} data-testid="scrape-row">
 									<td className="px-4 py-3">
-										{canOpenList && list.kind === 'leads' ? (
+										{canOpenList ? (
 											<Link
-												to={`/lists/${list.id}`}
+												to={
+													list.kind === 'leads' ? `/lists/${list.id}` : `/company-lists/${list.id}`
+												}
 												className="font-medium text-indigo-700 hover:underline"
 											>
 												{list.name}
