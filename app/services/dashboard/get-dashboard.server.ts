@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { db as defaultDb, type Database } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { actingAccount } from '../workspaces/access.server.ts'
+import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 
 export type DashboardJobKind =
 	'lead-search' | 'csv-import' | 'company-search' | 'enrichment' | 'upload'
@@ -65,10 +65,18 @@ export async function getDashboard(
 ): Promise<Dashboard> {
 	const account = actingAccount(context)
 	const accountId = account.accountId
-	const inScope = (alias: string) =>
-		sql<boolean>`(${sql.ref(`${alias}.workspace_id`)} is not distinct from ${workspaceId}${
-			account.accessAllWorkspaces ? sql` or ${sql.ref(`${alias}.workspace_id`)} is null` : sql``
-		})`
+	// The current workspace when the user may use it, and the unassigned rows for those who
+	// see every workspace; a member with neither sees nothing.
+	const workspace =
+		workspaceId !== null && canUseWorkspace(account, workspaceId) ? workspaceId : null
+	const inScope = (alias: string) => {
+		const column = sql.ref(`${alias}.workspace_id`)
+		const parts = [
+			...(workspace ? [sql<boolean>`${column} = ${workspace}`] : []),
+			...(account.accessAllWorkspaces ? [sql<boolean>`${column} is null`] : []),
+		]
+		return parts.length ? sql<boolean>`(${sql.join(parts, sql` or `)})` : sql<boolean>`false`
+	}
 	// Running jobs first, then the newest; each kind gives at most DASHBOARD_JOBS.
 	const newest = sql`order by (status < 2) desc, created_at desc limit ${DASHBOARD_JOBS}`
 	const { rows } = await sql<Row>`
