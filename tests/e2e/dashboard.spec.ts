@@ -2,7 +2,7 @@
 // lists, credits spent, quick actions), and a company list opens as its own page.
 import { expect, test } from '@playwright/test'
 import { subscribedAccount } from './leads-support.ts'
-import { jsEnabled, withDatabase } from './support.ts'
+import { expectNoSeriousA11yViolations, jsEnabled, withDatabase } from './support.ts'
 
 // a busy machine: each test signs up and walks several pages
 test.describe.configure({ timeout: 120_000 })
@@ -50,6 +50,11 @@ test('the dashboard shows a running job live, the lists and the credits spent', 
 	await expect(page.getByRole('navigation', { name: 'Quick actions' })).toContainText(
 		'Create leads',
 	)
+	// axe runs as a script in the page; once, at a phone's width
+	if (jsEnabled(testInfo)) {
+		await page.setViewportSize({ width: 390, height: 900 })
+		await expectNoSeriousA11yViolations(page)
+	}
 	await page.getByTestId('dashboard-list').getByRole('link', { name: 'Dashboard targets' }).click()
 	await expect(page).toHaveURL(/\/company-lists\/[0-9a-f-]{36}$/)
 	await expect(page.getByTestId('company-row')).toHaveCount(2)
@@ -57,7 +62,7 @@ test('the dashboard shows a running job live, the lists and the credits spent', 
 
 test('a company list opens from /scrape: paged, searched, downloaded; not another account’s', async ({
 	page,
-}) => {
+}, testInfo) => {
 	const { email } = await subscribedAccount(page)
 	const { mine, theirs } = await withDatabase(async (client) => {
 		const { rows } = await client.query<{ id: string }>(
@@ -96,6 +101,7 @@ test('a company list opens from /scrape: paged, searched, downloaded; not anothe
 	await page.getByRole('button', { name: 'Search' }).click()
 	await expect(page.getByTestId('company-row')).toHaveCount(10)
 	await expect(page.getByTestId('company-row').first()).toContainText('Firm 40')
+	if (jsEnabled(testInfo)) await expectNoSeriousA11yViolations(page)
 
 	const download = await page.request.get(
 		await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href').then(String),
