@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { db as defaultDb, type Database } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
@@ -77,43 +77,61 @@ export async function getDashboard(
 		]
 		return parts.length ? sql<boolean>`(${sql.join(parts, sql` or `)})` : sql<boolean>`false`
 	}
-	// Running jobs first, then the newest; each kind gives at most DASHBOARD_JOBS.
-	const newest = sql`order by (status < 2) desc, created_at desc limit ${DASHBOARD_JOBS}`
+	// Per kind, its running jobs (partial indexes `*_running_idx` of migration 2026-11-24T0220)
+	// and its newest finished ones (the owner indexes), each at most DASHBOARD_JOBS, so an
+	// account with thousands of lists reads a few rows, not all of them.
+	const jobsOf = (table: string, alias: string, columns: RawBuilder<unknown>) => {
+		const from = sql`from ${sql.table(table)} as ${sql.ref(alias)}
+			where ${sql.ref(`${alias}.user_id`)} = ${accountId} and ${inScope(alias)}`
+		const status = sql.ref(`${alias}.status`)
+		const created = sql.ref(`${alias}.created_at`)
+		return sql`(select ${columns} ${from} and ${status} < 2
+				order by ${created} desc limit ${DASHBOARD_JOBS})
+			union all
+			(select ${columns} ${from} and ${status} >= 2
+				order by ${created} desc limit ${DASHBOARD_JOBS})`
+	}
+	const jobs = [
+		jobsOf(
+			'processing_list',
+			'p',
+			sql`p.id, case when p.source_type = 'upload' then 'csv-import' else 'lead-search' end as kind,
+				p.name, p.status, p.progress, p.error, p.id as list_id, p.created_at`,
+		),
+		jobsOf(
+			'company_scraping_list',
+			'c',
+			sql`c.id, 'company-search', c.name, c.status, c.progress, c.error, c.id, c.created_at`,
+		),
+		jobsOf(
+			'enrichment_runs',
+			'e',
+			sql`e.id, 'enrichment', e.name, e.status,
+				case
+					when e.status >= 2 then 100
+					when e.total = 0 then 0
+					-- only a running run counts its rows (index run_id, status)
+					else least(100, (select count(*) from enrichment_run_rows r
+						where r.run_id = e.id and r.status >= 2) * 100 / e.total)::int
+				end,
+				e.error, e.list_id, e.created_at`,
+		),
+		jobsOf(
+			'emailbison_upload',
+			'u',
+			sql`u.id, 'upload', coalesce(nullif(u.campaign_name, ''), 'EmailBison upload'), u.status,
+				case when u.status >= 2 then 100 when u.total = 0 then 0
+					else least(100, u.sent * 100 / u.total) end,
+				u.error, u.list_id, u.created_at`,
+		),
+	]
 	const { rows } = await sql<Row>`
 		select
 			(select name from price_plans where id = ${account.activePlan}) as plan_name,
 			coalesce((
 				select json_agg(j order by (j.status < 2) desc, j.created_at desc)
 				from (
-					select * from (
-						(select p.id, case when p.source_type = 'upload' then 'csv-import' else 'lead-search' end as kind,
-							p.name, p.status, p.progress, p.error, p.id as list_id, p.created_at
-						from processing_list p
-						where p.user_id = ${accountId} and ${inScope('p')} ${newest})
-						union all
-						(select c.id, 'company-search', c.name, c.status, c.progress, c.error, c.id, c.created_at
-						from company_scraping_list c
-						where c.user_id = ${accountId} and ${inScope('c')} ${newest})
-						union all
-						(select e.id, 'enrichment', e.name, e.status,
-							case
-								when e.status >= 2 then 100
-								when e.total = 0 then 0
-								-- only a running run counts its rows (index run_id, status)
-								else least(100, (select count(*) from enrichment_run_rows r
-									where r.run_id = e.id and r.status >= 2) * 100 / e.total)::int
-							end,
-							e.error, e.list_id, e.created_at
-						from enrichment_runs e
-						where e.user_id = ${accountId} and ${inScope('e')} ${newest})
-						union all
-						(select u.id, 'upload', coalesce(nullif(u.campaign_name, ''), 'EmailBison upload'), u.status,
-							case when u.status >= 2 then 100 when u.total = 0 then 0
-								else least(100, u.sent * 100 / u.total) end,
-							u.error, u.list_id, u.created_at
-						from emailbison_upload u
-						where u.user_id = ${accountId} and ${inScope('u')} ${newest})
-					) k
+					select * from (${sql.join(jobs, sql` union all `)}) k
 					order by (status < 2) desc, created_at desc
 					limit ${DASHBOARD_JOBS}
 				) j

@@ -89,6 +89,23 @@ describe('dashboard', () => {
 		expect(dashboard.planName).toBeNull()
 	})
 
+	test('an old running job still shows, before ten newer finished ones', async () => {
+		const me = await accountWithCredits()
+		const id = me.accountId!
+		await leadList(id, 'Long import', {
+			source_type: 'upload',
+			status: 0,
+			created_at: new Date(Date.now() - 86_400_000),
+		})
+		for (let i = 0; i < 10; i++) await leadList(id, `Finished ${i}`, { status: 2, progress: 100 })
+		const { jobs, lists } = await getDashboard(me, null)
+		expect(jobs).toHaveLength(8)
+		expect(jobs[0]).toMatchObject({ name: 'Long import', kind: 'csv-import', status: 0 })
+		expect(jobs.slice(1).every((j) => j.status === 2)).toBe(true)
+		expect(lists).toHaveLength(5)
+		expect(lists.map((l) => l.name)).not.toContain('Long import')
+	})
+
 	test('credits spent a day: what settled jobs used and what running jobs hold, 30 days', async () => {
 		const me = await accountWithCredits(500)
 		const id = me.accountId!
