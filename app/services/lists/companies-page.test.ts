@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'vitest'
+import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import { buildAccounts, contextOf, outcomeOf } from '../../../tests/support/team.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { listCompaniesPage } from './companies-page.server.ts'
-import { companiesSearch } from './companies-query.ts'
+import { companiesPageQuery, listCompaniesPage } from './companies-page.server.ts'
+import { companiesSearch, parseCompaniesQuery } from './companies-query.ts'
 
 async function companyList(account: AccountContext, count: number) {
 	const id = account.accountId!
@@ -93,6 +94,37 @@ describe('company list page', () => {
 		expect(byName.companies.map((c) => c.name)).toEqual(['Company 060'])
 		const none = await listCompaniesPage(me, listId, new URLSearchParams({ q: '%' }))
 		expect(none.companies).toEqual([])
+	})
+
+	test('a later page and a search read the list through its own sort indexes, without sorting', async () => {
+		const me = await accountWithCredits()
+		const listId = await companyList(me, 2000)
+		// other lists, so the planner has a reason to prefer an index that starts with the list
+		await companyList(me, 2000)
+		await sql`analyze companies`.execute(db)
+		const second = await listCompaniesPage(me, listId, new URLSearchParams())
+		const plans: string[] = []
+		for (const search of [
+			companiesSearch({ ...second.next! }),
+			companiesSearch({ sort: 'domain', dir: 'desc', ...second.next! }).replace(/after=[^&]+/, ''),
+			companiesSearch({ q: 'd01' }),
+		]) {
+			const { sql: text, parameters } = companiesPageQuery(
+				listId,
+				parseCompaniesQuery(new URLSearchParams(search)),
+			).builder.compile()
+			const { rows } = await db.executeQuery<{ 'QUERY PLAN': string }>({
+				sql: `explain ${text}`,
+				parameters,
+				query: { kind: 'RawNode' } as never,
+				queryId: { queryId: 'explain' },
+			})
+			plans.push(rows.map((r) => r['QUERY PLAN']).join('\n'))
+		}
+		expect(plans[0]).toContain('companies_list_name_sort_idx')
+		expect(plans[1]).toContain('companies_list_domain_sort_idx')
+		for (const plan of plans.slice(0, 2)) expect(plan).not.toMatch(/\bSort\b/)
+		expect(plans[2]).toMatch(/companies_list_(name|domain)_sort_idx/)
 	})
 
 	test("another account's list, and a list in a workspace the member may not use, are 404", async () => {
