@@ -63,6 +63,10 @@ export async function getDashboard(
 	workspaceId: string | null,
 	db: Database = defaultDb,
 ): Promise<Dashboard> {
+	// a member whose access ended acts in no account: an empty dashboard, not an error page
+	if (context && !context.accountId) {
+		return { planName: null, jobs: [], lists: [], spent: fillDays([], new Date()) }
+	}
 	const account = actingAccount(context)
 	const accountId = account.accountId
 	// The current workspace when the user may use it, and the unassigned rows for those who

@@ -162,6 +162,20 @@ describe('dashboard', () => {
 		)
 	})
 
+	test('a member whose access ended gets an empty dashboard, not an error', async () => {
+		const { users, workspaces } = await buildAccounts(db)
+		await db
+			.updateTable('team_members')
+			.set({ status: 'revoked' })
+			.where('member_user_id', '=', users.admin.id)
+			.execute()
+		const ended = await loadAccountContext(db, users.admin)
+		expect(ended.accountId).toBeNull()
+		const dashboard = await getDashboard(ended, workspaces.X)
+		expect(dashboard).toMatchObject({ planName: null, jobs: [], lists: [] })
+		expect(dashboard.spent).toHaveLength(SPENT_DAYS)
+	})
+
 	test('a new account sees no jobs, no lists and 30 days at 0', async () => {
 		const user = await insertUser(db)
 		const me = await loadAccountContext(db, user)
