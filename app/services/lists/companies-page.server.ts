@@ -2,7 +2,12 @@ import { sql, type RawBuilder } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { isUuid } from '../../utils/http-errors.server.ts'
-import { COMPANIES_PAGE_SIZE, parseCompaniesQuery, type CompanySort } from './companies-query.ts'
+import {
+	COMPANIES_PAGE_SIZE,
+	parseCompaniesQuery,
+	type CompaniesQuery,
+	type CompanySort,
+} from './companies-query.ts'
 import { findCompanyList } from './find-list.server.ts'
 
 export type CompanyRow = {
