@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
-import { db as defaultDb, type Database } from '../../../db/index.server.ts'
+import { createHash } from 'node:crypto'
+import { db as defaultDb, prepareStatement, type Database } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 
@@ -129,7 +130,7 @@ export async function getDashboard(
 				u.error, u.list_id, u.created_at`,
 		),
 	]
-	const { rows } = await sql<Row>`
+	const query = sql<Row>`
 		select
 			(select name from price_plans where id = ${account.activePlan}) as plan_name,
 			coalesce((
@@ -169,7 +170,14 @@ export async function getDashboard(
 					group by 1
 				) s
 			), '[]') as spent
-	`.execute(db)
+	`.compile(db)
+	// Planning this statement costs more than running it: prepared once per connection, one
+	// name per form of its text (the scope makes a few).
+	prepareStatement(
+		`dashboard_${createHash('sha1').update(query.sql).digest('hex').slice(0, 16)}`,
+		query.sql,
+	)
+	const { rows } = await db.executeQuery(query)
 	const row = rows[0]!
 	return {
 		planName: row.plan_name,
