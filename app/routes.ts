@@ -205,6 +205,14 @@ export const screens = [
 		title: 'List',
 	},
 	{
+		name: 'company-list',
+		path: 'company-lists/:listId',
+		file: 'routes/company-list.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Company list',
+	},
+	{
 		name: 'list-import-report',
 		path: 'lists/:listId/import-report',
 		file: 'routes/list-import-report.tsx',

@@ -39,7 +39,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 			...list,
 			canMove: workspaces.some((w) => w.id !== list.workspaceId),
 		})),
-		canOpenList: hasScreen('list'),
+		canOpenList: hasScreen('list') && hasScreen('company-list'),
 		workspaceName: account?.workspaces.find((w) => w.id === currentWorkspaceId)?.name ?? null,
 		formKey: newFormKey(),
 	}
@@ -184,9 +184,11 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 							{lists.map((list) => (
 								<tr key={list.id} id={`list-${list.id}`} data-testid="scrape-row">
 									<td className="px-4 py-3">
-										{canOpenList && list.kind === 'leads' ? (
+										{canOpenList ? (
 											<Link
-												to={`/lists/${list.id}`}
+												to={
+													list.kind === 'leads' ? `/lists/${list.id}` : `/company-lists/${list.id}`
+												}
 												className="font-medium text-indigo-700 hover:underline"
 											>
 												{list.name}

@@ -74,7 +74,18 @@ export async function findCompanyList(context: AccountContext | null, listId: un
 	if (!isUuid(listId)) notFound('This list')
 	const row = await db
 		.selectFrom('company_scraping_list')
-		.select(['id', 'name', 'status', 'found', 'workspace_id'])
+		.select([
+			'id',
+			'name',
+			'source_type',
+			'status',
+			'requested',
+			'found',
+			'progress',
+			'error',
+			'workspace_id',
+			'created_at',
+		])
 		.where('id', '=', listId)
 		.where('user_id', '=', account.accountId)
 		.executeTakeFirst()

@@ -1,0 +1,222 @@
+import { sql, type RawBuilder } from 'kysely'
+import { createHash } from 'node:crypto'
+import { db as defaultDb, prepareStatement, type Database } from '../../../db/index.server.ts'
+import type { AccountContext } from '../../context.server.ts'
+import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
+
+export type DashboardJobKind =
+	'lead-search' | 'csv-import' | 'company-search' | 'enrichment' | 'upload'
+
+export type DashboardJob = {
+	id: string
+	kind: DashboardJobKind
+	name: string
+	/** 0 pending, 1 processing, 2 done, 3 failed (SPEC.md section 3) */
+	status: number
+	progress: number
+	error: string | null
+	/** where the job's result is: the list, the enrich page, the uploads page */
+	href: string
+	createdAt: string
+}
+
+export type DashboardList = {
+	id: string
+	kind: 'leads' | 'companies'
+	name: string
+	status: number
+	found: number
+	href: string
+	createdAt: string
+}
+
+/** Credits spent on one day (UTC); held credits of a running job count until it settles. */
+export type SpentDay = { day: string; credits: number }
+
+export type Dashboard = {
+	planName: string | null
+	jobs: DashboardJob[]
+	lists: DashboardList[]
+	spent: SpentDay[]
+}
+
+export const DASHBOARD_JOBS = 8
+export const DASHBOARD_LISTS = 5
+export const SPENT_DAYS = 30
+
+type Row = {
+	plan_name: string | null
+	jobs: (Omit<DashboardJob, 'href' | 'createdAt'> & { list_id: string; created_at: string })[]
+	lists: (Omit<DashboardList, 'href' | 'createdAt'> & { created_at: string })[]
+	spent: { day: string; credits: number }[]
+}
+
+/**
+ * Everything the dashboard shows, in ONE statement (one round trip): the plan's name, the
+ * running jobs and then the newest finished ones (lead and company searches, CSV imports,
+ * enrichment runs, EmailBison uploads), the newest lead and company lists, and the credits
+ * spent on each of the last 30 days. Jobs and lists are those of the current workspace (and,
+ * for users who see every workspace, the unassigned ones), as on /scrape; the credits are
+ * the account's. Each part reads a few rows through an index that starts with the account.
+ */
+export async function getDashboard(
+	context: AccountContext | null,
+	workspaceId: string | null,
+	db: Database = defaultDb,
+): Promise<Dashboard> {
+	// a member whose access ended acts in no account: an empty dashboard, not an error page
+	if (context && !context.accountId) {
+		return { planName: null, jobs: [], lists: [], spent: fillDays([], new Date()) }
+	}
+	const account = actingAccount(context)
+	const accountId = account.accountId
+	// The current workspace when the user may use it, and the unassigned rows for those who
+	// see every workspace; a member with neither sees nothing.
+	const workspace =
+		workspaceId !== null && canUseWorkspace(account, workspaceId) ? workspaceId : null
+	const inScope = (alias: string) => {
+		const column = sql.ref(`${alias}.workspace_id`)
+		const parts = [
+			...(workspace ? [sql<boolean>`${column} = ${workspace}`] : []),
+			...(account.accessAllWorkspaces ? [sql<boolean>`${column} is null`] : []),
+		]
+		return parts.length ? sql<boolean>`(${sql.join(parts, sql` or `)})` : sql<boolean>`false`
+	}
+	// Per kind, its running jobs (partial indexes `*_running_idx` of migration 2026-11-24T0220)
+	// and its newest finished ones (the owner indexes), each at most DASHBOARD_JOBS, so an
+	// account with thousands of lists reads a few rows, not all of them.
+	const jobsOf = (table: string, alias: string, columns: RawBuilder<unknown>) => {
+		const from = sql`from ${sql.table(table)} as ${sql.ref(alias)}
+			where ${sql.ref(`${alias}.user_id`)} = ${accountId} and ${inScope(alias)}`
+		const status = sql.ref(`${alias}.status`)
+		const created = sql.ref(`${alias}.created_at`)
+		return sql`(select ${columns} ${from} and ${status} < 2
+				order by ${created} desc limit ${DASHBOARD_JOBS})
+			union all
+			(select ${columns} ${from} and ${status} >= 2
+				order by ${created} desc limit ${DASHBOARD_JOBS})`
+	}
+	const jobs = [
+		jobsOf(
+			'processing_list',
+			'p',
+			sql`p.id, case when p.source_type = 'upload' then 'csv-import' else 'lead-search' end as kind,
+				p.name, p.status, p.progress, p.error, p.id as list_id, p.created_at`,
+		),
+		jobsOf(
+			'company_scraping_list',
+			'c',
+			sql`c.id, 'company-search', c.name, c.status, c.progress, c.error, c.id, c.created_at`,
+		),
+		jobsOf(
+			'enrichment_runs',
+			'e',
+			sql`e.id, 'enrichment', e.name, e.status,
+				case
+					when e.status >= 2 then 100
+					when e.total = 0 then 0
+					-- only a running run counts its rows (index run_id, status)
+					else least(100, (select count(*) from enrichment_run_rows r
+						where r.run_id = e.id and r.status >= 2) * 100 / e.total)::int
+				end,
+				e.error, e.list_id, e.created_at`,
+		),
+		jobsOf(
+			'emailbison_upload',
+			'u',
+			sql`u.id, 'upload', coalesce(nullif(u.campaign_name, ''), 'EmailBison upload'), u.status,
+				case when u.status >= 2 then 100 when u.total = 0 then 0
+					else least(100, u.sent * 100 / u.total) end,
+				u.error, u.list_id, u.created_at`,
+		),
+	]
+	const query = sql<Row>`
+		select
+			(select name from price_plans where id = ${account.activePlan}) as plan_name,
+			coalesce((
+				select json_agg(j order by (j.status < 2) desc, j.created_at desc)
+				from (
+					select * from (${sql.join(jobs, sql` union all `)}) k
+					order by (status < 2) desc, created_at desc
+					limit ${DASHBOARD_JOBS}
+				) j
+			), '[]') as jobs,
+			coalesce((
+				select json_agg(l order by l.created_at desc)
+				from (
+					select * from (
+						(select p.id, 'leads' as kind, p.name, p.status, p.found, p.created_at
+						from processing_list p
+						where p.user_id = ${accountId} and ${inScope('p')}
+						order by created_at desc limit ${DASHBOARD_LISTS})
+						union all
+						(select c.id, 'companies', c.name, c.status, c.found, c.created_at
+						from company_scraping_list c
+						where c.user_id = ${accountId} and ${inScope('c')}
+						order by created_at desc limit ${DASHBOARD_LISTS})
+					) k
+					order by created_at desc
+					limit ${DASHBOARD_LISTS}
+				) l
+			), '[]') as lists,
+			coalesce((
+				select json_agg(s order by s.day)
+				from (
+					select to_char((created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day,
+						sum(case when status = 'settled' then used else amount end)::int as credits
+					from credit_reservations
+					where user_id = ${accountId}
+						and created_at >= (now() at time zone 'UTC')::date - ${SPENT_DAYS - 1}::int
+					group by 1
+				) s
+			), '[]') as spent
+	`.compile(db)
+	// Planning this statement costs more than running it: prepared once per connection, one
+	// name per form of its text (the scope makes a few).
+	prepareStatement(
+		`dashboard_${createHash('sha1').update(query.sql).digest('hex').slice(0, 16)}`,
+		query.sql,
+	)
+	const { rows } = await db.executeQuery(query)
+	const row = rows[0]!
+	return {
+		planName: row.plan_name,
+		jobs: row.jobs.map((j) => ({
+			id: j.id,
+			kind: j.kind,
+			name: j.name,
+			status: j.status,
+			progress: j.progress,
+			error: j.error,
+			href: jobHref(j.kind, j.list_id),
+			createdAt: j.created_at,
+		})),
+		lists: row.lists.map((l) => ({
+			id: l.id,
+			kind: l.kind,
+			name: l.name,
+			status: l.status,
+			found: l.found,
+			href: l.kind === 'leads' ? `/lists/${l.id}` : `/company-lists/${l.id}`,
+			createdAt: l.created_at,
+		})),
+		spent: fillDays(row.spent, new Date()),
+	}
+}
+
+function jobHref(kind: DashboardJobKind, listId: string) {
+	if (kind === 'company-search') return `/company-lists/${listId}`
+	if (kind === 'enrichment') return `/lists/${listId}/enrich`
+	if (kind === 'upload') return '/uploads'
+	return `/lists/${listId}`
+}
+
+/** The last SPENT_DAYS days (UTC) up to `today`, oldest first, 0 on days without spending. */
+export function fillDays(spent: SpentDay[], today: Date): SpentDay[] {
+	const byDay = new Map(spent.map((s) => [s.day, s.credits]))
+	const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())
+	return Array.from({ length: SPENT_DAYS }, (_, i) => {
+		const day = new Date(end - (SPENT_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10)
+		return { day, credits: byDay.get(day) ?? 0 }
+	})
+}

@@ -1,0 +1,193 @@
+import { describe, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { insertUser } from '../../../tests/support/factories.ts'
+import { accountWithCredits } from '../../../tests/support/jobs.ts'
+import { buildAccounts, contextOf } from '../../../tests/support/team.ts'
+import { loadAccountContext } from '../../context.server.ts'
+import { commitCredits, reserveCredits } from '../billing/credits.server.ts'
+import { fillDays, getDashboard, SPENT_DAYS } from './get-dashboard.server.ts'
+
+async function leadList(userId: string, name: string, values: Record<string, unknown> = {}) {
+	return (
+		await db
+			.insertInto('processing_list')
+			.values({ user_id: userId, name, source_type: 'apollo', ...values })
+			.returning('id')
+			.executeTakeFirstOrThrow()
+	).id
+}
+
+describe('dashboard', () => {
+	test('running jobs come first with their progress, then the newest finished ones; lists link to their pages', async () => {
+		const me = await accountWithCredits(100)
+		const id = me.accountId!
+		const old = new Date(Date.now() - 3_600_000)
+		const done = await leadList(id, 'Done search', {
+			status: 2,
+			found: 40,
+			progress: 100,
+			created_at: old,
+		})
+		const importing = await leadList(id, 'Importing', {
+			source_type: 'upload',
+			status: 1,
+			progress: 35,
+			created_at: new Date(Date.now() - 7_200_000),
+		})
+		const companies = (
+			await db
+				.insertInto('company_scraping_list')
+				.values({
+					user_id: id,
+					name: 'Targets',
+					source_type: 'domains',
+					status: 2,
+					found: 3,
+					progress: 100,
+				})
+				.returning('id')
+				.executeTakeFirstOrThrow()
+		).id
+		const run = (
+			await db
+				.insertInto('enrichment_runs')
+				.values({
+					user_id: id,
+					list_id: done,
+					name: 'Icebreaker',
+					key_kind: 'ownKey',
+					steps: JSON.stringify([]),
+					status: 1,
+					total: 4,
+					prepared: true,
+				})
+				.returning('id')
+				.executeTakeFirstOrThrow()
+		).id
+		const leads = await db
+			.insertInto('leads')
+			.values([0, 1, 2, 3].map((i) => ({ list_id: done, user_id: id, email: `l${i}@example.com` })))
+			.returning('id')
+			.execute()
+		await db
+			.insertInto('enrichment_run_rows')
+			.values(leads.map((l, i) => ({ run_id: run, lead_id: l.id, status: i === 0 ? 2 : 0 })))
+			.execute()
+
+		const dashboard = await getDashboard(me, null)
+		expect(dashboard.jobs.map((j) => [j.name, j.kind, j.status, j.progress, j.href])).toEqual([
+			['Icebreaker', 'enrichment', 1, 25, `/lists/${done}/enrich`],
+			['Importing', 'csv-import', 1, 35, `/lists/${importing}`],
+			['Targets', 'company-search', 2, 100, `/company-lists/${companies}`],
+			['Done search', 'lead-search', 2, 100, `/lists/${done}`],
+		])
+		expect(dashboard.lists.map((l) => [l.name, l.kind, l.found, l.href])).toEqual([
+			['Targets', 'companies', 3, `/company-lists/${companies}`],
+			['Done search', 'leads', 40, `/lists/${done}`],
+			['Importing', 'leads', 0, `/lists/${importing}`],
+		])
+		expect(dashboard.planName).toBeNull()
+	})
+
+	test('an old running job still shows, before ten newer finished ones', async () => {
+		const me = await accountWithCredits()
+		const id = me.accountId!
+		await leadList(id, 'Long import', {
+			source_type: 'upload',
+			status: 0,
+			created_at: new Date(Date.now() - 86_400_000),
+		})
+		for (let i = 0; i < 10; i++) await leadList(id, `Finished ${i}`, { status: 2, progress: 100 })
+		const { jobs, lists } = await getDashboard(me, null)
+		expect(jobs).toHaveLength(8)
+		expect(jobs[0]).toMatchObject({ name: 'Long import', kind: 'csv-import', status: 0 })
+		expect(jobs.slice(1).every((j) => j.status === 2)).toBe(true)
+		expect(lists).toHaveLength(5)
+		expect(lists.map((l) => l.name)).not.toContain('Long import')
+	})
+
+	test('credits spent a day: what settled jobs used and what running jobs hold, 30 days', async () => {
+		const me = await accountWithCredits(500)
+		const id = me.accountId!
+		await reserveCredits(db, { accountId: id, amount: 50, reference: 'job-a' })
+		await commitCredits(db, { accountId: id, reference: 'job-a', used: 20 })
+		await reserveCredits(db, { accountId: id, amount: 7, reference: 'job-b' })
+		await reserveCredits(db, { accountId: id, amount: 30, reference: 'job-old' })
+		await db
+			.updateTable('credit_reservations')
+			.set({ created_at: new Date(Date.now() - 2 * 86_400_000) })
+			.where('reference', '=', 'job-old')
+			.execute()
+		await reserveCredits(db, { accountId: id, amount: 90, reference: 'job-too-old' })
+		await db
+			.updateTable('credit_reservations')
+			.set({ created_at: new Date(Date.now() - 40 * 86_400_000) })
+			.where('reference', '=', 'job-too-old')
+			.execute()
+		// someone else's spending is not ours
+		const other = await accountWithCredits(100)
+		await reserveCredits(db, { accountId: other.accountId!, amount: 60, reference: 'x' })
+
+		const { spent } = await getDashboard(me, null)
+		expect(spent).toHaveLength(SPENT_DAYS)
+		const today = new Date().toISOString().slice(0, 10)
+		expect(spent.at(-1)).toEqual({ day: today, credits: 27 })
+		expect(spent.at(-3)!.credits).toBe(30)
+		expect(spent.reduce((sum, d) => sum + d.credits, 0)).toBe(57)
+	})
+
+	test('only what the user may see: the current workspace, never another account', async () => {
+		const { users, workspaces, inX, inZ } = await buildAccounts(db)
+		await db
+			.updateTable('processing_list')
+			.set({ status: 1 })
+			.where('id', 'in', [inX.list, inZ.list])
+			.execute()
+		const owner = await contextOf(db, users.owner)
+		const inOwnersX = await getDashboard(owner, workspaces.X)
+		expect(inOwnersX.jobs.map((j) => j.id).sort()).toEqual([inX.list, inX.companyList].sort())
+		expect(inOwnersX.planName).toBe('Monthly Unlimited')
+		// another workspace of the account shows its own (none here)
+		expect((await getDashboard(owner, workspaces.Y)).jobs).toEqual([])
+		// a member limited to Y never sees X, even when asked for it
+		const noX = await contextOf(db, users.noX)
+		const asked = await getDashboard(noX, workspaces.X)
+		expect(asked.jobs).toEqual([])
+		expect(asked.lists).toEqual([])
+		// another account's workspace id shows nothing of it
+		expect((await getDashboard(owner, workspaces.Z)).lists).toEqual([])
+		const stranger = await contextOf(db, users.stranger)
+		expect((await getDashboard(stranger, workspaces.Z)).lists.map((l) => l.id).sort()).toEqual(
+			[inZ.list, inZ.companyList].sort(),
+		)
+	})
+
+	test('a member whose access ended gets an empty dashboard, not an error', async () => {
+		const { users, workspaces } = await buildAccounts(db)
+		await db
+			.updateTable('team_members')
+			.set({ status: 'revoked' })
+			.where('member_user_id', '=', users.admin.id)
+			.execute()
+		const ended = await loadAccountContext(db, users.admin)
+		expect(ended.accountId).toBeNull()
+		const dashboard = await getDashboard(ended, workspaces.X)
+		expect(dashboard).toMatchObject({ planName: null, jobs: [], lists: [] })
+		expect(dashboard.spent).toHaveLength(SPENT_DAYS)
+	})
+
+	test('a new account sees no jobs, no lists and 30 days at 0', async () => {
+		const user = await insertUser(db)
+		const me = await loadAccountContext(db, user)
+		const dashboard = await getDashboard(me, null)
+		expect(dashboard).toMatchObject({ jobs: [], lists: [] })
+		expect(dashboard.spent.every((d) => d.credits === 0)).toBe(true)
+	})
+
+	test('fillDays keeps the last 30 UTC days, oldest first', () => {
+		const days = fillDays([{ day: '2026-03-01', credits: 4 }], new Date('2026-03-01T23:30:00Z'))
+		expect(days[0]!.day).toBe('2026-01-31')
+		expect(days.at(-1)).toEqual({ day: '2026-03-01', credits: 4 })
+		expect(days.filter((d) => d.credits > 0)).toHaveLength(1)
+	})
+})
