@@ -110,6 +110,7 @@ const listScreens = [
 	'file-list',
 	'list',
 	'list-import-report',
+	'company-list',
 	'emailbison-upload',
 	'uploads',
 	'enrichments',
@@ -238,6 +239,21 @@ test.describe('every screen at 390 and 1280 px', () => {
 			prompt: 'Write a one-line opener for {{first_name}} at {{company_name}}',
 			outputColumn: 'opener',
 		})
+		const companyListId = await withDatabase(async (client) => {
+			const { rows } = await client.query<{ id: string }>(
+				`insert into company_scraping_list (user_id, name, source_type, status, found, progress)
+				 select id, 'Company screens', 'domains', 2, 3, 100 from auth.users where email = $1
+				 returning id`,
+				[email],
+			)
+			await client.query(
+				`insert into companies (list_id, user_id, name, domain)
+				 select $1, l.user_id, 'Firm number ' || i, 'firm-number-' || i || '.example'
+				 from company_scraping_list l, generate_series(1, 3) i where l.id = $1`,
+				[rows[0]!.id],
+			)
+			return rows[0]!.id
+		})
 		const visits: Visit[] = [
 			{ screen: 'create-leads', path: '/create-leads' },
 			{ screen: 'create-companies', path: '/create-companies' },
@@ -245,6 +261,7 @@ test.describe('every screen at 390 and 1280 px', () => {
 			{ screen: 'file-list', path: '/file-list' },
 			{ screen: 'list', path: `/lists/${listId}` },
 			{ screen: 'list-import-report', path: `/lists/${listId}/import-report` },
+			{ screen: 'company-list', path: `/company-lists/${companyListId}` },
 			{ screen: 'emailbison-upload', path: `/lists/${listId}/upload` },
 			{ screen: 'uploads', path: '/uploads' },
 			{ screen: 'enrichments', path: '/enrichments' },
