@@ -100,10 +100,10 @@ try {
 		rssPeak = Math.max(rssPeak, memoryOf(app.pid!).rssMb)
 	}, 250)
 	// The app and its ceiling one after the other, so both meet about the same machine load.
-	const signedIn = await measure(`${base}/`, { cookie })
-	const signedInCeiling = await measure(`${ceilingBase}/`, {})
-	const signIn = await measure(`${base}/signin`, {})
-	const signInCeiling = await measure(`${ceilingBase}/signin`, {})
+	const signedIn = await measure(`${base}/`, { cookie }, app.pid)
+	const signedInCeiling = await measure(`${ceilingBase}/`, {}, ceiling.pid)
+	const signIn = await measure(`${base}/signin`, {}, app.pid)
+	const signInCeiling = await measure(`${ceilingBase}/signin`, {}, ceiling.pid)
 	clearInterval(sampler)
 	const rssAfter = memoryOf(app.pid!)
 	const baseline = await measure(`http://127.0.0.1:${barePort}/`, {})
@@ -136,20 +136,26 @@ try {
 			signedInGetP99: ratio(signedIn.p99, signedInCeiling.p99),
 			signInGet: ratio(signIn.requestsPerSecond, signInCeiling.requestsPerSecond),
 			signInGetP99: ratio(signIn.p99, signInCeiling.p99),
+			// the ceiling's CPU time per answer over the app's: the ratio a quiet machine would show
+			signedInGetCpu: ratio(signedInCeiling.cpuMsPerRequest!, signedIn.cpuMsPerRequest!),
+			signInGetCpu: ratio(signInCeiling.cpuMsPerRequest!, signIn.cpuMsPerRequest!),
 		},
 		memory,
 	}
 	console.log(JSON.stringify(result, null, 2))
 	const line = (name: string, m: typeof signedIn) =>
-		`${name}: ${m.requestsPerSecond} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`
+		`${name}: ${m.requestsPerSecond} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms` +
+		(m.cpuMsPerRequest === null ? '' : `, ${m.cpuMsPerRequest} ms CPU/answer`)
 	console.log(
 		[
 			`${line('signed-in GET /', signedIn)} | ${line('framework', signedInCeiling)} | ` +
 				`ratio vs framework ${result.ratioVsFramework.signedInGet} (goal >= 0.7), ` +
-				`p99 ${result.ratioVsFramework.signedInGetP99}x (goal <= 1.5)`,
+				`p99 ${result.ratioVsFramework.signedInGetP99}x (goal <= 1.5), ` +
+				`CPU ratio ${result.ratioVsFramework.signedInGetCpu}`,
 			`${line('GET /signin', signIn)} | ${line('framework', signInCeiling)} | ` +
 				`ratio vs framework ${result.ratioVsFramework.signInGet} (goal >= 0.85), ` +
-				`p99 ${result.ratioVsFramework.signInGetP99}x (goal <= 1.5)`,
+				`p99 ${result.ratioVsFramework.signInGetP99}x (goal <= 1.5), ` +
+				`CPU ratio ${result.ratioVsFramework.signInGetCpu}`,
 			`${line('static page', baseline)} | signed-in GET / ratio vs static ${result.ratio}`,
 		].join('\n'),
 	)
@@ -190,8 +196,14 @@ async function pageOf(url: string, cookie?: string) {
 	return response.text()
 }
 
-async function measure(url: string, headers: Record<string, string>) {
+/**
+ * autocannon against `url`; with `pid`, also the CPU time that process spent per answer
+ * (from /proc): on a machine others load too, throughput swings, CPU per answer much less.
+ */
+async function measure(url: string, headers: Record<string, string>, pid?: number) {
+	const cpuBefore = pid ? cpuMsOf(pid) : 0
 	const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION })
+	const cpuMs = pid ? cpuMsOf(pid) - cpuBefore : 0
 	if (result.non2xx > 0 || result.errors > result.timeouts) {
 		throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
 	}
@@ -203,7 +215,16 @@ async function measure(url: string, headers: Record<string, string>) {
 		p99: result.latency.p99,
 		total: result.requests.total,
 		timeouts: result.timeouts,
+		cpuMsPerRequest: pid ? Number((cpuMs / Math.max(1, result.requests.total)).toFixed(2)) : null,
 	}
+}
+
+/** CPU time (user + system) the process has used so far, in ms. */
+function cpuMsOf(pid: number) {
+	// after the command name (which may hold spaces): fields 14 and 15 are utime and stime
+	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+	const ticksPerSecond = 100
+	return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
 }
 
 /** The web process's resident memory (and its peak so far), in MB, from /proc. */
