@@ -12,6 +12,7 @@ import {
 	type Supabase,
 } from '../services/auth/session.server.ts'
 import {
+	hasSessionCookie,
 	rememberClaims,
 	rememberedClaims,
 	sessionAccessToken,
@@ -38,7 +39,8 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	const supabase = () => (client ??= supabaseFor(endpoint, request, responseHeaders, cookies))
 	const token = sessionAccessToken(cookies)
 	let claims = token ? rememberedClaims(token) : null
-	if (!claims) {
+	// No session cookie (a visitor, the sign-in page): nobody to verify, no auth client to make.
+	if (!claims && hasSessionCookie(cookies)) {
 		claims = await getSessionClaims(supabase())
 		if (claims && token) rememberClaims(token, claims)
 	}

@@ -2,6 +2,7 @@ import { createChunks, stringToBase64URL } from '@supabase/ssr'
 import { beforeEach, describe, expect, test } from 'vitest'
 import {
 	forgetRememberedClaims,
+	hasSessionCookie,
 	MAX_REMEMBERED,
 	rememberClaims,
 	rememberedClaims,
@@ -54,6 +55,8 @@ describe('the session cookie', () => {
 
 	test('gives nothing when missing, unreadable or ambiguous', () => {
 		expect(sessionAccessToken(new Map([['ls_toast', 'x']]))).toBeNull()
+		expect(hasSessionCookie(new Map([['ls_toast', 'x']]))).toBe(false)
+		expect(hasSessionCookie(new Map([['sb-127-auth-token.0', 'x']]))).toBe(true)
 		expect(sessionAccessToken(new Map([['sb-127-auth-token', 'base64-!!!']]))).toBeNull()
 		const two = new Map([...sessionCookies(token(claims())), ['sb-other-auth-token', 'x']])
 		expect(sessionAccessToken(two)).toBeNull()

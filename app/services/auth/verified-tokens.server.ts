@@ -54,6 +54,12 @@ export function sessionAccessToken(cookies: ReadonlyMap<string, string>): string
 	}
 }
 
+/** Whether the request carries a session cookie at all (without one, nobody is signed in). */
+export function hasSessionCookie(cookies: ReadonlyMap<string, string>) {
+	for (const name of cookies.keys()) if (SESSION_COOKIE.test(name)) return true
+	return false
+}
+
 /** The claims verified earlier for exactly this token, while it is not due for a refresh. */
 export function rememberedClaims(token: string, now = Date.now()): AccessClaims | null {
 	const entry = remembered.get(token)
