@@ -1,10 +1,10 @@
-import { PassThrough } from 'node:stream'
 import { createReadableStreamFromReadable } from '@react-router/node'
 import { isbot } from 'isbot'
 import { renderToPipeableStream } from 'react-dom/server'
 import { ServerRouter, type EntryContext, type RouterContextProvider } from 'react-router'
 import { cspNonceContext } from './utils/load-context.server.ts'
 import { NonceProvider } from './utils/nonce.ts'
+import { CoalescedWrites } from './utils/coalesced-writes.server.ts'
 import { logger } from './utils/logger.server.ts'
 import {
 	noteDatabaseOutage,
@@ -36,7 +36,7 @@ export default function handleRequest(
 				nonce,
 				[readyEvent]() {
 					shellRendered = true
-					const body = new PassThrough()
+					const body = new CoalescedWrites()
 					responseHeaders.set('Content-Type', 'text/html; charset=utf-8')
 					resolve(
 						new Response(createReadableStreamFromReadable(body), {

@@ -1,9 +1,25 @@
-// `npm run bench`: requests per second and p50/p99 latency of a signed-in GET /
-// against a bare node:http server answering a static page of the same size,
-// measured in the same run on the same machine, and the web process's memory (RSS) before,
-// at its peak during and after the load. Needs a build (`npm run build`).
-import { spawn } from 'node:child_process'
-import { mkdtempSync, chmodSync, rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+// `npm run bench`: requests per second and p50/p99 latency of a signed-in GET / and of
+// GET /signin against the framework ceiling (bench/framework: a minimal React Router app
+// serving the same pages from the same element tree, no middleware, no database) and a bare
+// node:http server answering the page as a string, measured in the same run on the same
+// machine, and the web process's memory (RSS) before, at its peak during and after the load.
+// Needs a build (`npm run build`); builds the ceiling itself when its sources changed.
+//
+// BENCH_SECONDS (10), BENCH_CONNECTIONS (50); BENCH_PORT and BENCH_DB_PORT pick the ports (the
+// app, the ceiling, the bare server: BENCH_PORT..+2) instead of free ones; BENCH_SERVER_FLAGS are
+// node flags for the app (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+import { execFileSync, spawn } from 'node:child_process'
+import {
+	chmodSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs'
 import { loadavg } from 'node:os'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
@@ -13,14 +29,22 @@ import pg from 'pg'
 import { freePort } from '../tests/support/free-port.ts'
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const portBase = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : null
+const nextPort = (offset: number) => (portBase ? Promise.resolve(portBase + offset) : freePort())
+const dbPortGiven = process.env.BENCH_DB_PORT ? Number(process.env.BENCH_DB_PORT) : null
 
+buildCeilingIfStale()
 const dataDir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-'))
 chmodSync(dataDir, 0o755)
-const port = await freePort()
-const dbPort = await freePort()
+const port = await nextPort(0)
+const dbPort = dbPortGiven ?? (await freePort())
+const ceilingPort = await nextPort(1)
+const barePort = await nextPort(2)
 const base = `http://127.0.0.1:${port}`
-const app = spawn(process.execPath, ['server.ts'], {
+const ceilingBase = `http://127.0.0.1:${ceilingPort}`
+const serverFlags = process.env.BENCH_SERVER_FLAGS?.split(/\s+/).filter(Boolean) ?? []
+const app = spawn(process.execPath, [...serverFlags, 'server.ts'], {
 	env: {
 		...process.env,
 		NODE_ENV: 'production',
@@ -35,20 +59,39 @@ const app = spawn(process.execPath, ['server.ts'], {
 	},
 	stdio: ['ignore', 'inherit', 'inherit'],
 })
+const ceiling = spawn(process.execPath, ['bench/framework/server.ts'], {
+	env: { ...process.env, NODE_ENV: 'production', PORT: String(ceilingPort) },
+	stdio: ['ignore', 'ignore', 'inherit'],
+})
 
 try {
 	await waitFor(`${base}/healthz`)
+	await waitFor(`${ceilingBase}/signin`)
 	const cookie = await signUpAndSubscribe()
-	const page = await fetch(`${base}/`, { headers: { cookie }, redirect: 'manual' })
-	if (page.status !== 200) throw new Error(`GET / answered ${page.status}`)
-	const body = await page.text()
+	const body = await pageOf(`${base}/`, cookie)
+	const pages = {
+		app: Buffer.byteLength(body),
+		ceiling: Buffer.byteLength(await pageOf(`${ceilingBase}/`)),
+		appSignIn: Buffer.byteLength(await pageOf(`${base}/signin`)),
+		ceilingSignIn: Buffer.byteLength(await pageOf(`${ceilingBase}/signin`)),
+	}
+	// The ceiling is a copy of the pages' markup: it must still be about the same page.
+	for (const [app, ceiling] of [
+		[pages.app, pages.ceiling],
+		[pages.appSignIn, pages.ceilingSignIn],
+	] as const) {
+		if (Math.abs(app - ceiling) > 0.15 * app) {
+			console.warn(
+				`The ceiling's page is ${ceiling} bytes, the app's ${app}: copy the page's markup into bench/framework again.`,
+			)
+		}
+	}
 	const rssBefore = memoryOf(app.pid!)
 
 	const bare = http.createServer((_req, res) => {
 		res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
 		res.end(body)
 	})
-	const barePort = await freePort()
 	await new Promise<void>((resolve) => bare.listen(barePort, '127.0.0.1', resolve))
 
 	// VmRSS sampled through the load; VmHWM is the kernel's own peak since start.
@@ -56,7 +99,11 @@ try {
 	const sampler = setInterval(() => {
 		rssPeak = Math.max(rssPeak, memoryOf(app.pid!).rssMb)
 	}, 250)
-	const signedIn = await measure(`${base}/`, { cookie })
+	// The app and its ceiling one after the other, so both meet about the same machine load.
+	const signedIn = await measure(`${base}/`, { cookie }, app.pid)
+	const signedInCeiling = await measure(`${ceilingBase}/`, {}, ceiling.pid)
+	const signIn = await measure(`${base}/signin`, {}, app.pid)
+	const signInCeiling = await measure(`${ceilingBase}/signin`, {}, ceiling.pid)
 	clearInterval(sampler)
 	const rssAfter = memoryOf(app.pid!)
 	const baseline = await measure(`http://127.0.0.1:${barePort}/`, {})
@@ -72,20 +119,45 @@ try {
 		loadAverage: loadavg().map((n) => Number(n.toFixed(1))),
 	}
 
+	const ratio = (a: number, b: number) => Number((a / b).toFixed(3))
 	const result = {
 		date: new Date().toISOString(),
-		pageBytes: Buffer.byteLength(body),
+		pageBytes: pages,
 		durationSeconds: DURATION,
 		connections: CONNECTIONS,
 		signedInGet: signedIn,
+		signedInGetCeiling: signedInCeiling,
+		signInGet: signIn,
+		signInGetCeiling: signInCeiling,
 		staticBaseline: baseline,
-		ratio: Number((signedIn.requestsPerSecond / baseline.requestsPerSecond).toFixed(4)),
+		ratio: ratio(signedIn.requestsPerSecond, baseline.requestsPerSecond),
+		ratioVsFramework: {
+			signedInGet: ratio(signedIn.requestsPerSecond, signedInCeiling.requestsPerSecond),
+			signedInGetP99: ratio(signedIn.p99, signedInCeiling.p99),
+			signInGet: ratio(signIn.requestsPerSecond, signInCeiling.requestsPerSecond),
+			signInGetP99: ratio(signIn.p99, signInCeiling.p99),
+			// the ceiling's CPU time per answer over the app's: the ratio a quiet machine would show
+			signedInGetCpu: ratio(signedInCeiling.cpuMsPerRequest!, signedIn.cpuMsPerRequest!),
+			signInGetCpu: ratio(signInCeiling.cpuMsPerRequest!, signIn.cpuMsPerRequest!),
+		},
 		memory,
 	}
 	console.log(JSON.stringify(result, null, 2))
+	const line = (name: string, m: typeof signedIn) =>
+		`${name}: ${m.requestsPerSecond} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms` +
+		(m.cpuMsPerRequest === null ? '' : `, ${m.cpuMsPerRequest} ms CPU/answer`)
 	console.log(
-		`signed-in GET /: ${signedIn.requestsPerSecond} req/s, p50 ${signedIn.p50} ms, p99 ${signedIn.p99} ms | ` +
-			`static: ${baseline.requestsPerSecond} req/s, p50 ${baseline.p50} ms, p99 ${baseline.p99} ms | ratio ${result.ratio}`,
+		[
+			`${line('signed-in GET /', signedIn)} | ${line('framework', signedInCeiling)} | ` +
+				`ratio vs framework ${result.ratioVsFramework.signedInGet} (goal >= 0.7), ` +
+				`p99 ${result.ratioVsFramework.signedInGetP99}x (goal <= 1.5), ` +
+				`CPU ratio ${result.ratioVsFramework.signedInGetCpu}`,
+			`${line('GET /signin', signIn)} | ${line('framework', signInCeiling)} | ` +
+				`ratio vs framework ${result.ratioVsFramework.signInGet} (goal >= 0.85), ` +
+				`p99 ${result.ratioVsFramework.signInGetP99}x (goal <= 1.5), ` +
+				`CPU ratio ${result.ratioVsFramework.signInGetCpu}`,
+			`${line('static page', baseline)} | signed-in GET / ratio vs static ${result.ratio}`,
+		].join('\n'),
 	)
 	console.log(
 		`web process RSS: ${memory.rssBeforeMb} MB before, ${memory.rssPeakMb} MB peak, ` +
@@ -95,13 +167,43 @@ try {
 	mkdirSync('bench/results', { recursive: true })
 	writeFileSync(`bench/results/request-${Date.now()}.json`, JSON.stringify(result, null, 2))
 } finally {
+	ceiling.kill('SIGTERM')
 	app.kill('SIGTERM')
 	await new Promise((resolve) => app.once('exit', resolve))
 	rmSync(dataDir, { recursive: true, force: true })
 }
 
-async function measure(url: string, headers: Record<string, string>) {
+/** `react-router build` of the ceiling, when its build is older than its sources. */
+function buildCeilingIfStale() {
+	const dir = 'bench/framework'
+	const built = path.join(dir, 'build/server/index.js')
+	const newest = (d: string): number =>
+		Math.max(
+			...readdirSync(d, { withFileTypes: true }).map((e) =>
+				e.isDirectory() ? newest(path.join(d, e.name)) : statSync(path.join(d, e.name)).mtimeMs,
+			),
+		)
+	if (existsSync(built) && statSync(built).mtimeMs >= newest(path.join(dir, 'app'))) return
+	execFileSync(process.execPath, ['node_modules/.bin/react-router', 'build', dir], {
+		stdio: 'inherit',
+		env: { ...process.env, NODE_ENV: 'production' },
+	})
+}
+
+async function pageOf(url: string, cookie?: string) {
+	const response = await fetch(url, { headers: cookie ? { cookie } : {}, redirect: 'manual' })
+	if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}`)
+	return response.text()
+}
+
+/**
+ * autocannon against `url`; with `pid`, also the CPU time that process spent per answer
+ * (from /proc): on a machine others load too, throughput swings, CPU per answer much less.
+ */
+async function measure(url: string, headers: Record<string, string>, pid?: number) {
+	const cpuBefore = pid ? cpuMsOf(pid) : 0
 	const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION })
+	const cpuMs = pid ? cpuMsOf(pid) - cpuBefore : 0
 	if (result.non2xx > 0 || result.errors > result.timeouts) {
 		throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
 	}
@@ -113,7 +215,16 @@ async function measure(url: string, headers: Record<string, string>) {
 		p99: result.latency.p99,
 		total: result.requests.total,
 		timeouts: result.timeouts,
+		cpuMsPerRequest: pid ? Number((cpuMs / Math.max(1, result.requests.total)).toFixed(2)) : null,
 	}
+}
+
+/** CPU time (user + system) the process has used so far, in ms. */
+function cpuMsOf(pid: number) {
+	// after the command name (which may hold spaces): fields 14 and 15 are utime and stime
+	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+	const ticksPerSecond = 100
+	return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
 }
 
 /** The web process's resident memory (and its peak so far), in MB, from /proc. */

@@ -2,11 +2,21 @@ import type { MiddlewareFunction } from 'react-router'
 import { db } from '../../db/index.server.ts'
 import { getConfig } from '../config.server.ts'
 import { loadSessionContext, requestContext } from '../context.server.ts'
+import { getAuthEndpoint } from '../services/auth/endpoint.server.ts'
 import {
 	clearSessionCookies,
-	createSupabase,
-	getSessionUser,
+	getSessionClaims,
+	requestCookies,
+	sessionUserOf,
+	supabaseFor,
+	type Supabase,
 } from '../services/auth/session.server.ts'
+import {
+	hasSessionCookie,
+	rememberClaims,
+	rememberedClaims,
+	sessionAccessToken,
+} from '../services/auth/verified-tokens.server.ts'
 import { resolveCurrentWorkspaceId } from '../services/workspaces/current-workspace.server.ts'
 
 /**
@@ -14,15 +24,27 @@ import { resolveCurrentWorkspaceId } from '../services/workspaces/current-worksp
  * context in one query (which also checks that the token's session is still live),
  * and puts the cookies the auth client set (refreshes, sign-ins, sign-outs) on
  * whatever response comes back. A token whose session has ended counts as signed
- * out, and its cookies are cleared.
+ * out, and its cookies are cleared. A token the auth client verified a moment ago is not
+ * verified again (verified-tokens.server.ts), and the auth client is only made when the
+ * request needs it.
  */
 export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	{ request, context },
 	next,
 ) => {
 	const responseHeaders = new Headers()
-	const supabase = await createSupabase(request, responseHeaders)
-	const user = await getSessionUser(supabase)
+	const endpoint = await getAuthEndpoint()
+	const cookies = requestCookies(request)
+	let client: Supabase | undefined
+	const supabase = () => (client ??= supabaseFor(endpoint, request, responseHeaders, cookies))
+	const token = sessionAccessToken(cookies)
+	let claims = token ? rememberedClaims(token) : null
+	// No session cookie (a visitor, the sign-in page): nobody to verify, no auth client to make.
+	if (!claims && hasSessionCookie(cookies)) {
+		claims = await getSessionClaims(supabase())
+		if (claims && token) rememberClaims(token, claims)
+	}
+	const user = claims ? sessionUserOf(claims) : null
 	const account = user
 		? await loadSessionContext(db, user, {
 				checkSession: getConfig().AUTH_SESSION_CHECK === 'database',
@@ -30,7 +52,14 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 		: null
 	if (user && !account) clearSessionCookies(request, responseHeaders)
 	const currentWorkspaceId = account ? await resolveCurrentWorkspaceId(request, account) : null
-	context.set(requestContext, { supabase, responseHeaders, account, currentWorkspaceId })
+	context.set(requestContext, {
+		get supabase() {
+			return supabase()
+		},
+		responseHeaders,
+		account,
+		currentWorkspaceId,
+	})
 	const response = await next()
 	return withHeaders(response, responseHeaders)
 }

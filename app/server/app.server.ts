@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import compression from 'compression'
@@ -72,7 +73,9 @@ export async function createApp(options: {
 	app.use(bodyLimit(config.BODY_LIMIT_BYTES, config.UPLOAD_LIMIT_BYTES))
 	app.use(compression())
 
-	let build: () => Promise<ServerBuild>
+	// Production hands React Router the build itself, not a function: given a function it
+	// re-derives its route tables (flattening and ranking every route) on every request.
+	let build: ServerBuild | (() => Promise<ServerBuild>)
 	if (isDev) {
 		const vite = await import('vite').then((v) =>
 			v.createServer({ server: { middlewareMode: true }, appType: 'custom' }),
@@ -83,11 +86,15 @@ export async function createApp(options: {
 		// Hashed file names: cache forever. Everything else in public/: an hour.
 		const dir = process.env.BUILD_DIR ?? 'build'
 		app.use('/assets', express.static(`${dir}/client/assets`, { immutable: true, maxAge: '1y' }))
-		app.use(express.static(`${dir}/client`, { maxAge: '1h', index: false }))
-		const serverBuild = options.build
+		app.use(
+			staticFilesOnly(
+				`${dir}/client`,
+				express.static(`${dir}/client`, { maxAge: '1h', index: false }),
+			),
+		)
+		build = options.build
 			? await options.build()
 			: ((await import(pathToFileURL(path.resolve(dir, 'server/index.js')).href)) as ServerBuild)
-		build = async () => serverBuild
 	}
 
 	if (config.embeddedAuth) {
@@ -117,6 +124,27 @@ export async function createApp(options: {
 	return app
 }
 
+/**
+ * The files of public/ (copied into the client build) are known once built: a request for
+ * anything else (every page) skips the static middleware, which would look for a file on
+ * disk and build a 404 error, stack trace and all, on every request.
+ */
+function staticFilesOnly(dir: string, serve: RequestHandler): RequestHandler {
+	const names = new Set(existsSync(dir) ? readdirSync(dir) : [])
+	return (req, res, next) => {
+		if (req.method !== 'GET' && req.method !== 'HEAD') return next()
+		const first = req.path.split('/')[1] ?? ''
+		let name = first
+		try {
+			name = decodeURIComponent(first)
+		} catch {
+			// not a file name we have
+		}
+		if (!names.has(name)) return next()
+		serve(req, res, next)
+	}
+}
+
 /** PostHog's API origin and, for its lazily loaded scripts (recorder), its assets origin. */
 function posthogSources(host: string) {
 	const url = new URL(host)
@@ -131,7 +159,7 @@ function posthogSources(host: string) {
  * body through the body limit's counted stream (request-body.server.ts).
  */
 function reactRouterHandler(
-	build: () => Promise<ServerBuild>,
+	build: ServerBuild | (() => Promise<ServerBuild>),
 	mode: string,
 	loadContext: (res: express.Response) => RouterContextProvider,
 ): RequestHandler {

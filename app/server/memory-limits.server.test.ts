@@ -4,10 +4,17 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { MALLOC_ARENAS, SEMI_SPACE_MB, missingMemoryLimits } from './memory-limits.server.ts'
+import {
+	HEAP_GROWING_PERCENT,
+	MALLOC_ARENAS,
+	SEMI_SPACE_MB,
+	missingMemoryLimits,
+} from './memory-limits.server.ts'
 
 // A process that starts like server.ts (apply-memory-limits first), then keeps ~30 MB of young
-// objects alive while allocating, which grows an unbounded young generation to 128 MB.
+// objects alive while allocating, which grows an unbounded young generation to 128 MB; then
+// keeps ~40 MB alive for good while making garbage that lives long enough to be promoted (as
+// slow requests under load do), which grows the old space to ~200 MB with V8's default growth.
 let dir: string
 let entry: string
 beforeAll(async () => {
@@ -24,7 +31,15 @@ for (let i = 0; i < 1_500_000; i++) {
 	ring[i % ring.length] = { i, s: 'x' + i, a: [i, i + 1] }
 	if (i % 10_000 === 0) newSpace = Math.max(newSpace, v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)
 }
-console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, arenas: process.env.MALLOC_ARENA_MAX, newSpaceMb: newSpace / 2 ** 20 }))
+ring.fill(undefined)
+const live = Array.from({ length: 400_000 }, (_, i) => ({ i, s: 'live' + i }))
+const promoted = new Array(100_000)
+let oldSpace = 0
+for (let i = 0; i < 6_000_000; i++) {
+	promoted[i % promoted.length] = { i, s: 'x' + i, a: [i, i + 1] }
+	if (i % 20_000 === 0) oldSpace = Math.max(oldSpace, v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_size)
+}
+console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, arenas: process.env.MALLOC_ARENA_MAX, newSpaceMb: newSpace / 2 ** 20, oldSpaceMb: oldSpace / 2 ** 20, live: live.length }))
 `,
 	)
 })
@@ -44,6 +59,7 @@ function run(env: Record<string, string | undefined>) {
 		execArgv: string[]
 		arenas: string
 		newSpaceMb: number
+		oldSpaceMb: number
 	}>((resolve, reject) =>
 		child.once('exit', (code) =>
 			code === 0
@@ -53,13 +69,16 @@ function run(env: Record<string, string | undefined>) {
 	)
 }
 
-test('a process started without limits re-executes itself (same pid) with a bounded young generation and 2 malloc arenas', async () => {
+test('a process started without limits re-executes itself (same pid) with a bounded young generation, a slower growing old one and 2 malloc arenas', async () => {
 	const result = await run({})
 	expect(result.pid).toBe(result.spawnedPid)
 	expect(result.execArgv).toContain(`--max-semi-space-size=${SEMI_SPACE_MB}`)
+	expect(result.execArgv).toContain(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
 	expect(result.arenas).toBe(String(MALLOC_ARENAS))
 	// two semi-spaces of SEMI_SPACE_MB at most (unbounded, Node 24 grows them to 128 MB here)
 	expect(result.newSpaceMb).toBeLessThanOrEqual(2 * SEMI_SPACE_MB)
+	// ~110 MB over the 40 MB kept alive (V8's default growth: ~200 MB)
+	expect(result.oldSpaceMb).toBeLessThan(150)
 }, 120_000)
 
 test("an operator's own limits win", async () => {
@@ -67,7 +86,9 @@ test("an operator's own limits win", async () => {
 	expect(result.execArgv).not.toContain(`--max-semi-space-size=${SEMI_SPACE_MB}`)
 	expect(result.arenas).toBe('4')
 	expect(result.newSpaceMb).toBeLessThanOrEqual(2 * 4)
-	expect(missingMemoryLimits(['--max-semi-space-size=8'], {})).toEqual({
+	expect(
+		missingMemoryLimits(['--max-semi-space-size=8', '--heap-growing-percent=100'], {}),
+	).toEqual({
 		flags: [],
 		env: { MALLOC_ARENA_MAX: String(MALLOC_ARENAS) },
 	})

@@ -20,8 +20,18 @@ const toast = singleton('toast-utils', () => {
 	)
 })
 
+/**
+ * The flash toast of this request, if any, and the header that clears it. Without the toast
+ * cookie there is nothing to read or clear: no cookie to verify and sign again, no Set-Cookie.
+ */
+export async function getToast(request: Request) {
+	if (!/(?:^|;\s*)ls_toast=/.test(request.headers.get('Cookie') ?? '')) {
+		return { toast: undefined, headers: new Headers() }
+	}
+	return toast.getToast(request)
+}
+
 export const {
-	getToast,
 	redirectWithSuccess,
 	redirectWithError,
 	redirectWithInfo,

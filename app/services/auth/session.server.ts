@@ -2,7 +2,8 @@ import { createServerClient, parseCookieHeader, serializeCookieHeader } from '@s
 import type { SupabaseClient } from '@supabase/supabase-js'
 import { getConfig } from '../../config.server.ts'
 import { CLIENT_IP_HEADER } from '../../auth-service/service.server.ts'
-import { getAuthEndpoint } from './endpoint.server.ts'
+import { getAuthEndpoint, type AuthEndpoint } from './endpoint.server.ts'
+import type { AccessClaims } from './verified-tokens.server.ts'
 
 export type Supabase = SupabaseClient
 
@@ -15,15 +16,29 @@ export async function createSupabase(
 	request: Request,
 	responseHeaders: Headers,
 ): Promise<Supabase> {
-	const endpoint = await getAuthEndpoint()
-	const secure = getConfig().APP_URL.startsWith('https:')
-	// The auth service rate-limits per client IP; in-process calls carry it along.
-	const clientIp = request.headers.get(CLIENT_IP_HEADER)
-	const jar = new Map(
+	return supabaseFor(await getAuthEndpoint(), request, responseHeaders, requestCookies(request))
+}
+
+/** The request's cookies by name (parsed once per request). */
+export function requestCookies(request: Request): Map<string, string> {
+	return new Map(
 		parseCookieHeader(request.headers.get('Cookie') ?? '').map(
 			(c) => [c.name, c.value ?? ''] as const,
 		),
 	)
+}
+
+/** createSupabase with the endpoint and cookies at hand (the session middleware makes it lazily). */
+export function supabaseFor(
+	endpoint: AuthEndpoint,
+	request: Request,
+	responseHeaders: Headers,
+	cookies: Map<string, string>,
+): Supabase {
+	const secure = getConfig().APP_URL.startsWith('https:')
+	// The auth service rate-limits per client IP; in-process calls carry it along.
+	const clientIp = request.headers.get(CLIENT_IP_HEADER)
+	const jar = new Map(cookies)
 	return createServerClient(endpoint.url, endpoint.anonKey, {
 		global: { fetch: endpoint.fetch, headers: clientIp ? { [CLIENT_IP_HEADER]: clientIp } : {} },
 		cookieOptions: { secure, sameSite: 'lax', path: '/', httpOnly: true },
@@ -58,10 +73,16 @@ export type SessionUser = {
  * checked with the request context (loadSessionContext), in the same round trip.
  */
 export async function getSessionUser(supabase: Supabase): Promise<SessionUser | null> {
+	const claims = await getSessionClaims(supabase)
+	return claims ? sessionUserOf(claims) : null
+}
+
+/** The verified claims of the session's access token (refreshed first when due), or null. */
+export async function getSessionClaims(supabase: Supabase): Promise<AccessClaims | null> {
 	try {
 		const { data, error } = await supabase.auth.getClaims()
 		if (error || !data?.claims?.sub) return null
-		return sessionUserOf(data.claims)
+		return data.claims as AccessClaims
 	} catch {
 		return null
 	}

@@ -158,7 +158,10 @@ export async function findForward(host: string) {
 export function forwardByHost(): RequestHandler {
 	return (req, res, next) => {
 		const host = req.hostname
-		if (!host || !host.includes('.')) return next()
+		// The app's own host (nearly every request) goes on at once, without a promise.
+		if (!host || !host.includes('.') || isAppHost(host.toLowerCase().replace(/\.$/, ''))) {
+			return next()
+		}
 		findForward(host).then(
 			(forward) => {
 				if (!forward) return next()
