@@ -160,7 +160,10 @@ function WorkspaceRow({
 			</div>
 			{canManage ? (
 				<div className="mt-3 flex flex-wrap gap-3">
-					<details className="group w-full sm:w-auto sm:open:w-full" open={renameFailed || undefined}>
+					<details
+						className="group w-full sm:w-auto sm:open:w-full"
+						open={renameFailed || undefined}
+					>
 						<summary className="cursor-pointer text-sm font-semibold text-indigo-700 hover:underline">
 							Rename<span className="sr-only"> {workspace.name}</span>
 						</summary>

@@ -161,10 +161,9 @@ test.describe('every screen at 390 and 1280 px', () => {
 		const listId = await seedLeadList(email, 'Account screens', 2)
 		// two workspaces whose names differ only at the end: the switcher must tell them apart
 		await withDatabase((client) =>
-			client.query(
-				`update workspaces set name = 'Acme Corporation Europe North' where id = $1;`,
-				[workspaceId],
-			),
+			client.query(`update workspaces set name = 'Acme Corporation Europe North' where id = $1;`, [
+				workspaceId,
+			]),
 		)
 		await withDatabase((client) =>
 			client.query(
@@ -207,8 +206,7 @@ test.describe('every screen at 390 and 1280 px', () => {
 				document.body.append(probe)
 				const needed = probe.getBoundingClientRect().width
 				probe.remove()
-				const inner =
-					s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+				const inner = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
 				return { needed, inner, text: probe.textContent }
 			})
 			expect(room.text).toMatch(/^Acme Corporation Europe (North|South)$/)

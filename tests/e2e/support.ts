@@ -67,7 +67,10 @@ export async function latestMailLink(_page: Page, email: string) {
 // axe-core run in the page itself: @axe-core/playwright's analyze() opens a new page for every
 // scan to merge frames' results, which took tens of seconds a scan on a busy machine (our pages
 // have no frames)
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const axeSource = readFileSync(
+	createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+	'utf8',
+)
 
 export async function expectNoSeriousA11yViolations(page: Page) {
 	// through the DevTools protocol, so the page's Content-Security-Policy does not stop it

@@ -79,4 +79,18 @@ export const dashboardData: Awaited<ReturnType<typeof dashboardLoader>> = {
 	credits: 0,
 	canBuyCredits: true,
 	canManagePlan: true,
+	quickActions: [
+		{ to: '/create-leads', label: 'Create leads' },
+		{ to: '/create-companies', label: 'Create companies' },
+		{ to: '/file-list', label: 'Import a CSV' },
+		{ to: '/enrichments', label: 'Enrichments' },
+		{ to: '/scrape', label: 'All lists' },
+	],
+	// the bench's owner is new: no jobs or lists, nothing spent in 30 days
+	jobs: [],
+	lists: [],
+	spent: Array.from({ length: 30 }, (_, i) => ({
+		day: new Date(Date.UTC(2026, 10, 24 - 29 + i)).toISOString().slice(0, 10),
+		credits: 0,
+	})),
 }
