@@ -55,6 +55,9 @@ const EnvSchema = z
 		AUTH_RATE_LIMIT_IP: z.coerce.number().int().min(1).default(60),
 		AUTH_RATE_LIMIT_EMAIL: z.coerce.number().int().min(1).default(10),
 		AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+		// a rotated refresh token may be presented again for this long (GoTrue's
+		// GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL, 10 s)
+		AUTH_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).max(3600).default(10),
 		// team invitation mails (invites and resends) one account may send per hour
 		TEAM_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
 		ADMIN_EMAIL: z.email().optional(),

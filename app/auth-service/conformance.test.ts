@@ -303,10 +303,29 @@ describe('tokens', () => {
 		expect(tokens.size).toBe(1)
 	})
 
-	test('reusing a rotated refresh token after 10 s revokes the session', async () => {
+	test('after 10 s, the parent of the active refresh token still gets the active token', async () => {
 		const { session } = await signedUp()
 		const rotated = (
 			await server.client().auth.refreshSession({ refresh_token: session.refresh_token })
+		).data.session!
+		server.clock.advance(11)
+		// the client never stored the answer to its refresh and presents the old token again
+		const again = await server
+			.client()
+			.auth.refreshSession({ refresh_token: session.refresh_token })
+		expect(again.error).toBeNull()
+		expect(again.data.session!.refresh_token).toBe(rotated.refresh_token)
+		const user = await server.client().auth.getUser(again.data.session!.access_token)
+		expect(user.error).toBeNull()
+	})
+
+	test('after 10 s, an older refresh token than the parent revokes the session', async () => {
+		const { session } = await signedUp()
+		const second = (
+			await server.client().auth.refreshSession({ refresh_token: session.refresh_token })
+		).data.session!
+		const third = (
+			await server.client().auth.refreshSession({ refresh_token: second.refresh_token })
 		).data.session!
 		server.clock.advance(11)
 		const replay = await server
@@ -315,12 +334,33 @@ describe('tokens', () => {
 		expect(replay.data.session).toBeNull()
 		expect(replay.error).toMatchObject({ status: 400, code: 'refresh_token_already_used' })
 		// the whole session is gone: the active refresh token and the access token stop working
-		const child = await server
-			.client()
-			.auth.refreshSession({ refresh_token: rotated.refresh_token })
+		const child = await server.client().auth.refreshSession({ refresh_token: third.refresh_token })
 		expect(child.error).toMatchObject({ status: 400, code: 'refresh_token_not_found' })
-		const user = await server.client().auth.getUser(rotated.access_token)
+		const user = await server.client().auth.getUser(third.access_token)
 		expect(user.error).toMatchObject({ name: 'AuthSessionMissingError' })
+	})
+
+	test('the reuse interval is a setting (AUTH_REFRESH_TOKEN_REUSE_INTERVAL)', async () => {
+		const strict = await startTestAuthServer({
+			AUTH_RATE_LIMIT_IP: '100000',
+			AUTH_REFRESH_TOKEN_REUSE_INTERVAL: '0',
+		})
+		try {
+			const { data } = await strict
+				.client()
+				.auth.signUp({ email: newEmail('strict'), password: PASSWORD })
+			const second = (
+				await strict.client().auth.refreshSession({ refresh_token: data.session!.refresh_token })
+			).data.session!
+			await strict.client().auth.refreshSession({ refresh_token: second.refresh_token })
+			strict.clock.advance(1)
+			const replay = await strict
+				.client()
+				.auth.refreshSession({ refresh_token: data.session!.refresh_token })
+			expect(replay.error).toMatchObject({ status: 400, code: 'refresh_token_already_used' })
+		} finally {
+			await strict.close()
+		}
 	})
 
 	test('an unknown refresh token is refresh_token_not_found', async () => {

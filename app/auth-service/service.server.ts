@@ -72,7 +72,8 @@ export async function createAuthService(options: AuthServiceOptions): Promise<Au
 	const log = options.log ?? ((message, error) => console.error(`auth service: ${message}`, error))
 	const settings: AuthSettings = {
 		accessTokenLifetimeSeconds: options.accessTokenLifetimeSeconds ?? 3600,
-		refreshTokenReuseIntervalSeconds: options.refreshTokenReuseIntervalSeconds ?? 10,
+		refreshTokenReuseIntervalSeconds:
+			options.refreshTokenReuseIntervalSeconds ?? config.AUTH_REFRESH_TOKEN_REUSE_INTERVAL,
 		otpLifetimeSeconds: options.otpLifetimeSeconds ?? 3600,
 		flowStateLifetimeSeconds: options.flowStateLifetimeSeconds ?? 300,
 		mailMinIntervalSeconds: options.mailMinIntervalSeconds ?? 60,

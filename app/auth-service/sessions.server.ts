@@ -148,9 +148,9 @@ export async function issueSession(
 
 /**
  * The refresh_token grant. The presented token's row is locked (FOR UPDATE), so concurrent
- * refreshes of one token run one after the other. Using a token revokes it and issues a child;
- * presenting a revoked token again within the reuse interval answers with the session's active
- * token (several loaders refreshing at once); later, it ends the whole session.
+ * refreshes of one token run one after the other. Using a token revokes it and issues a child.
+ * A revoked token presented again gets the session's active token when it is that token's
+ * parent (any time) or within the reuse interval; otherwise the whole session ends.
  */
 export async function refreshSession(ctx: AuthContext, refreshToken: string, request: Request) {
 	if (!refreshToken) throw new OAuthError('invalid_request', 'refresh_token required')
@@ -198,19 +198,21 @@ export async function refreshSession(ctx: AuthContext, refreshToken: string, req
 
 			let issued: string
 			if (row.revoked) {
+				// GoTrue's rule: the parent of the session's active token may always be presented
+				// again (the client lost the answer to its last refresh) and gets the active token;
+				// an older token is fine only within the reuse interval (concurrent refreshes);
+				// anything else is a replay, and the session ends.
+				const active = await trx
+					.selectFrom('auth.refresh_tokens')
+					.select(['token', 'parent'])
+					.where('session_id', '=', session.id)
+					.where('revoked', '=', false)
+					.orderBy('id', 'desc')
+					.executeTakeFirst()
 				const revokedAt = (row.updated_at ?? row.created_at ?? new Date(0)).getTime()
-				const reusable =
+				const withinInterval =
 					now.getTime() - revokedAt <= ctx.settings.refreshTokenReuseIntervalSeconds * 1000
-				const active = reusable
-					? await trx
-							.selectFrom('auth.refresh_tokens')
-							.select('token')
-							.where('session_id', '=', session.id)
-							.where('revoked', '=', false)
-							.orderBy('id', 'desc')
-							.executeTakeFirst()
-					: undefined
-				if (!active?.token) {
+				if (!active?.token || (active.parent !== row.token && !withinInterval)) {
 					// Replay of a used token: whoever holds the session's tokens, the session ends.
 					await trx.deleteFrom('auth.sessions').where('id', '=', session.id).execute()
 					return {
