@@ -15,6 +15,14 @@ import {
 } from './admin.server.ts'
 import type { AuthContext, AuthSettings } from './context.server.ts'
 import { otp, recover, resend } from './email-flows.server.ts'
+import {
+	adminDeleteFactor,
+	adminListFactors,
+	challengeFactor,
+	enrollFactor,
+	unenrollFactor,
+	verifyFactor,
+} from './mfa.server.ts'
 import { AuthApiError, errorResponse } from './errors.server.ts'
 import { json, readJsonBody, type Body } from './http.server.ts'
 import { loadKeyRing } from './keys.server.ts'
@@ -169,6 +177,33 @@ export async function createAuthService(options: AuthServiceOptions): Promise<Au
 			case '/admin/generate_link':
 				allow('POST')
 				return generateLink(ctx, request, body)
+			case '/factors':
+				allow('POST')
+				return enrollFactor(ctx, request, body)
+		}
+		const factorPath = /^\/factors\/([^/]+)(?:\/(challenge|verify))?$/.exec(path)
+		if (factorPath) {
+			const id = decodeURIComponent(factorPath[1]!)
+			if (factorPath[2] === 'challenge') {
+				allow('POST')
+				return challengeFactor(ctx, request, id)
+			}
+			if (factorPath[2] === 'verify') {
+				allow('POST')
+				return verifyFactor(ctx, request, id, body)
+			}
+			allow('DELETE')
+			return unenrollFactor(ctx, request, id)
+		}
+		const adminFactorPath = /^\/admin\/users\/([^/]+)\/factors(?:\/([^/]+))?$/.exec(path)
+		if (adminFactorPath) {
+			const userId = decodeURIComponent(adminFactorPath[1]!)
+			if (adminFactorPath[2]) {
+				allow('DELETE')
+				return adminDeleteFactor(ctx, request, userId, decodeURIComponent(adminFactorPath[2]))
+			}
+			allow('GET')
+			return adminListFactors(ctx, request, userId)
 		}
 		const userPath = /^\/admin\/users\/([^/]+)$/.exec(path)
 		if (userPath) {

@@ -15,7 +15,17 @@ import {
 
 /** How a session was authenticated (Supabase's authentication method names, the `amr` claim). */
 export type AuthMethod =
-	'password' | 'otp' | 'magiclink' | 'recovery' | 'invite' | 'email/signup' | 'email_change'
+	| 'password'
+	| 'otp'
+	| 'magiclink'
+	| 'recovery'
+	| 'invite'
+	| 'email/signup'
+	| 'email_change'
+	| 'totp'
+
+/** Authenticator assurance level: aal2 once a second factor was verified in the session. */
+export type Aal = 'aal1' | 'aal2'
 
 export type SessionJson = {
 	access_token: string
@@ -53,6 +63,7 @@ export async function accessToken(
 	db: Executor,
 	user: LoadedUser,
 	sessionId: string,
+	aal: Aal,
 ) {
 	const now = ctx.now()
 	const iat = unix(now)
@@ -69,7 +80,7 @@ export async function accessToken(
 		app_metadata: profile.app_metadata,
 		user_metadata: profile.user_metadata,
 		role: user.role ?? 'authenticated',
-		aal: 'aal1',
+		aal,
 		amr: await amrClaims(db, sessionId),
 		session_id: sessionId,
 		is_anonymous: user.is_anonymous,
@@ -135,7 +146,7 @@ export async function issueSession(
 		.execute()
 	const user = await findUserById(trx, userId)
 	if (!user) throw new Error('user vanished while signing in')
-	const access = await accessToken(ctx, trx, user, sessionId)
+	const access = await accessToken(ctx, trx, user, sessionId, 'aal1')
 	return {
 		access_token: access.token,
 		token_type: 'bearer',
@@ -250,7 +261,13 @@ export async function refreshSession(ctx: AuthContext, refreshToken: string, req
 				})
 				.where('id', '=', session.id)
 				.execute()
-			const access = await accessToken(ctx, trx, user, session.id)
+			const access = await accessToken(
+				ctx,
+				trx,
+				user,
+				session.id,
+				session.aal === 'aal2' ? 'aal2' : 'aal1',
+			)
 			return {
 				session: {
 					access_token: access.token,
@@ -270,6 +287,8 @@ export type Authenticated = {
 	claims: JWTPayload & { session_id?: string; role?: string }
 	user: LoadedUser
 	sessionId: string | null
+	/** the session's assurance level as stored (the token's claim may be older) */
+	aal: Aal
 }
 
 export function bearerToken(request: Request) {
@@ -289,18 +308,20 @@ export async function authenticate(ctx: AuthContext, request: Request): Promise<
 	const user = await findUserById(ctx.db, claims.sub)
 	if (!user) throw forbidden('user_not_found', 'User from sub claim in JWT does not exist')
 	let sessionId: string | null = null
+	let aal: Aal = 'aal1'
 	if (claims.session_id) {
 		const session = await ctx.db
 			.selectFrom('auth.sessions')
-			.select('id')
+			.select(['id', 'aal'])
 			.where('id', '=', claims.session_id)
 			.executeTakeFirst()
 		if (!session)
 			throw forbidden('session_not_found', 'Session from session_id claim in JWT does not exist')
 		sessionId = session.id
+		if (session.aal === 'aal2') aal = 'aal2'
 	}
 	if (isBanned(user, ctx.now())) throw forbidden('user_banned', 'User is banned')
-	return { claims, user, sessionId }
+	return { claims, user, sessionId, aal }
 }
 
 const ADMIN_ROLES = ['service_role', 'supabase_admin']
