@@ -62,6 +62,8 @@ const EnvSchema = z
 		TEAM_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
 		ADMIN_EMAIL: z.email().optional(),
 		ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+		// platform admins and editors reach the admin area only after a TOTP code (aal2)
+		ADMIN_REQUIRE_MFA: bool.default(false),
 		BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
 		// CSV uploads on /file-list (up to 1,000,000 rows): their own, larger limit
 		UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(268_435_456),

@@ -23,14 +23,24 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	const responseHeaders = new Headers()
 	const supabase = await createSupabase(request, responseHeaders)
 	const user = await getSessionUser(supabase)
-	const account = user
+	const loaded = user
 		? await loadSessionContext(db, user, {
 				checkSession: getConfig().AUTH_SESSION_CHECK === 'database',
 			})
 		: null
-	if (user && !account) clearSessionCookies(request, responseHeaders)
+	if (user && !loaded) clearSessionCookies(request, responseHeaders)
+	// With a verified factor, a password-only (aal1) session is not signed in yet: every screen
+	// treats it as signed out, and /signin/verify asks for the code.
+	const secondFactorPending = Boolean(loaded?.twoFactorEnabled && loaded.sessionAal !== 'aal2')
+	const account = secondFactorPending ? null : loaded
 	const currentWorkspaceId = account ? await resolveCurrentWorkspaceId(request, account) : null
-	context.set(requestContext, { supabase, responseHeaders, account, currentWorkspaceId })
+	context.set(requestContext, {
+		supabase,
+		responseHeaders,
+		account,
+		currentWorkspaceId,
+		secondFactorPending,
+	})
 	const response = await next()
 	return withHeaders(response, responseHeaders)
 }
