@@ -55,6 +55,34 @@ const EnvSchema = z
 		AUTH_RATE_LIMIT_IP: z.coerce.number().int().min(1).default(60),
 		AUTH_RATE_LIMIT_EMAIL: z.coerce.number().int().min(1).default(10),
 		AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+		// other origins of this deployment (comma-separated, e.g. https://app.example.com): emailed
+		// links may send people there (redirect_to) and browsers there may call /auth/v1 (CORS)
+		AUTH_ALLOWED_ORIGINS: z
+			.string()
+			.default('')
+			.transform((value, ctx) => {
+				const origins: string[] = []
+				for (const item of value
+					.split(',')
+					.map((v) => v.trim())
+					.filter(Boolean)) {
+					let url: URL | null = null
+					try {
+						url = new URL(item)
+					} catch {
+						url = null
+					}
+					if (!url || !/^https?:$/.test(url.protocol) || url.origin !== item.replace(/\/$/, '')) {
+						ctx.addIssue({
+							code: 'custom',
+							message: `"${item}" is not an origin like https://app.example.com`,
+						})
+						return z.NEVER
+					}
+					origins.push(url.origin)
+				}
+				return origins
+			}),
 		// a rotated refresh token may be presented again for this long (GoTrue's
 		// GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL, 10 s)
 		AUTH_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).max(3600).default(10),

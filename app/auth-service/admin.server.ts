@@ -63,6 +63,7 @@ export async function invite(ctx: AuthContext, request: Request, body: Body) {
 	const redirectTo = safeRedirect(
 		new URL(request.url).searchParams.get('redirect_to'),
 		ctx.config.APP_URL,
+		ctx.config.AUTH_ALLOWED_ORIGINS,
 	)
 	await sendLinkMail(ctx, user.id, 'invite', { redirectTo, pkce: false })
 	return json(userJson((await findUserById(ctx.db, user.id))!))
@@ -302,6 +303,7 @@ export async function generateLink(ctx: AuthContext, request: Request, body: Bod
 			str(body.redirectTo) ||
 			new URL(request.url).searchParams.get('redirect_to'),
 		ctx.config.APP_URL,
+		ctx.config.AUTH_ALLOWED_ORIGINS,
 	)
 	if (!GENERATE_TYPES.includes(type))
 		throw badRequest('validation_failed', `Invalid email action link type requested: ${type}`)

@@ -216,19 +216,61 @@ export async function createAuthService(options: AuthServiceOptions): Promise<Au
 		throw notFoundError()
 	}
 
+	async function answer(request: Request) {
+		try {
+			return await route(request)
+		} catch (error) {
+			if (!(error instanceof AuthApiError) || error.status >= 500)
+				log(`${request.method} ${new URL(request.url).pathname} failed`, error)
+			return errorResponse(error, request)
+		}
+	}
+
 	return {
 		anonKey,
 		serviceRoleKey,
 		async fetch(request) {
-			try {
-				return await route(request)
-			} catch (error) {
-				if (!(error instanceof AuthApiError) || error.status >= 500)
-					log(`${request.method} ${new URL(request.url).pathname} failed`, error)
-				return errorResponse(error, request)
-			}
+			const origin = request.headers.get('origin')
+			const allowed = origin !== null && config.AUTH_ALLOWED_ORIGINS.includes(origin)
+			if (request.method === 'OPTIONS' && origin !== null)
+				return preflight(request, allowed ? origin : null)
+			const response = await answer(request)
+			return allowed ? withCors(response, origin) : response
 		},
 	}
+}
+
+// CORS for browsers on the other origins of this deployment (AUTH_ALLOWED_ORIGINS), as GoTrue
+// answers them: credentials allowed, its API headers readable. Other origins get no CORS headers,
+// so browsers there cannot read answers.
+const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE'
+const CORS_EXPOSED = 'X-Total-Count, Link, X-Supabase-Api-Version, x-sb-error-code'
+const CORS_MAX_AGE = '300'
+
+function preflight(request: Request, origin: string | null) {
+	const headers = new Headers({ Vary: 'Origin' })
+	if (origin) {
+		headers.set('Access-Control-Allow-Origin', origin)
+		headers.set('Access-Control-Allow-Credentials', 'true')
+		headers.set('Access-Control-Allow-Methods', CORS_METHODS)
+		const asked = request.headers.get('access-control-request-headers')
+		if (asked) headers.set('Access-Control-Allow-Headers', asked)
+		headers.set('Access-Control-Max-Age', CORS_MAX_AGE)
+	}
+	return new Response(null, { status: 204, headers })
+}
+
+function withCors(response: Response, origin: string) {
+	const headers = new Headers(response.headers)
+	headers.set('Access-Control-Allow-Origin', origin)
+	headers.set('Access-Control-Allow-Credentials', 'true')
+	headers.set('Access-Control-Expose-Headers', CORS_EXPOSED)
+	headers.append('Vary', 'Origin')
+	return new Response(response.body, {
+		status: response.status,
+		statusText: response.statusText,
+		headers,
+	})
 }
 
 function notFoundError() {

@@ -45,6 +45,7 @@ export async function signup(ctx: AuthContext, request: Request, body: Body) {
 	const redirectTo = safeRedirect(
 		new URL(request.url).searchParams.get('redirect_to'),
 		ctx.config.APP_URL,
+		ctx.config.AUTH_ALLOWED_ORIGINS,
 	)
 	const autoconfirm = ctx.config.AUTH_AUTOCONFIRM
 	if (!autoconfirm) await limitEmailSend(ctx, address)

@@ -90,6 +90,7 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 		const redirectTo = safeRedirect(
 			new URL(request.url).searchParams.get('redirect_to'),
 			ctx.config.APP_URL,
+			ctx.config.AUTH_ALLOWED_ORIGINS,
 		)
 		await sendLinkMail(ctx, user.id, 'email_change', {
 			redirectTo,

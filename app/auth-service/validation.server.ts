@@ -89,10 +89,23 @@ export function validatePkce(challenge: unknown, method: unknown): Pkce {
 
 /**
  * A redirect target on APP_URL's origin (a path, or an absolute URL on it; see
- * app/utils/safe-redirect.ts); anything else falls back to APP_URL, so links in mails never
- * send people elsewhere.
+ * app/utils/safe-redirect.ts) or on one of AUTH_ALLOWED_ORIGINS (other origins of the same
+ * deployment, as GoTrue's URI allow list); anything else falls back to APP_URL, so links in mails
+ * never send people elsewhere.
  */
-export function safeRedirect(candidate: unknown, appUrl: string): string {
+export function safeRedirect(
+	candidate: unknown,
+	appUrl: string,
+	allowedOrigins: readonly string[] = [],
+): string {
+	if (typeof candidate === 'string' && allowedOrigins.length > 0) {
+		try {
+			const url = new URL(candidate)
+			if (allowedOrigins.includes(url.origin) && !url.username && !url.password) return url.href
+		} catch {
+			// not an absolute URL: a path on APP_URL, checked below
+		}
+	}
 	const path = safeRedirectPath(candidate, { origin: appUrl, fallback: '' })
 	return path ? new URL(path, appUrl).href : appUrl
 }

@@ -424,7 +424,7 @@ function TwoFactorCard({
 	})
 	return (
 		<Card>
-			<h2 id="two-factor" className="text-lg font-semibold">
+			<h2 id="two-factor-authentication" className="text-lg font-semibold">
 				Two-factor authentication
 			</h2>
 			{requiredForAdmin && !enabled ? (
