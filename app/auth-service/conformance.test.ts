@@ -3,18 +3,22 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { Session, SupabaseClient } from '@supabase/supabase-js'
+import { createClient, type Session, type SupabaseClient } from '@supabase/supabase-js'
+import { parseEnv } from '../config.server.ts'
 import { openLink, startTestAuthServer, type TestAuthServer } from './testing.server.ts'
 
 let server: TestAuthServer
 let admin: SupabaseClient
 
 const PASSWORD = 'correct horse 42'
+/** another origin of the same deployment (AUTH_ALLOWED_ORIGINS) */
+const ALLOWED_ORIGIN = 'http://app.leadsmith.test'
 
 beforeAll(async () => {
 	server = await startTestAuthServer({
 		AUTH_RATE_LIMIT_IP: '100000',
 		AUTH_RATE_LIMIT_EMAIL: '1000',
+		AUTH_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
 	})
 	admin = server.admin()
 })
@@ -903,6 +907,74 @@ describe('admin', () => {
 		expect(
 			(await admin.auth.admin.generateLink({ type: 'invite', email: inviteEmail })).error,
 		).toMatchObject({ status: 422, code: 'email_exists' })
+	})
+})
+
+describe('other origins (AUTH_ALLOWED_ORIGINS)', () => {
+	test('browsers on an allowed origin may call /auth/v1 (CORS); others get no CORS headers', async () => {
+		const preflight = (origin: string) =>
+			fetch(`${server.url}/auth/v1/token?grant_type=password`, {
+				method: 'OPTIONS',
+				headers: {
+					Origin: origin,
+					'Access-Control-Request-Method': 'POST',
+					'Access-Control-Request-Headers': 'apikey, authorization, content-type, x-client-info',
+				},
+			})
+		const allowed = await preflight(ALLOWED_ORIGIN)
+		expect(allowed.status).toBe(204)
+		expect(allowed.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN)
+		expect(allowed.headers.get('access-control-allow-credentials')).toBe('true')
+		expect(allowed.headers.get('access-control-allow-methods')).toContain('POST')
+		expect(allowed.headers.get('access-control-allow-headers')).toContain('apikey')
+		const foreign = await preflight('https://evil.example')
+		expect(foreign.headers.get('access-control-allow-origin')).toBeNull()
+
+		// the official client from that origin: answers carry the CORS headers
+		const seen: Headers[] = []
+		const { email } = await signedUp()
+		const client = createClient(server.url, server.service.anonKey, {
+			auth: { persistSession: false, autoRefreshToken: false },
+			global: {
+				headers: { Origin: ALLOWED_ORIGIN },
+				fetch: async (input, init) => {
+					const response = await fetch(input, init)
+					seen.push(response.headers)
+					return response
+				},
+			},
+		})
+		const { error } = await client.auth.signInWithPassword({ email, password: PASSWORD })
+		expect(error).toBeNull()
+		expect(seen.at(-1)!.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN)
+		expect(seen.at(-1)!.get('access-control-expose-headers')).toContain('X-Supabase-Api-Version')
+		const plain = await fetch(`${server.url}/auth/v1/health`, {
+			headers: { Origin: 'https://evil.example' },
+		})
+		expect(plain.headers.get('access-control-allow-origin')).toBeNull()
+	})
+
+	test('emailed links may send people to an allowed origin, never elsewhere', async () => {
+		const { email } = await signedUp()
+		await server.client().auth.resetPasswordForEmail(email, {
+			redirectTo: `${ALLOWED_ORIGIN}/welcome`,
+		})
+		const opened = await openLink((await server.lastMail(email)).link!)
+		expect(opened.url.origin + opened.url.pathname).toBe(`${ALLOWED_ORIGIN}/welcome`)
+		server.clock.advance(61)
+		await server.client().auth.resetPasswordForEmail(email, {
+			redirectTo: 'https://evil.example/welcome',
+		})
+		const other = await openLink((await server.lastMail(email)).link!)
+		expect(other.url.origin).toBe(server.url)
+	})
+
+	test('none by default', () => {
+		const SECRET = 'x'.repeat(32)
+		expect(parseEnv({ APP_SECRET: SECRET }).AUTH_ALLOWED_ORIGINS).toEqual([])
+		expect(() =>
+			parseEnv({ APP_SECRET: SECRET, AUTH_ALLOWED_ORIGINS: 'https://app.example.com/path' }),
+		).toThrow(/AUTH_ALLOWED_ORIGINS/)
 	})
 })
 
