@@ -83,6 +83,14 @@ const EnvSchema = z
 				}
 				return origins
 			}),
+		// the password policy of the auth API (GoTrue's settings; the app's own forms ask for the
+		// same by default: 8 characters with letters and digits). Sets of required characters are
+		// separated by ':'; a lone ':' requires none.
+		AUTH_PASSWORD_MIN_LENGTH: z.coerce.number().int().min(6).max(72).default(8),
+		AUTH_PASSWORD_REQUIRED_CHARACTERS: z
+			.string()
+			.default('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789')
+			.transform((value) => value.split(':').filter(Boolean)),
 		// a rotated refresh token may be presented again for this long (GoTrue's
 		// GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL, 10 s)
 		AUTH_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).max(3600).default(10),

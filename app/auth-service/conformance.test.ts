@@ -155,6 +155,42 @@ describe('sign-up and sign-in', () => {
 		expect(both.error).toMatchObject({ reasons: ['length', 'characters'] })
 	})
 
+	test('the password policy is a setting (AUTH_PASSWORD_MIN_LENGTH, AUTH_PASSWORD_REQUIRED_CHARACTERS)', async () => {
+		const strict = await startTestAuthServer({
+			AUTH_RATE_LIMIT_IP: '100000',
+			AUTH_PASSWORD_MIN_LENGTH: '12',
+			AUTH_PASSWORD_REQUIRED_CHARACTERS:
+				'abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:!@#$%',
+		})
+		try {
+			const client = strict.client()
+			const weak = await client.auth.signUp({ email: newEmail(), password: 'correct horse 42' })
+			expect(weak.error).toMatchObject({
+				name: 'AuthWeakPasswordError',
+				status: 422,
+				code: 'weak_password',
+				reasons: ['characters'],
+			})
+			expect(weak.error!.message).toBe(
+				'Password should contain at least one character of each: abcdefghijklmnopqrstuvwxyz, ABCDEFGHIJKLMNOPQRSTUVWXYZ, !@#$%.',
+			)
+			const short = await client.auth.signUp({ email: newEmail(), password: 'Short!a' })
+			expect(short.error).toMatchObject({ reasons: ['length'] })
+			expect(short.error!.message).toBe('Password should be at least 12 characters.')
+			const fine = await client.auth.signUp({ email: newEmail(), password: 'Correct horse!' })
+			expect(fine.error).toBeNull()
+			// no required characters at all, GoTrue's minimum length of 6
+			const lax = parseEnv({
+				APP_SECRET: 'x'.repeat(32),
+				AUTH_PASSWORD_MIN_LENGTH: '6',
+				AUTH_PASSWORD_REQUIRED_CHARACTERS: ':',
+			})
+			expect(lax.AUTH_PASSWORD_REQUIRED_CHARACTERS).toEqual([])
+		} finally {
+			await strict.close()
+		}
+	})
+
 	test('a malformed email is validation_failed', async () => {
 		for (const email of ['not-an-email', 'a@b', 'a b@example.com', 'x@exa mple.com']) {
 			const { error } = await server.client().auth.signUp({ email, password: PASSWORD })

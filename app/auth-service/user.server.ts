@@ -34,7 +34,7 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 		throw forbidden('not_admin', 'Updating app_metadata requires admin privileges')
 	if (str(body.phone) && str(body.phone) !== (user.phone ?? ''))
 		throw badRequest('phone_provider_disabled', 'Phone logins are disabled')
-	if (password !== undefined) checkPasswordStrength(password)
+	if (password !== undefined) checkPasswordStrength(password, ctx.config)
 	const pkce = validatePkce(body.code_challenge, body.code_challenge_method)
 	const changingEmail = email !== undefined && email !== user.email
 	if (changingEmail) {
