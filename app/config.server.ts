@@ -66,12 +66,7 @@ const EnvSchema = z
 					.split(',')
 					.map((v) => v.trim())
 					.filter(Boolean)) {
-					let url: URL | null = null
-					try {
-						url = new URL(item)
-					} catch {
-						url = null
-					}
+					const url = URL.canParse(item) ? new URL(item) : null
 					if (!url || !/^https?:$/.test(url.protocol) || url.origin !== item.replace(/\/$/, '')) {
 						ctx.addIssue({
 							code: 'custom',
