@@ -45,12 +45,13 @@ async function enrolled() {
 	const { data, error } = await client.auth.mfa.enroll({ factorType: 'totp', issuer: 'Leadsmith' })
 	expect(error).toBeNull()
 	const factor = data!
+	const step = totpStep(server.clock.now())
 	const verified = await client.auth.mfa.challengeAndVerify({
 		factorId: factor.id,
-		code: codeFor(factor.totp.secret),
+		code: totpCode(factor.totp.secret, step),
 	})
 	expect(verified.error).toBeNull()
-	return { client, email, factorId: factor.id, secret: factor.totp.secret }
+	return { client, email, factorId: factor.id, secret: factor.totp.secret, step }
 }
 
 describe('TOTP factors (auth.mfa)', () => {
@@ -101,7 +102,7 @@ describe('TOTP factors (auth.mfa)', () => {
 	})
 
 	test('signing in again is aal1 with aal2 next; a wrong or reused code is refused, a fresh one passes', async () => {
-		const { email, factorId, secret } = await enrolled()
+		const { email, factorId, secret, step } = await enrolled()
 		const client = statefulClient()
 		await client.auth.signInWithPassword({ email, password: PASSWORD })
 		expect((await client.auth.mfa.getAuthenticatorAssuranceLevel()).data).toMatchObject({
@@ -109,7 +110,8 @@ describe('TOTP factors (auth.mfa)', () => {
 			nextLevel: 'aal2',
 			currentAuthenticationMethods: [{ method: 'password', timestamp: expect.any(Number) }],
 		})
-		const used = codeFor(secret)
+		// the code that turned it on (the clock may have reached the next step since)
+		const used = totpCode(secret, step)
 		const wrong = String((Number(used) + 1) % 1_000_000).padStart(6, '0')
 		for (const code of [wrong, used]) {
 			const attempt = await client.auth.mfa.challengeAndVerify({ factorId, code })
