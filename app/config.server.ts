@@ -86,6 +86,9 @@ const EnvSchema = z
 			.string()
 			.default('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789')
 			.transform((value) => value.split(':').filter(Boolean)),
+		// PUT /user changes the password only with a nonce from GET /reauthenticate (GoTrue's
+		// GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION) once the session is 24 h old
+		AUTH_SECURE_PASSWORD_CHANGE: bool.default(false),
 		// a rotated refresh token may be presented again for this long (GoTrue's
 		// GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL, 10 s)
 		AUTH_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).max(3600).default(10),

@@ -221,6 +221,7 @@ export interface AuthUsers {
   phone_confirmed_at: Timestamp | null;
   raw_app_meta_data: Json | null;
   raw_user_meta_data: Json | null;
+  reauthentication_sent_at: Timestamp | null;
   reauthentication_token: Generated<string | null>;
   recovery_sent_at: Timestamp | null;
   recovery_token: string | null;

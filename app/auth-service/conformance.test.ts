@@ -946,6 +946,54 @@ describe('admin', () => {
 	})
 })
 
+describe('reauthentication (AUTH_SECURE_PASSWORD_CHANGE)', () => {
+	test('a password change from an old session needs the nonce GET /reauthenticate mails', async () => {
+		const secure = await startTestAuthServer({
+			AUTH_RATE_LIMIT_IP: '100000',
+			AUTH_RATE_LIMIT_EMAIL: '1000',
+			AUTH_SECURE_PASSWORD_CHANGE: 'true',
+		})
+		try {
+			const email = newEmail('reauth')
+			const client = secure.pkceClient()
+			await client.auth.signUp({ email, password: PASSWORD })
+			// signed in just now: no nonce needed
+			expect((await client.auth.updateUser({ password: 'fresh password 1' })).error).toBeNull()
+			secure.clock.advance(25 * 3600)
+			await client.auth.refreshSession()
+			const without = await client.auth.updateUser({ password: 'second password 2' })
+			expect(without.error).toMatchObject({ status: 400, code: 'reauthentication_needed' })
+			const early = await client.auth.updateUser({ password: 'second password 2', nonce: '123456' })
+			expect(early.error).toMatchObject({ status: 422, code: 'reauthentication_not_valid' })
+
+			const asked = await client.auth.reauthenticate()
+			expect(asked.error).toBeNull()
+			const mail = await secure.lastMail(email)
+			expect(mail.subject).toBe('Confirm it is you on Leadsmith')
+			const wrong = String((Number(mail.code) + 1) % 1_000_000).padStart(6, '0')
+			const bad = await client.auth.updateUser({ password: 'second password 2', nonce: wrong })
+			expect(bad.error).toMatchObject({ status: 403, code: 'otp_expired' })
+			const good = await client.auth.updateUser({
+				password: 'second password 2',
+				nonce: mail.code!,
+			})
+			expect(good.error).toBeNull()
+			const signIn = await secure
+				.client()
+				.auth.signInWithPassword({ email, password: 'second password 2' })
+			expect(signIn.error).toBeNull()
+			// a nonce counts once
+			const again = await client.auth.updateUser({
+				password: 'third password 3',
+				nonce: mail.code!,
+			})
+			expect(again.error).toMatchObject({ code: 'reauthentication_not_valid' })
+		} finally {
+			await secure.close()
+		}
+	})
+})
+
 describe('other origins (AUTH_ALLOWED_ORIGINS)', () => {
 	test('browsers on an allowed origin may call /auth/v1 (CORS); others get no CORS headers', async () => {
 		const preflight = (origin: string) =>

@@ -29,7 +29,7 @@ import { loadKeyRing } from './keys.server.ts'
 import { createRateLimiter } from './rate-limit.server.ts'
 import { signup } from './signup.server.ts'
 import { token } from './token.server.ts'
-import { getUser, logout, updateUser } from './user.server.ts'
+import { getUser, logout, reauthenticate, updateUser } from './user.server.ts'
 import { verifyGet, verifyPost } from './verify.server.ts'
 
 export type AuthService = {
@@ -140,6 +140,9 @@ export async function createAuthService(options: AuthServiceOptions): Promise<Au
 			case '/user':
 				allow('GET', 'PUT')
 				return method === 'GET' ? getUser(ctx, request) : updateUser(ctx, request, body)
+			case '/reauthenticate':
+				allow('GET')
+				return reauthenticate(ctx, request)
 			case '/logout':
 				allow('POST')
 				return logout(ctx, request)
