@@ -55,10 +55,49 @@ const EnvSchema = z
 		AUTH_RATE_LIMIT_IP: z.coerce.number().int().min(1).default(60),
 		AUTH_RATE_LIMIT_EMAIL: z.coerce.number().int().min(1).default(10),
 		AUTH_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+		// other origins of this deployment (comma-separated, e.g. https://app.example.com): emailed
+		// links may send people there (redirect_to) and browsers there may call /auth/v1 (CORS)
+		AUTH_ALLOWED_ORIGINS: z
+			.string()
+			.default('')
+			.transform((value, ctx) => {
+				const origins: string[] = []
+				for (const item of value
+					.split(',')
+					.map((v) => v.trim())
+					.filter(Boolean)) {
+					const url = URL.canParse(item) ? new URL(item) : null
+					if (!url || !/^https?:$/.test(url.protocol) || url.origin !== item.replace(/\/$/, '')) {
+						ctx.addIssue({
+							code: 'custom',
+							message: `"${item}" is not an origin like https://app.example.com`,
+						})
+						return z.NEVER
+					}
+					origins.push(url.origin)
+				}
+				return origins
+			}),
+		// the password policy of the auth API (GoTrue's settings; the app's own forms ask for the
+		// same by default: 8 characters with letters and digits). Sets of required characters are
+		// separated by ':'; a lone ':' requires none.
+		AUTH_PASSWORD_MIN_LENGTH: z.coerce.number().int().min(6).max(72).default(8),
+		AUTH_PASSWORD_REQUIRED_CHARACTERS: z
+			.string()
+			.default('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789')
+			.transform((value) => value.split(':').filter(Boolean)),
+		// PUT /user changes the password only with a nonce from GET /reauthenticate (GoTrue's
+		// GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION) once the session is 24 h old
+		AUTH_SECURE_PASSWORD_CHANGE: bool.default(false),
+		// a rotated refresh token may be presented again for this long (GoTrue's
+		// GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL, 10 s)
+		AUTH_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).max(3600).default(10),
 		// team invitation mails (invites and resends) one account may send per hour
 		TEAM_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
 		ADMIN_EMAIL: z.email().optional(),
 		ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+		// platform admins and editors reach the admin area only after a TOTP code (aal2)
+		ADMIN_REQUIRE_MFA: bool.default(false),
 		BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
 		// CSV uploads on /file-list (up to 1,000,000 rows): their own, larger limit
 		UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(268_435_456),

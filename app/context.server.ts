@@ -42,6 +42,10 @@ export type AccountContext = {
 	workspaces: { id: string; name: string }[]
 	/** the account's onboarding (/onboarding) is completed */
 	onboardingCompleted: boolean
+	/** the user has a verified TOTP factor: sign-in asks for a code */
+	twoFactorEnabled: boolean
+	/** the session's authenticator assurance level (aal2 once a code was given); null without a session */
+	sessionAal: 'aal1' | 'aal2' | null
 }
 
 export type RequestContext = {
@@ -54,6 +58,11 @@ export type RequestContext = {
 	 * `account.workspaces`, else the first of them; null when there is none.
 	 */
 	currentWorkspaceId: string | null
+	/**
+	 * Signed in with the password but not yet with the second factor: `account` is null until
+	 * the code is given at /signin/verify.
+	 */
+	secondFactorPending?: boolean
 }
 
 export const requestContext = createContext<RequestContext>()
@@ -77,6 +86,7 @@ type ContextRow = {
 	credit_balance: number
 	workspaces: { id: string; name: string }[]
 	onboarding_completed: boolean
+	two_factor_enabled: boolean
 }
 
 /**
@@ -86,7 +96,7 @@ type ContextRow = {
  */
 export async function loadSessionContext(
 	db: Database,
-	user: { id: string; email: string; sessionId: string | null },
+	user: { id: string; email: string; sessionId: string | null; aal?: 'aal1' | 'aal2' | null },
 	{ checkSession = true }: { checkSession?: boolean } = {},
 ): Promise<AccountContext | null> {
 	return runContextQuery(db, user, { sessionId: user.sessionId, checkSession })
@@ -112,7 +122,7 @@ export async function loadAccountContext(
  */
 async function runContextQuery(
 	db: Database,
-	user: { id: string; email: string },
+	user: { id: string; email: string; aal?: 'aal1' | 'aal2' | null },
 	session: { sessionId: string | null; checkSession: boolean },
 ): Promise<AccountContext | null> {
 	const query = sql<ContextRow>`
@@ -196,7 +206,9 @@ async function runContextQuery(
 					)
 			), '[]') as workspaces,
 			coalesce((select completed_at is not null from onboarding
-				where user_id = (select id from acct)), false) as onboarding_completed
+				where user_id = (select id from acct)), false) as onboarding_completed,
+			exists (select 1 from auth.mfa_factors where user_id = ${user.id}::uuid
+				and status = 'verified') as two_factor_enabled
 	`.compile(db)
 	// Planning this statement costs more than running it: prepared once per connection.
 	prepareStatement('account_context', query.sql)
@@ -233,6 +245,8 @@ async function runContextQuery(
 		creditBalance: row.credit_balance,
 		workspaces: row.workspaces,
 		onboardingCompleted: row.onboarding_completed,
+		twoFactorEnabled: row.two_factor_enabled,
+		sessionAal: user.aal ?? null,
 	}
 }
 

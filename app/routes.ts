@@ -53,6 +53,14 @@ export const screens = [
 		title: 'Sign in',
 	},
 	{
+		name: 'signin-verify',
+		path: 'signin/verify',
+		file: 'routes/signin-verify.tsx',
+		layout: 'auth',
+		middleware: [],
+		title: 'Two-factor authentication',
+	},
+	{
 		name: 'signup',
 		path: 'signup',
 		file: 'routes/signup.tsx',

@@ -132,6 +132,29 @@ export interface AuthMfaAmrClaims {
   updated_at: Timestamp;
 }
 
+export interface AuthMfaChallenges {
+  created_at: Timestamp;
+  factor_id: string;
+  id: string;
+  ip_address: string;
+  otp_code: string | null;
+  verified_at: Timestamp | null;
+}
+
+export interface AuthMfaFactors {
+  created_at: Timestamp;
+  factor_type: string;
+  friendly_name: string | null;
+  id: string;
+  last_challenged_at: Timestamp | null;
+  last_totp_step: number | null;
+  phone: string | null;
+  secret: string | null;
+  status: string;
+  updated_at: Timestamp;
+  user_id: string;
+}
+
 export interface AuthRateLimits {
   hits: number;
   key: string;
@@ -198,6 +221,7 @@ export interface AuthUsers {
   phone_confirmed_at: Timestamp | null;
   raw_app_meta_data: Json | null;
   raw_user_meta_data: Json | null;
+  reauthentication_sent_at: Timestamp | null;
   reauthentication_token: Generated<string | null>;
   recovery_sent_at: Timestamp | null;
   recovery_token: string | null;
@@ -700,6 +724,8 @@ export interface DB {
   "auth.flow_state": AuthFlowState;
   "auth.identities": AuthIdentities;
   "auth.mfa_amr_claims": AuthMfaAmrClaims;
+  "auth.mfa_challenges": AuthMfaChallenges;
+  "auth.mfa_factors": AuthMfaFactors;
   "auth.refresh_tokens": AuthRefreshTokens;
   "auth.sessions": AuthSessions;
   "auth.users": AuthUsers;

@@ -63,6 +63,7 @@ export async function invite(ctx: AuthContext, request: Request, body: Body) {
 	const redirectTo = safeRedirect(
 		new URL(request.url).searchParams.get('redirect_to'),
 		ctx.config.APP_URL,
+		ctx.config.AUTH_ALLOWED_ORIGINS,
 	)
 	await sendLinkMail(ctx, user.id, 'invite', { redirectTo, pkce: false })
 	return json(userJson((await findUserById(ctx.db, user.id))!))
@@ -191,7 +192,7 @@ export async function adminUpdateUser(ctx: AuthContext, request: Request, id: st
 	const appMetadata = objectParam(body.app_metadata, 'app_metadata')
 	let passwordHash: string | undefined
 	if (typeof body.password === 'string') {
-		checkPasswordStrength(body.password)
+		checkPasswordStrength(body.password, ctx.config)
 		passwordHash = await bcrypt.hash(body.password, ctx.settings.bcryptCost)
 	}
 	if (email && email !== user.email) {
@@ -302,6 +303,7 @@ export async function generateLink(ctx: AuthContext, request: Request, body: Bod
 			str(body.redirectTo) ||
 			new URL(request.url).searchParams.get('redirect_to'),
 		ctx.config.APP_URL,
+		ctx.config.AUTH_ALLOWED_ORIGINS,
 	)
 	if (!GENERATE_TYPES.includes(type))
 		throw badRequest('validation_failed', `Invalid email action link type requested: ${type}`)
@@ -318,7 +320,7 @@ export async function generateLink(ctx: AuthContext, request: Request, body: Bod
 	if ((type === 'signup' || type === 'invite') && user?.email_confirmed_at) throw emailExists()
 	if (type === 'signup' && !user) {
 		if (!password) throw badRequest('validation_failed', 'Signup requires a valid password')
-		checkPasswordStrength(password)
+		checkPasswordStrength(password, ctx.config)
 	}
 	const newEmail = type === 'email_change_new' ? validateEmail(body.new_email) : undefined
 	if (newEmail) {

@@ -3,18 +3,22 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { Session, SupabaseClient } from '@supabase/supabase-js'
+import { createClient, type Session, type SupabaseClient } from '@supabase/supabase-js'
+import { parseEnv } from '../config.server.ts'
 import { openLink, startTestAuthServer, type TestAuthServer } from './testing.server.ts'
 
 let server: TestAuthServer
 let admin: SupabaseClient
 
 const PASSWORD = 'correct horse 42'
+/** another origin of the same deployment (AUTH_ALLOWED_ORIGINS) */
+const ALLOWED_ORIGIN = 'http://app.leadsmith.test'
 
 beforeAll(async () => {
 	server = await startTestAuthServer({
 		AUTH_RATE_LIMIT_IP: '100000',
 		AUTH_RATE_LIMIT_EMAIL: '1000',
+		AUTH_ALLOWED_ORIGINS: ALLOWED_ORIGIN,
 	})
 	admin = server.admin()
 })
@@ -149,6 +153,42 @@ describe('sign-up and sign-in', () => {
 		})
 		const both = await client.auth.signUp({ email: newEmail(), password: 'abc' })
 		expect(both.error).toMatchObject({ reasons: ['length', 'characters'] })
+	})
+
+	test('the password policy is a setting (AUTH_PASSWORD_MIN_LENGTH, AUTH_PASSWORD_REQUIRED_CHARACTERS)', async () => {
+		const strict = await startTestAuthServer({
+			AUTH_RATE_LIMIT_IP: '100000',
+			AUTH_PASSWORD_MIN_LENGTH: '12',
+			AUTH_PASSWORD_REQUIRED_CHARACTERS:
+				'abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:!@#$%',
+		})
+		try {
+			const client = strict.client()
+			const weak = await client.auth.signUp({ email: newEmail(), password: 'correct horse 42' })
+			expect(weak.error).toMatchObject({
+				name: 'AuthWeakPasswordError',
+				status: 422,
+				code: 'weak_password',
+				reasons: ['characters'],
+			})
+			expect(weak.error!.message).toBe(
+				'Password should contain at least one character of each: abcdefghijklmnopqrstuvwxyz, ABCDEFGHIJKLMNOPQRSTUVWXYZ, !@#$%.',
+			)
+			const short = await client.auth.signUp({ email: newEmail(), password: 'Short!a' })
+			expect(short.error).toMatchObject({ reasons: ['length'] })
+			expect(short.error!.message).toBe('Password should be at least 12 characters.')
+			const fine = await client.auth.signUp({ email: newEmail(), password: 'Correct horse!' })
+			expect(fine.error).toBeNull()
+			// no required characters at all, GoTrue's minimum length of 6
+			const lax = parseEnv({
+				APP_SECRET: 'x'.repeat(32),
+				AUTH_PASSWORD_MIN_LENGTH: '6',
+				AUTH_PASSWORD_REQUIRED_CHARACTERS: ':',
+			})
+			expect(lax.AUTH_PASSWORD_REQUIRED_CHARACTERS).toEqual([])
+		} finally {
+			await strict.close()
+		}
 	})
 
 	test('a malformed email is validation_failed', async () => {
@@ -303,10 +343,29 @@ describe('tokens', () => {
 		expect(tokens.size).toBe(1)
 	})
 
-	test('reusing a rotated refresh token after 10 s revokes the session', async () => {
+	test('after 10 s, the parent of the active refresh token still gets the active token', async () => {
 		const { session } = await signedUp()
 		const rotated = (
 			await server.client().auth.refreshSession({ refresh_token: session.refresh_token })
+		).data.session!
+		server.clock.advance(11)
+		// the client never stored the answer to its refresh and presents the old token again
+		const again = await server
+			.client()
+			.auth.refreshSession({ refresh_token: session.refresh_token })
+		expect(again.error).toBeNull()
+		expect(again.data.session!.refresh_token).toBe(rotated.refresh_token)
+		const user = await server.client().auth.getUser(again.data.session!.access_token)
+		expect(user.error).toBeNull()
+	})
+
+	test('after 10 s, an older refresh token than the parent revokes the session', async () => {
+		const { session } = await signedUp()
+		const second = (
+			await server.client().auth.refreshSession({ refresh_token: session.refresh_token })
+		).data.session!
+		const third = (
+			await server.client().auth.refreshSession({ refresh_token: second.refresh_token })
 		).data.session!
 		server.clock.advance(11)
 		const replay = await server
@@ -315,12 +374,33 @@ describe('tokens', () => {
 		expect(replay.data.session).toBeNull()
 		expect(replay.error).toMatchObject({ status: 400, code: 'refresh_token_already_used' })
 		// the whole session is gone: the active refresh token and the access token stop working
-		const child = await server
-			.client()
-			.auth.refreshSession({ refresh_token: rotated.refresh_token })
+		const child = await server.client().auth.refreshSession({ refresh_token: third.refresh_token })
 		expect(child.error).toMatchObject({ status: 400, code: 'refresh_token_not_found' })
-		const user = await server.client().auth.getUser(rotated.access_token)
+		const user = await server.client().auth.getUser(third.access_token)
 		expect(user.error).toMatchObject({ name: 'AuthSessionMissingError' })
+	})
+
+	test('the reuse interval is a setting (AUTH_REFRESH_TOKEN_REUSE_INTERVAL)', async () => {
+		const strict = await startTestAuthServer({
+			AUTH_RATE_LIMIT_IP: '100000',
+			AUTH_REFRESH_TOKEN_REUSE_INTERVAL: '0',
+		})
+		try {
+			const { data } = await strict
+				.client()
+				.auth.signUp({ email: newEmail('strict'), password: PASSWORD })
+			const second = (
+				await strict.client().auth.refreshSession({ refresh_token: data.session!.refresh_token })
+			).data.session!
+			await strict.client().auth.refreshSession({ refresh_token: second.refresh_token })
+			strict.clock.advance(1)
+			const replay = await strict
+				.client()
+				.auth.refreshSession({ refresh_token: data.session!.refresh_token })
+			expect(replay.error).toMatchObject({ status: 400, code: 'refresh_token_already_used' })
+		} finally {
+			await strict.close()
+		}
 	})
 
 	test('an unknown refresh token is refresh_token_not_found', async () => {
@@ -863,6 +943,122 @@ describe('admin', () => {
 		expect(
 			(await admin.auth.admin.generateLink({ type: 'invite', email: inviteEmail })).error,
 		).toMatchObject({ status: 422, code: 'email_exists' })
+	})
+})
+
+describe('reauthentication (AUTH_SECURE_PASSWORD_CHANGE)', () => {
+	test('a password change from an old session needs the nonce GET /reauthenticate mails', async () => {
+		const secure = await startTestAuthServer({
+			AUTH_RATE_LIMIT_IP: '100000',
+			AUTH_RATE_LIMIT_EMAIL: '1000',
+			AUTH_SECURE_PASSWORD_CHANGE: 'true',
+		})
+		try {
+			const email = newEmail('reauth')
+			const client = secure.pkceClient()
+			await client.auth.signUp({ email, password: PASSWORD })
+			// signed in just now: no nonce needed
+			expect((await client.auth.updateUser({ password: 'fresh password 1' })).error).toBeNull()
+			secure.clock.advance(25 * 3600)
+			await client.auth.refreshSession()
+			const without = await client.auth.updateUser({ password: 'second password 2' })
+			expect(without.error).toMatchObject({ status: 400, code: 'reauthentication_needed' })
+			const early = await client.auth.updateUser({ password: 'second password 2', nonce: '123456' })
+			expect(early.error).toMatchObject({ status: 422, code: 'reauthentication_not_valid' })
+
+			const asked = await client.auth.reauthenticate()
+			expect(asked.error).toBeNull()
+			const mail = await secure.lastMail(email)
+			expect(mail.subject).toBe('Confirm it is you on Leadsmith')
+			const wrong = String((Number(mail.code) + 1) % 1_000_000).padStart(6, '0')
+			const bad = await client.auth.updateUser({ password: 'second password 2', nonce: wrong })
+			expect(bad.error).toMatchObject({ status: 403, code: 'otp_expired' })
+			const good = await client.auth.updateUser({
+				password: 'second password 2',
+				nonce: mail.code!,
+			})
+			expect(good.error).toBeNull()
+			const signIn = await secure
+				.client()
+				.auth.signInWithPassword({ email, password: 'second password 2' })
+			expect(signIn.error).toBeNull()
+			// a nonce counts once
+			const again = await client.auth.updateUser({
+				password: 'third password 3',
+				nonce: mail.code!,
+			})
+			expect(again.error).toMatchObject({ code: 'reauthentication_not_valid' })
+		} finally {
+			await secure.close()
+		}
+	})
+})
+
+describe('other origins (AUTH_ALLOWED_ORIGINS)', () => {
+	test('browsers on an allowed origin may call /auth/v1 (CORS); others get no CORS headers', async () => {
+		const preflight = (origin: string) =>
+			fetch(`${server.url}/auth/v1/token?grant_type=password`, {
+				method: 'OPTIONS',
+				headers: {
+					Origin: origin,
+					'Access-Control-Request-Method': 'POST',
+					'Access-Control-Request-Headers': 'apikey, authorization, content-type, x-client-info',
+				},
+			})
+		const allowed = await preflight(ALLOWED_ORIGIN)
+		expect(allowed.status).toBe(204)
+		expect(allowed.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN)
+		expect(allowed.headers.get('access-control-allow-credentials')).toBe('true')
+		expect(allowed.headers.get('access-control-allow-methods')).toContain('POST')
+		expect(allowed.headers.get('access-control-allow-headers')).toContain('apikey')
+		const foreign = await preflight('https://evil.example')
+		expect(foreign.headers.get('access-control-allow-origin')).toBeNull()
+
+		// the official client from that origin: answers carry the CORS headers
+		const seen: Headers[] = []
+		const { email } = await signedUp()
+		const client = createClient(server.url, server.service.anonKey, {
+			auth: { persistSession: false, autoRefreshToken: false },
+			global: {
+				headers: { Origin: ALLOWED_ORIGIN },
+				fetch: async (input, init) => {
+					const response = await fetch(input, init)
+					seen.push(response.headers)
+					return response
+				},
+			},
+		})
+		const { error } = await client.auth.signInWithPassword({ email, password: PASSWORD })
+		expect(error).toBeNull()
+		expect(seen.at(-1)!.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN)
+		expect(seen.at(-1)!.get('access-control-expose-headers')).toContain('X-Supabase-Api-Version')
+		const plain = await fetch(`${server.url}/auth/v1/health`, {
+			headers: { Origin: 'https://evil.example' },
+		})
+		expect(plain.headers.get('access-control-allow-origin')).toBeNull()
+	})
+
+	test('emailed links may send people to an allowed origin, never elsewhere', async () => {
+		const { email } = await signedUp()
+		await server.client().auth.resetPasswordForEmail(email, {
+			redirectTo: `${ALLOWED_ORIGIN}/welcome`,
+		})
+		const opened = await openLink((await server.lastMail(email)).link!)
+		expect(opened.url.origin + opened.url.pathname).toBe(`${ALLOWED_ORIGIN}/welcome`)
+		server.clock.advance(61)
+		await server.client().auth.resetPasswordForEmail(email, {
+			redirectTo: 'https://evil.example/welcome',
+		})
+		const other = await openLink((await server.lastMail(email)).link!)
+		expect(other.url.origin).toBe(server.url)
+	})
+
+	test('none by default', () => {
+		const SECRET = 'x'.repeat(32)
+		expect(parseEnv({ APP_SECRET: SECRET }).AUTH_ALLOWED_ORIGINS).toEqual([])
+		expect(() =>
+			parseEnv({ APP_SECRET: SECRET, AUTH_ALLOWED_ORIGINS: 'https://app.example.com/path' }),
+		).toThrow(/AUTH_ALLOWED_ORIGINS/)
 	})
 })
 

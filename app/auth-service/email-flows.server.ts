@@ -10,7 +10,11 @@ import { findUserByEmail, insertEmailUser } from './users.server.ts'
 import { safeRedirect, validateEmail, validatePkce } from './validation.server.ts'
 
 function redirectParam(ctx: AuthContext, request: Request) {
-	return safeRedirect(new URL(request.url).searchParams.get('redirect_to'), ctx.config.APP_URL)
+	return safeRedirect(
+		new URL(request.url).searchParams.get('redirect_to'),
+		ctx.config.APP_URL,
+		ctx.config.AUTH_ALLOWED_ORIGINS,
+	)
 }
 
 /** POST /recover: mails a password-reset link; 200 {} whether or not the address is known. */

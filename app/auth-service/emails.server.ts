@@ -8,6 +8,7 @@ export type MailKind =
 	| 'email_change'
 	| 'email_changed'
 	| 'account_exists'
+	| 'reauthentication'
 
 type MailInput = {
 	appName: string
@@ -84,6 +85,12 @@ function template(kind: MailKind, input: MailInput): Template {
 				intro: `Someone tried to create a ${app} account with ${input.to}, which already has one. If it was you, sign in; if you forgot your password, reset it from the sign-in page.`,
 				action: `Sign in to ${app}`,
 				outro: `If it was not you, you can ignore this email: your account is unchanged.`,
+			}
+		case 'reauthentication':
+			return {
+				subject: `Confirm it is you on ${app}`,
+				intro: `Enter this code in ${app} to confirm it is you before your password changes.`,
+				outro: `If you did not ask for this, you can ignore this email: nothing changes without the code.`,
 			}
 		case 'email_changed':
 			return {

@@ -8,8 +8,9 @@ import { tooManyRequests } from './errors.server.ts'
 //                          (AUTH_RATE_LIMIT_EMAIL); never across IPs, so nobody can lock the
 //                          owner out of their account from elsewhere (decision 0023)
 // - verify:<email>         code verifications for one address           (AUTH_RATE_LIMIT_EMAIL)
+// - mfa:<factor id>        TOTP code checks against one factor          (AUTH_RATE_LIMIT_EMAIL)
 
-export type LimitedAction = 'token' | 'signup' | 'recover' | 'otp' | 'resend' | 'verify'
+export type LimitedAction = 'token' | 'signup' | 'recover' | 'otp' | 'resend' | 'verify' | 'mfa'
 
 const requestLimit = () => tooManyRequests('over_request_rate_limit', 'Request rate limit reached')
 

@@ -15,13 +15,21 @@ import {
 } from './admin.server.ts'
 import type { AuthContext, AuthSettings } from './context.server.ts'
 import { otp, recover, resend } from './email-flows.server.ts'
+import {
+	adminDeleteFactor,
+	adminListFactors,
+	challengeFactor,
+	enrollFactor,
+	unenrollFactor,
+	verifyFactor,
+} from './mfa.server.ts'
 import { AuthApiError, errorResponse } from './errors.server.ts'
 import { json, readJsonBody, type Body } from './http.server.ts'
 import { loadKeyRing } from './keys.server.ts'
 import { createRateLimiter } from './rate-limit.server.ts'
 import { signup } from './signup.server.ts'
 import { token } from './token.server.ts'
-import { getUser, logout, updateUser } from './user.server.ts'
+import { getUser, logout, reauthenticate, updateUser } from './user.server.ts'
 import { verifyGet, verifyPost } from './verify.server.ts'
 
 export type AuthService = {
@@ -72,7 +80,8 @@ export async function createAuthService(options: AuthServiceOptions): Promise<Au
 	const log = options.log ?? ((message, error) => console.error(`auth service: ${message}`, error))
 	const settings: AuthSettings = {
 		accessTokenLifetimeSeconds: options.accessTokenLifetimeSeconds ?? 3600,
-		refreshTokenReuseIntervalSeconds: options.refreshTokenReuseIntervalSeconds ?? 10,
+		refreshTokenReuseIntervalSeconds:
+			options.refreshTokenReuseIntervalSeconds ?? config.AUTH_REFRESH_TOKEN_REUSE_INTERVAL,
 		otpLifetimeSeconds: options.otpLifetimeSeconds ?? 3600,
 		flowStateLifetimeSeconds: options.flowStateLifetimeSeconds ?? 300,
 		mailMinIntervalSeconds: options.mailMinIntervalSeconds ?? 60,
@@ -131,6 +140,9 @@ export async function createAuthService(options: AuthServiceOptions): Promise<Au
 			case '/user':
 				allow('GET', 'PUT')
 				return method === 'GET' ? getUser(ctx, request) : updateUser(ctx, request, body)
+			case '/reauthenticate':
+				allow('GET')
+				return reauthenticate(ctx, request)
 			case '/logout':
 				allow('POST')
 				return logout(ctx, request)
@@ -168,6 +180,33 @@ export async function createAuthService(options: AuthServiceOptions): Promise<Au
 			case '/admin/generate_link':
 				allow('POST')
 				return generateLink(ctx, request, body)
+			case '/factors':
+				allow('POST')
+				return enrollFactor(ctx, request, body)
+		}
+		const factorPath = /^\/factors\/([^/]+)(?:\/(challenge|verify))?$/.exec(path)
+		if (factorPath) {
+			const id = decodeURIComponent(factorPath[1]!)
+			if (factorPath[2] === 'challenge') {
+				allow('POST')
+				return challengeFactor(ctx, request, id)
+			}
+			if (factorPath[2] === 'verify') {
+				allow('POST')
+				return verifyFactor(ctx, request, id, body)
+			}
+			allow('DELETE')
+			return unenrollFactor(ctx, request, id)
+		}
+		const adminFactorPath = /^\/admin\/users\/([^/]+)\/factors(?:\/([^/]+))?$/.exec(path)
+		if (adminFactorPath) {
+			const userId = decodeURIComponent(adminFactorPath[1]!)
+			if (adminFactorPath[2]) {
+				allow('DELETE')
+				return adminDeleteFactor(ctx, request, userId, decodeURIComponent(adminFactorPath[2]))
+			}
+			allow('GET')
+			return adminListFactors(ctx, request, userId)
 		}
 		const userPath = /^\/admin\/users\/([^/]+)$/.exec(path)
 		if (userPath) {
@@ -180,19 +219,61 @@ export async function createAuthService(options: AuthServiceOptions): Promise<Au
 		throw notFoundError()
 	}
 
+	async function answer(request: Request) {
+		try {
+			return await route(request)
+		} catch (error) {
+			if (!(error instanceof AuthApiError) || error.status >= 500)
+				log(`${request.method} ${new URL(request.url).pathname} failed`, error)
+			return errorResponse(error, request)
+		}
+	}
+
 	return {
 		anonKey,
 		serviceRoleKey,
 		async fetch(request) {
-			try {
-				return await route(request)
-			} catch (error) {
-				if (!(error instanceof AuthApiError) || error.status >= 500)
-					log(`${request.method} ${new URL(request.url).pathname} failed`, error)
-				return errorResponse(error, request)
-			}
+			const origin = request.headers.get('origin')
+			const allowed = origin !== null && config.AUTH_ALLOWED_ORIGINS.includes(origin)
+			if (request.method === 'OPTIONS' && origin !== null)
+				return preflight(request, allowed ? origin : null)
+			const response = await answer(request)
+			return allowed ? withCors(response, origin) : response
 		},
 	}
+}
+
+// CORS for browsers on the other origins of this deployment (AUTH_ALLOWED_ORIGINS), as GoTrue
+// answers them: credentials allowed, its API headers readable. Other origins get no CORS headers,
+// so browsers there cannot read answers.
+const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE'
+const CORS_EXPOSED = 'X-Total-Count, Link, X-Supabase-Api-Version, x-sb-error-code'
+const CORS_MAX_AGE = '300'
+
+function preflight(request: Request, origin: string | null) {
+	const headers = new Headers({ Vary: 'Origin' })
+	if (origin) {
+		headers.set('Access-Control-Allow-Origin', origin)
+		headers.set('Access-Control-Allow-Credentials', 'true')
+		headers.set('Access-Control-Allow-Methods', CORS_METHODS)
+		const asked = request.headers.get('access-control-request-headers')
+		if (asked) headers.set('Access-Control-Allow-Headers', asked)
+		headers.set('Access-Control-Max-Age', CORS_MAX_AGE)
+	}
+	return new Response(null, { status: 204, headers })
+}
+
+function withCors(response: Response, origin: string) {
+	const headers = new Headers(response.headers)
+	headers.set('Access-Control-Allow-Origin', origin)
+	headers.set('Access-Control-Allow-Credentials', 'true')
+	headers.set('Access-Control-Expose-Headers', CORS_EXPOSED)
+	headers.append('Vary', 'Origin')
+	return new Response(response.body, {
+		status: response.status,
+		statusText: response.statusText,
+		headers,
+	})
 }
 
 function notFoundError() {

@@ -15,7 +15,17 @@ import {
 
 /** How a session was authenticated (Supabase's authentication method names, the `amr` claim). */
 export type AuthMethod =
-	'password' | 'otp' | 'magiclink' | 'recovery' | 'invite' | 'email/signup' | 'email_change'
+	| 'password'
+	| 'otp'
+	| 'magiclink'
+	| 'recovery'
+	| 'invite'
+	| 'email/signup'
+	| 'email_change'
+	| 'totp'
+
+/** Authenticator assurance level: aal2 once a second factor was verified in the session. */
+export type Aal = 'aal1' | 'aal2'
 
 export type SessionJson = {
 	access_token: string
@@ -53,6 +63,7 @@ export async function accessToken(
 	db: Executor,
 	user: LoadedUser,
 	sessionId: string,
+	aal: Aal,
 ) {
 	const now = ctx.now()
 	const iat = unix(now)
@@ -69,7 +80,7 @@ export async function accessToken(
 		app_metadata: profile.app_metadata,
 		user_metadata: profile.user_metadata,
 		role: user.role ?? 'authenticated',
-		aal: 'aal1',
+		aal,
 		amr: await amrClaims(db, sessionId),
 		session_id: sessionId,
 		is_anonymous: user.is_anonymous,
@@ -135,7 +146,7 @@ export async function issueSession(
 		.execute()
 	const user = await findUserById(trx, userId)
 	if (!user) throw new Error('user vanished while signing in')
-	const access = await accessToken(ctx, trx, user, sessionId)
+	const access = await accessToken(ctx, trx, user, sessionId, 'aal1')
 	return {
 		access_token: access.token,
 		token_type: 'bearer',
@@ -148,9 +159,9 @@ export async function issueSession(
 
 /**
  * The refresh_token grant. The presented token's row is locked (FOR UPDATE), so concurrent
- * refreshes of one token run one after the other. Using a token revokes it and issues a child;
- * presenting a revoked token again within the reuse interval answers with the session's active
- * token (several loaders refreshing at once); later, it ends the whole session.
+ * refreshes of one token run one after the other. Using a token revokes it and issues a child.
+ * A revoked token presented again gets the session's active token when it is that token's
+ * parent (any time) or within the reuse interval; otherwise the whole session ends.
  */
 export async function refreshSession(ctx: AuthContext, refreshToken: string, request: Request) {
 	if (!refreshToken) throw new OAuthError('invalid_request', 'refresh_token required')
@@ -198,19 +209,21 @@ export async function refreshSession(ctx: AuthContext, refreshToken: string, req
 
 			let issued: string
 			if (row.revoked) {
+				// GoTrue's rule: the parent of the session's active token may always be presented
+				// again (the client lost the answer to its last refresh) and gets the active token;
+				// an older token is fine only within the reuse interval (concurrent refreshes);
+				// anything else is a replay, and the session ends.
+				const active = await trx
+					.selectFrom('auth.refresh_tokens')
+					.select(['token', 'parent'])
+					.where('session_id', '=', session.id)
+					.where('revoked', '=', false)
+					.orderBy('id', 'desc')
+					.executeTakeFirst()
 				const revokedAt = (row.updated_at ?? row.created_at ?? new Date(0)).getTime()
-				const reusable =
+				const withinInterval =
 					now.getTime() - revokedAt <= ctx.settings.refreshTokenReuseIntervalSeconds * 1000
-				const active = reusable
-					? await trx
-							.selectFrom('auth.refresh_tokens')
-							.select('token')
-							.where('session_id', '=', session.id)
-							.where('revoked', '=', false)
-							.orderBy('id', 'desc')
-							.executeTakeFirst()
-					: undefined
-				if (!active?.token) {
+				if (!active?.token || (active.parent !== row.token && !withinInterval)) {
 					// Replay of a used token: whoever holds the session's tokens, the session ends.
 					await trx.deleteFrom('auth.sessions').where('id', '=', session.id).execute()
 					return {
@@ -248,7 +261,13 @@ export async function refreshSession(ctx: AuthContext, refreshToken: string, req
 				})
 				.where('id', '=', session.id)
 				.execute()
-			const access = await accessToken(ctx, trx, user, session.id)
+			const access = await accessToken(
+				ctx,
+				trx,
+				user,
+				session.id,
+				session.aal === 'aal2' ? 'aal2' : 'aal1',
+			)
 			return {
 				session: {
 					access_token: access.token,
@@ -268,6 +287,8 @@ export type Authenticated = {
 	claims: JWTPayload & { session_id?: string; role?: string }
 	user: LoadedUser
 	sessionId: string | null
+	/** the session's assurance level as stored (the token's claim may be older) */
+	aal: Aal
 }
 
 export function bearerToken(request: Request) {
@@ -287,18 +308,20 @@ export async function authenticate(ctx: AuthContext, request: Request): Promise<
 	const user = await findUserById(ctx.db, claims.sub)
 	if (!user) throw forbidden('user_not_found', 'User from sub claim in JWT does not exist')
 	let sessionId: string | null = null
+	let aal: Aal = 'aal1'
 	if (claims.session_id) {
 		const session = await ctx.db
 			.selectFrom('auth.sessions')
-			.select('id')
+			.select(['id', 'aal'])
 			.where('id', '=', claims.session_id)
 			.executeTakeFirst()
 		if (!session)
 			throw forbidden('session_not_found', 'Session from session_id claim in JWT does not exist')
 		sessionId = session.id
+		if (session.aal === 'aal2') aal = 'aal2'
 	}
 	if (isBanned(user, ctx.now())) throw forbidden('user_banned', 'User is banned')
-	return { claims, user, sessionId }
+	return { claims, user, sessionId, aal }
 }
 
 const ADMIN_ROLES = ['service_role', 'supabase_admin']

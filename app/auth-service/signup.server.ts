@@ -32,7 +32,7 @@ export async function signup(ctx: AuthContext, request: Request, body: Body) {
 	if (!email && !phone)
 		throw unprocessable('anonymous_provider_disabled', 'Anonymous sign-ins are disabled')
 	if (!password) throw badRequest('validation_failed', 'Signup requires a valid password')
-	checkPasswordStrength(password)
+	checkPasswordStrength(password, ctx.config)
 	if (email && phone)
 		throw badRequest(
 			'validation_failed',
@@ -45,6 +45,7 @@ export async function signup(ctx: AuthContext, request: Request, body: Body) {
 	const redirectTo = safeRedirect(
 		new URL(request.url).searchParams.get('redirect_to'),
 		ctx.config.APP_URL,
+		ctx.config.AUTH_ALLOWED_ORIGINS,
 	)
 	const autoconfirm = ctx.config.AUTH_AUTOCONFIRM
 	if (!autoconfirm) await limitEmailSend(ctx, address)

@@ -68,7 +68,7 @@ async function passwordGrant(ctx: AuthContext, request: Request, body: Body) {
 	const session = await ctx.db
 		.transaction()
 		.execute((trx) => issueSession(ctx, trx, user.id, 'password', request))
-	const weakness = passwordWeakness(password)
+	const weakness = passwordWeakness(password, ctx.config)
 	return json(weakness.reasons.length ? { ...session, weak_password: weakness } : session)
 }
 

@@ -4,7 +4,16 @@ import { badRequest, forbidden, unprocessable } from './errors.server.ts'
 import { json, objectParam, str, type Body } from './http.server.ts'
 import { createFlowState, sendLinkMail } from './mails.server.ts'
 import { authenticate } from './sessions.server.ts'
-import { findUserByEmail, findUserById, mergeMetadata, userJson } from './users.server.ts'
+import {
+	findUserByEmail,
+	findUserById,
+	mergeMetadata,
+	userJson,
+	type LoadedUser,
+} from './users.server.ts'
+import { generateOtp, safeEqual, tokenHash } from './crypto.server.ts'
+import { renderMail } from './emails.server.ts'
+import { limitEmailSend, limitIp } from './limits.server.ts'
 import {
 	checkPasswordStrength,
 	safeRedirect,
@@ -34,7 +43,7 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 		throw forbidden('not_admin', 'Updating app_metadata requires admin privileges')
 	if (str(body.phone) && str(body.phone) !== (user.phone ?? ''))
 		throw badRequest('phone_provider_disabled', 'Phone logins are disabled')
-	if (password !== undefined) checkPasswordStrength(password)
+	if (password !== undefined) checkPasswordStrength(password, ctx.config)
 	const pkce = validatePkce(body.code_challenge, body.code_challenge_method)
 	const changingEmail = email !== undefined && email !== user.email
 	if (changingEmail) {
@@ -46,6 +55,7 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 			)
 	}
 	let passwordHash: string | undefined
+	if (password) await checkReauthentication(ctx, user, sessionId, str(body.nonce))
 	if (password) {
 		if (user.encrypted_password && (await bcrypt.compare(password, user.encrypted_password)))
 			throw unprocessable(
@@ -66,6 +76,8 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 					confirmation_token: '',
 					recovery_token: '',
 					email_change_token_new: '',
+					reauthentication_token: '',
+					reauthentication_sent_at: null,
 					updated_at: now,
 				})
 				.where('id', '=', user.id)
@@ -90,6 +102,7 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 		const redirectTo = safeRedirect(
 			new URL(request.url).searchParams.get('redirect_to'),
 			ctx.config.APP_URL,
+			ctx.config.AUTH_ALLOWED_ORIGINS,
 		)
 		await sendLinkMail(ctx, user.id, 'email_change', {
 			redirectTo,
@@ -98,6 +111,65 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 		})
 	}
 	return json(userJson((await findUserById(ctx.db, user.id))!))
+}
+
+/** Sessions younger than this change the password without a nonce (GoTrue: 24 h). */
+const RECENT_SIGN_IN_MS = 24 * 3600 * 1000
+
+/**
+ * With AUTH_SECURE_PASSWORD_CHANGE, a password change from a session signed in more than 24 h
+ * ago needs the nonce GET /reauthenticate mailed (GoTrue's rule and error codes).
+ */
+async function checkReauthentication(
+	ctx: AuthContext,
+	user: LoadedUser,
+	sessionId: string | null,
+	nonce: string,
+) {
+	if (!ctx.config.AUTH_SECURE_PASSWORD_CHANGE) return
+	const session = sessionId
+		? await ctx.db
+				.selectFrom('auth.sessions')
+				.select('created_at')
+				.where('id', '=', sessionId)
+				.executeTakeFirst()
+		: undefined
+	const now = ctx.now().getTime()
+	if (session?.created_at && now - session.created_at.getTime() <= RECENT_SIGN_IN_MS) return
+	if (!nonce)
+		throw badRequest('reauthentication_needed', 'Password update requires reauthentication')
+	if (!user.reauthentication_token || !user.reauthentication_sent_at)
+		throw unprocessable('reauthentication_not_valid', 'Requires reauthentication')
+	const expired =
+		now > user.reauthentication_sent_at.getTime() + ctx.settings.otpLifetimeSeconds * 1000
+	if (expired || !safeEqual(tokenHash(user.email ?? '', nonce), user.reauthentication_token))
+		throw forbidden('otp_expired', 'Token has expired or is invalid')
+}
+
+/** GET /reauthenticate: mails the signed-in user a nonce for a password change. */
+export async function reauthenticate(ctx: AuthContext, request: Request) {
+	const { user } = await authenticate(ctx, request)
+	if (!user.email)
+		throw badRequest('validation_failed', 'Reauthentication requires the user to have an email')
+	await limitIp(ctx, request, 'otp')
+	await limitEmailSend(ctx, user.email)
+	const nonce = generateOtp()
+	await ctx.db
+		.updateTable('auth.users')
+		.set({
+			reauthentication_token: tokenHash(user.email, nonce),
+			reauthentication_sent_at: ctx.now(),
+		})
+		.where('id', '=', user.id)
+		.execute()
+	await ctx.mailer.send(
+		renderMail('reauthentication', {
+			appName: ctx.config.APP_NAME,
+			to: user.email,
+			otp: nonce,
+		}),
+	)
+	return json({})
 }
 
 /** POST /logout?scope=global|local|others: 204. */

@@ -6,8 +6,18 @@ import type { Executor } from './context.server.ts'
 
 export type UserRow = Selectable<AuthUsers>
 type IdentityRow = Selectable<AuthIdentities>
-/** A user row with its identities (dates of identities arrive as JSON strings). */
-export type LoadedUser = UserRow & { identities: IdentityRow[] }
+/** A factor as loaded with its user (dates as JSON strings) or read from its table (Dates). */
+export type FactorRow = {
+	id: string
+	friendly_name: string | null
+	factor_type: string
+	status: string
+	created_at: Date | string
+	updated_at: Date | string
+	last_challenged_at: Date | string | null
+}
+/** A user row with its identities and MFA factors (their dates arrive as JSON strings). */
+export type LoadedUser = UserRow & { identities: IdentityRow[]; factors: FactorRow[] }
 
 export const AUDIENCE = 'authenticated'
 export const DEFAULT_ROLE = 'authenticated'
@@ -24,6 +34,23 @@ function userQuery(db: Executor) {
 					.whereRef('i.user_id', '=', 'u.id')
 					.orderBy('i.created_at', 'asc'),
 			).as('identities'),
+		)
+		.select((eb) =>
+			jsonArrayFrom(
+				eb
+					.selectFrom('auth.mfa_factors as f')
+					.select([
+						'f.id',
+						'f.friendly_name',
+						'f.factor_type',
+						'f.status',
+						'f.created_at',
+						'f.updated_at',
+						'f.last_challenged_at',
+					])
+					.whereRef('f.user_id', '=', 'u.id')
+					.orderBy('f.created_at', 'asc'),
+			).as('factors'),
 		)
 		.where('u.deleted_at', 'is', null)
 }
@@ -122,6 +149,8 @@ export function userJson(user: LoadedUser) {
 		app_metadata: metadata(user.raw_app_meta_data),
 		user_metadata: metadata(user.raw_user_meta_data),
 		identities: (user.identities ?? []).map(identityJson),
+		// GoTrue leaves `factors` out when there are none
+		...(user.factors?.length ? { factors: user.factors.map(factorJson) } : {}),
 		created_at: iso(user.created_at),
 		updated_at: iso(user.updated_at),
 		...optional('banned_until', iso(user.banned_until)),
@@ -131,6 +160,19 @@ export function userJson(user: LoadedUser) {
 }
 
 export type UserJson = ReturnType<typeof userJson>
+
+/** Supabase's Factor JSON (never the secret). */
+export function factorJson(factor: FactorRow) {
+	return {
+		id: factor.id,
+		friendly_name: factor.friendly_name ?? '',
+		factor_type: factor.factor_type,
+		status: factor.status,
+		created_at: iso(factor.created_at),
+		updated_at: iso(factor.updated_at),
+		...(factor.last_challenged_at ? { last_challenged_at: iso(factor.last_challenged_at) } : {}),
+	}
+}
 
 function identityJson(identity: IdentityRow) {
 	return {

@@ -1,11 +1,17 @@
 import { safeRedirect as safeRedirectPath } from '../utils/safe-redirect.ts'
 import { badRequest, weakPasswordError } from './errors.server.ts'
 
-export const PASSWORD_MIN_LENGTH = 8
 /** bcrypt reads at most 72 bytes */
 export const PASSWORD_MAX_BYTES = 72
-/** Supabase's "letters and digits" requirement, one set per required character class */
-const REQUIRED_CHARACTERS = ['abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', '0123456789']
+
+/**
+ * GoTrue's password policy settings: a minimum length in characters and sets of characters of
+ * which a password needs one each (AUTH_PASSWORD_REQUIRED_CHARACTERS, sets separated by ':').
+ */
+export type PasswordPolicy = {
+	AUTH_PASSWORD_MIN_LENGTH: number
+	AUTH_PASSWORD_REQUIRED_CHARACTERS: string[]
+}
 
 const EMAIL_LOCAL = /^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(\.[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+)*$/u
 const EMAIL_LABEL = /^[\p{L}\p{N}]([\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u
@@ -35,30 +41,33 @@ export function validateEmail(value: unknown): string {
 }
 
 /** The weak-password reasons for `password` (empty when strong enough). */
-export function passwordWeakness(password: string): { reasons: string[]; message: string } {
+export function passwordWeakness(
+	password: string,
+	policy: PasswordPolicy,
+): { reasons: string[]; message: string } {
 	const reasons: string[] = []
 	const messages: string[] = []
-	if ([...password].length < PASSWORD_MIN_LENGTH) {
+	const minLength = policy.AUTH_PASSWORD_MIN_LENGTH
+	const required = policy.AUTH_PASSWORD_REQUIRED_CHARACTERS
+	if ([...password].length < minLength) {
 		reasons.push('length')
-		messages.push(`Password should be at least ${PASSWORD_MIN_LENGTH} characters.`)
+		messages.push(`Password should be at least ${minLength} characters.`)
 	}
-	if (REQUIRED_CHARACTERS.some((set) => ![...password].some((c) => set.includes(c)))) {
+	if (required.some((set) => ![...password].some((c) => set.includes(c)))) {
 		reasons.push('characters')
-		messages.push(
-			`Password should contain at least one character of each: ${REQUIRED_CHARACTERS.join(', ')}.`,
-		)
+		messages.push(`Password should contain at least one character of each: ${required.join(', ')}.`)
 	}
 	return { reasons, message: messages.join(' ') }
 }
 
 /** 400 when too long for bcrypt, 422 weak_password with reasons when too weak. */
-export function checkPasswordStrength(password: string) {
+export function checkPasswordStrength(password: string, policy: PasswordPolicy) {
 	if (Buffer.byteLength(password) > PASSWORD_MAX_BYTES)
 		throw badRequest(
 			'validation_failed',
 			`Password cannot be longer than ${PASSWORD_MAX_BYTES} characters`,
 		)
-	const { reasons, message } = passwordWeakness(password)
+	const { reasons, message } = passwordWeakness(password, policy)
 	if (reasons.length > 0) throw weakPasswordError(message, reasons)
 }
 
@@ -89,10 +98,23 @@ export function validatePkce(challenge: unknown, method: unknown): Pkce {
 
 /**
  * A redirect target on APP_URL's origin (a path, or an absolute URL on it; see
- * app/utils/safe-redirect.ts); anything else falls back to APP_URL, so links in mails never
- * send people elsewhere.
+ * app/utils/safe-redirect.ts) or on one of AUTH_ALLOWED_ORIGINS (other origins of the same
+ * deployment, as GoTrue's URI allow list); anything else falls back to APP_URL, so links in mails
+ * never send people elsewhere.
  */
-export function safeRedirect(candidate: unknown, appUrl: string): string {
+export function safeRedirect(
+	candidate: unknown,
+	appUrl: string,
+	allowedOrigins: readonly string[] = [],
+): string {
+	if (typeof candidate === 'string' && allowedOrigins.length > 0) {
+		try {
+			const url = new URL(candidate)
+			if (allowedOrigins.includes(url.origin) && !url.username && !url.password) return url.href
+		} catch {
+			// not an absolute URL: a path on APP_URL, checked below
+		}
+	}
 	const path = safeRedirectPath(candidate, { origin: appUrl, fallback: '' })
 	return path ? new URL(path, appUrl).href : appUrl
 }

@@ -252,7 +252,11 @@ export async function verifyGet(ctx: AuthContext, request: Request) {
 	const params = new URL(request.url).searchParams
 	const token = params.get('token') ?? ''
 	const type = (params.get('type') ?? '') as VerifyType
-	const target = safeRedirect(params.get('redirect_to'), ctx.config.APP_URL)
+	const target = safeRedirect(
+		params.get('redirect_to'),
+		ctx.config.APP_URL,
+		ctx.config.AUTH_ALLOWED_ORIGINS,
+	)
 	if (!type) throw badRequest('validation_failed', 'Verify requires a verification type')
 	if (!token) throw badRequest('validation_failed', 'Verify requires a token or a token hash')
 	const pkce = token.startsWith('pkce_')

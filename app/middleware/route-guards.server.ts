@@ -1,4 +1,5 @@
 import { data, redirect, type MiddlewareFunction } from 'react-router'
+import { getConfig } from '../config.server.ts'
 import {
 	hasActivePlan,
 	hasAnyScope,
@@ -8,6 +9,9 @@ import {
 } from '../context.server.ts'
 import { safeRedirect } from '../utils/safe-redirect.ts'
 import { screenByPattern, type MiddlewareName } from '../routes.ts'
+
+/** The query /settings reads to say that the admin area needs two-factor authentication. */
+export const TWO_FACTOR_REQUIRED = 'twoFactor=required'
 
 type Guard = (args: { request: Request; account: AccountContext | null }) => void
 
@@ -40,6 +44,11 @@ export const guards: Record<MiddlewareName, Guard> = {
 	},
 	admin({ account }) {
 		if (!account?.platformRole) throw redirect('/admin-login')
+		// ADMIN_REQUIRE_MFA: staff without a code-verified session set up or use two-factor first
+		if (getConfig().ADMIN_REQUIRE_MFA && account.sessionAal !== 'aal2')
+			throw redirect(
+				account.twoFactorEnabled ? '/signin/verify' : `/settings?${TWO_FACTOR_REQUIRED}`,
+			)
 	},
 }
 

@@ -45,12 +45,16 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 		if (claims && token) rememberClaims(token, claims)
 	}
 	const user = claims ? sessionUserOf(claims) : null
-	const account = user
+	const loaded = user
 		? await loadSessionContext(db, user, {
 				checkSession: getConfig().AUTH_SESSION_CHECK === 'database',
 			})
 		: null
-	if (user && !account) clearSessionCookies(request, responseHeaders)
+	if (user && !loaded) clearSessionCookies(request, responseHeaders)
+	// With a verified factor, a password-only (aal1) session is not signed in yet: every screen
+	// treats it as signed out, and /signin/verify asks for the code.
+	const secondFactorPending = Boolean(loaded?.twoFactorEnabled && loaded.sessionAal !== 'aal2')
+	const account = secondFactorPending ? null : loaded
 	const currentWorkspaceId = account ? await resolveCurrentWorkspaceId(request, account) : null
 	context.set(requestContext, {
 		get supabase() {
@@ -59,6 +63,7 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 		responseHeaders,
 		account,
 		currentWorkspaceId,
+		secondFactorPending,
 	})
 	const response = await next()
 	return withHeaders(response, responseHeaders)

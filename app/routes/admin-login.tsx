@@ -8,6 +8,7 @@ import { requestContext } from '../context.server.ts'
 import { describeAuthError } from '../services/auth/errors.server.ts'
 import { isPlatformStaff } from '../services/auth/profile.server.ts'
 import { SignInSchema } from '../services/auth/schemas.ts'
+import { hasVerifiedFactor, verifyUrl } from '../services/auth/two-factor.ts'
 import { hasScreen } from '../routes.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -17,7 +18,9 @@ import { readFormData } from '../utils/form-data.server.ts'
 const adminHome = () => (hasScreen('admin-dashboard') ? '/admin-dashboard' : '/')
 
 export async function loader({ context }: Route.LoaderArgs) {
-	if (context.get(requestContext).account?.platformRole) throw redirect(adminHome())
+	const { account, secondFactorPending } = context.get(requestContext)
+	if (account?.platformRole) throw redirect(adminHome())
+	if (secondFactorPending) throw redirect(verifyUrl(adminHome()))
 	return null
 }
 
@@ -51,6 +54,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 			{ status: 403 },
 		)
 	}
+	if (hasVerifiedFactor(signIn.user)) throw redirect(verifyUrl(adminHome()))
 	return redirectWithSuccess(adminHome(), 'Signed in as administrator')
 }
 

@@ -15,6 +15,7 @@ import {
 	ExtendActionSchema,
 	LtdActionSchema,
 	PLATFORM_ROLE_CHOICES,
+	RemoveTwoFactorSchema,
 	RoleActionSchema,
 	UnbanSchema,
 	UserActionSchema,
@@ -24,6 +25,7 @@ import {
 	cancelSubscriptionNow,
 	extendSubscription,
 	getUserOverview,
+	removeTwoFactor,
 	setBanned,
 	setLtd,
 	setPlatformRole,
@@ -80,6 +82,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 			case 'unban':
 				await setBanned(account, id, false)
 				return redirectWithSuccess(here, 'Sign-in allowed again')
+			case 'remove-two-factor':
+				await removeTwoFactor(account, id)
+				return redirectWithSuccess(here, 'Two-factor authentication removed')
 		}
 	})
 }
@@ -319,6 +324,26 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
 									variant="danger"
 									className="mt-4"
 								/>
+							)}
+							<h3 className="mt-6 font-semibold">Two-factor authentication</h3>
+							{Number(user.two_factor_factors) > 0 ? (
+								<>
+									<p className="mt-1 text-sm text-slate-700">
+										On. If they lost their authenticator app, remove it: they then sign in with
+										their password alone.
+									</p>
+									<ActionForm
+										id="remove-two-factor"
+										intent="remove-two-factor"
+										schema={RemoveTwoFactorSchema}
+										actionData={actionData}
+										submit="Remove two-factor authentication"
+										variant="danger"
+										className="mt-2"
+									/>
+								</>
+							) : (
+								<p className="mt-1 text-sm text-slate-700">Off.</p>
 							)}
 						</Card>
 					</div>

@@ -1,4 +1,4 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { data, Form } from 'react-router'
 import { z } from 'zod'
@@ -24,12 +24,33 @@ import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
+import { getConfig } from '../config.server.ts'
+import { TWO_FACTOR_REQUIRED } from '../middleware/route-guards.server.ts'
+import type { Supabase } from '../services/auth/session.server.ts'
+import {
+	TwoFactorConfirmSchema,
+	TwoFactorDisableSchema,
+	TwoFactorEnrollSchema,
+} from '../services/auth/two-factor.ts'
+import {
+	confirmEnrollment,
+	disableTwoFactor,
+	enrollmentView,
+	startEnrollment,
+	type Enrollment,
+} from '../services/auth/two-factor.server.ts'
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = context.get(requestContext).account!
 	const profile = await getProfile(account.user.id)
 	return {
 		email: account.user.email,
+		twoFactor: {
+			enabled: account.twoFactorEnabled,
+			// sent here by the admin area (ADMIN_REQUIRE_MFA)
+			requiredForAdmin:
+				Boolean(account.platformRole) && new URL(request.url).search.includes(TWO_FACTOR_REQUIRED),
+		},
 		fullName: profile?.full_name ?? '',
 		company: profile?.company ?? '',
 		emailbison: await getEmailBisonSettings(account),
@@ -92,12 +113,72 @@ async function emailBisonAction(
 
 const SettingsSchema = z.discriminatedUnion('intent', [ProfileSchema, ChangePasswordSchema])
 
+const TwoFactorSchema = z.discriminatedUnion('intent', [
+	TwoFactorEnrollSchema,
+	TwoFactorConfirmSchema,
+	TwoFactorDisableSchema,
+])
+
+/** The two-factor section: start the set-up, confirm it with a first code, turn it off. */
+async function twoFactorAction(supabase: Supabase, formData: FormData) {
+	const intent = 'two-factor' as const
+	const submission = parseWithZod(formData, { schema: TwoFactorSchema })
+	if (submission.status !== 'success') {
+		const factorId = formData.get('factorId')
+		const uri = formData.get('uri')
+		const enrollment =
+			typeof factorId === 'string' && typeof uri === 'string' && uri.startsWith('otpauth://totp/')
+				? enrollmentView(factorId, uri)
+				: null
+		return data(
+			{ intent, result: submission.reply({ hideFields: ['code'] }), enrollment },
+			{ status: 400 },
+		)
+	}
+	const value = submission.value
+	if (value.intent === 'two-factor-enroll') {
+		const enrollment = await startEnrollment(supabase, getConfig().APP_NAME)
+		return data({ intent, result: submission.reply({ resetForm: true }), enrollment })
+	}
+	if (value.intent === 'two-factor-confirm') {
+		const failure = await confirmEnrollment(supabase, value.factorId, value.code)
+		if (failure)
+			return data(
+				{
+					intent,
+					result: submission.reply({
+						hideFields: ['code'],
+						fieldErrors: { code: [failure.message] },
+					}),
+					enrollment: enrollmentView(value.factorId, value.uri),
+				},
+				{ status: failure.status },
+			)
+		return redirectWithSuccess('/settings', 'Two-factor authentication is on')
+	}
+	const error = await disableTwoFactor(supabase)
+	if (error)
+		return data(
+			{
+				intent,
+				result: submission.reply({
+					formErrors: ['Sign in again with your code to turn two-factor authentication off.'],
+				}),
+				enrollment: null,
+			},
+			{ status: 400 },
+		)
+	return redirectWithSuccess('/settings', 'Two-factor authentication is off')
+}
+
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account, supabase } = context.get(requestContext)
 	const formData = await readFormData(request)
 	if (String(formData.get('intent')).startsWith('emailbison'))
 		return emailBisonAction(account, formData)
 	if (formData.get('intent') === 'company-details') return companyDetailsAction(account!, formData)
+	if (String(formData.get('intent')).startsWith('two-factor'))
+		return twoFactorAction(supabase, formData)
 	const submission = parseWithZod(formData, { schema: SettingsSchema })
 	const intent = formData.get('intent') === 'password' ? 'password' : 'profile'
 	if (submission.status !== 'success') {
@@ -238,6 +319,15 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 						</SubmitButton>
 					</Form>
 				</Card>
+				<TwoFactorCard
+					enabled={loaderData.twoFactor.enabled}
+					requiredForAdmin={loaderData.twoFactor.requiredForAdmin}
+					actionData={
+						actionData && 'enrollment' in actionData
+							? (actionData as TwoFactorActionData)
+							: undefined
+					}
+				/>
 				<Card>
 					<h2 className="text-lg font-semibold">EmailBison</h2>
 					{eb.canManage ? (
@@ -304,6 +394,104 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 				</Card>
 			</div>
 		</>
+	)
+}
+
+type TwoFactorActionData = {
+	result: SubmissionResult<string[]>
+	enrollment: Enrollment | null
+}
+
+function TwoFactorCard({
+	enabled,
+	requiredForAdmin,
+	actionData,
+}: {
+	enabled: boolean
+	requiredForAdmin: boolean
+	actionData: TwoFactorActionData | undefined
+}) {
+	const starting = useIsPending('two-factor-enroll')
+	const confirming = useIsPending('two-factor-confirm')
+	const disabling = useIsPending('two-factor-disable')
+	const enrollment = actionData?.enrollment ?? null
+	const [form, fields] = useForm({
+		id: 'two-factor',
+		lastResult: actionData?.result,
+		constraint: getZodConstraint(TwoFactorConfirmSchema),
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: TwoFactorSchema }),
+		shouldRevalidate: 'onInput',
+	})
+	return (
+		<Card>
+			<h2 id="two-factor-authentication" className="text-lg font-semibold">
+				Two-factor authentication
+			</h2>
+			{requiredForAdmin && !enabled ? (
+				<p role="alert" className="mt-2 text-sm font-medium text-amber-800">
+					The admin area needs two-factor authentication: turn it on to continue.
+				</p>
+			) : null}
+			{enabled ? (
+				<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+					<input type="hidden" name="intent" value="two-factor-disable" />
+					<FormErrors id={form.errorId} errors={form.errors} />
+					<p className="text-slate-700">
+						On: signing in asks for a code from your authenticator app.
+					</p>
+					<SubmitButton variant="secondary" pending={disabling} pendingText="Turning off…">
+						Turn off two-factor authentication
+					</SubmitButton>
+				</Form>
+			) : enrollment ? (
+				<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+					<input type="hidden" name="intent" value="two-factor-confirm" />
+					<input type="hidden" name="factorId" value={enrollment.factorId} />
+					<input type="hidden" name="uri" value={enrollment.uri} />
+					<FormErrors id={form.errorId} errors={form.errors} />
+					<p className="text-slate-700">
+						Scan this QR code with your authenticator app, or type in the key below, then enter the
+						code it shows.
+					</p>
+					<img
+						src={enrollment.qrCode}
+						alt="QR code for your authenticator app"
+						width={192}
+						height={192}
+						className="rounded border border-slate-200"
+					/>
+					<p className="text-sm text-slate-700">
+						Key:{' '}
+						<code data-testid="two-factor-secret" className="font-mono break-all">
+							{enrollment.secret}
+						</code>
+					</p>
+					<Field
+						label="Code from the app"
+						errors={fields.code.errors}
+						inputProps={{
+							...getInputProps(fields.code, { type: 'text' }),
+							inputMode: 'numeric',
+							autoComplete: 'one-time-code',
+						}}
+					/>
+					<SubmitButton pending={confirming} pendingText="Checking…">
+						Turn on two-factor authentication
+					</SubmitButton>
+				</Form>
+			) : (
+				<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+					<input type="hidden" name="intent" value="two-factor-enroll" />
+					<FormErrors id={form.errorId} errors={form.errors} />
+					<p className="text-slate-700">
+						Off. With it on, signing in also asks for a code from an authenticator app.
+					</p>
+					<SubmitButton pending={starting} pendingText="Preparing…">
+						Set up two-factor authentication
+					</SubmitButton>
+				</Form>
+			)}
+		</Card>
 	)
 }
 

@@ -7,14 +7,18 @@ import { Field, FormErrors } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { authErrorReply } from '../services/auth/errors.server.ts'
 import { SignInSchema } from '../services/auth/schemas.ts'
+import { hasVerifiedFactor, verifyUrl } from '../services/auth/two-factor.ts'
 import { loadSignInValidation, signInConstraint } from '../services/auth/sign-in-form.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
-export async function loader({ context }: Route.LoaderArgs) {
-	if (context.get(requestContext).account) throw redirect('/')
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const { account, secondFactorPending } = context.get(requestContext)
+	if (account) throw redirect('/')
+	if (secondFactorPending)
+		throw redirect(verifyUrl(new URL(request.url).searchParams.get('redirectTo')))
 	return null
 }
 
@@ -26,8 +30,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 	const { email, password, redirectTo } = submission.value
 	const { supabase } = context.get(requestContext)
-	const { error } = await supabase.auth.signInWithPassword({ email, password })
+	const { data: signedIn, error } = await supabase.auth.signInWithPassword({ email, password })
 	if (error) return authErrorReply(submission, error)
+	// a verified factor: the password was the first step, the code is the second
+	if (hasVerifiedFactor(signedIn.user)) throw redirect(verifyUrl(redirectTo))
 	return redirectWithSuccess(redirectTo ?? '/', 'Signed in')
 }
 

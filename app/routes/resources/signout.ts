@@ -8,7 +8,7 @@ export async function loader() {
 }
 
 export async function action({ context }: Route.ActionArgs) {
-	const { supabase, account } = context.get(requestContext)
-	if (account) await supabase.auth.signOut({ scope: 'local' })
+	const { supabase, account, secondFactorPending } = context.get(requestContext)
+	if (account || secondFactorPending) await supabase.auth.signOut({ scope: 'local' })
 	return redirectWithSuccess('/signin', 'Signed out')
 }

@@ -22,6 +22,7 @@ import {
 	cancelSubscriptionNow,
 	extendSubscription,
 	getUserOverview,
+	removeTwoFactor,
 	searchUsers,
 	setBanned,
 	setLtd,
@@ -71,6 +72,7 @@ async function actions(account: AccountContext) {
 		extend: () => extendSubscription(account, id, { planId: 1, days: 30 }),
 		cancel: () => cancelSubscriptionNow(account, id),
 		ban: () => setBanned(account, id, true),
+		removeTwoFactor: () => removeTwoFactor(account, id),
 		plan: () => updatePricePlan(account, { planId: 1, priceCents: 4900, monthlyCredits: 1000 }),
 		pack: () => updateCreditPackPrice(account, { credits: 1000, priceCents: 1900 }),
 		createTemplate: () => createGlobalTemplate(account, { name: 'New', url: TEMPLATE }),
@@ -204,6 +206,30 @@ describe('user actions', () => {
 			'admin.subscription.grant',
 			'admin.subscription.extend',
 			'admin.subscription.cancel',
+		])
+	})
+
+	test('removing a user’s two-factor authentication (lost authenticator) is audited', async () => {
+		const { admin } = await personas()
+		const target = await newOwner()
+		const factorId = crypto.randomUUID()
+		await db
+			.insertInto('auth.mfa_factors')
+			.values({
+				id: factorId,
+				user_id: target.user.id,
+				friendly_name: '',
+				factor_type: 'totp',
+				status: 'verified',
+				created_at: new Date(),
+				updated_at: new Date(),
+			})
+			.execute()
+		expect((await loadAccountContext(db, target.user)).twoFactorEnabled).toBe(true)
+		expect(await removeTwoFactor(admin, target.user.id)).toBe(1)
+		expect((await loadAccountContext(db, target.user)).twoFactorEnabled).toBe(false)
+		expect((await auditActions(target.user.id)).map((a) => [a.action, a.before, a.after])).toEqual([
+			['admin.user.remove_two_factor', { factors: [factorId] }, { factors: [] }],
 		])
 	})
 

@@ -43,6 +43,7 @@ export const ExtendActionSchema = z.object({
 export const CancelSubscriptionSchema = z.object({ intent: z.literal('cancel-subscription') })
 export const BanSchema = z.object({ intent: z.literal('ban') })
 export const UnbanSchema = z.object({ intent: z.literal('unban') })
+export const RemoveTwoFactorSchema = z.object({ intent: z.literal('remove-two-factor') })
 
 export const UserActionSchema = z.discriminatedUnion('intent', [
 	CreditsActionSchema,
@@ -52,6 +53,7 @@ export const UserActionSchema = z.discriminatedUnion('intent', [
 	CancelSubscriptionSchema,
 	BanSchema,
 	UnbanSchema,
+	RemoveTwoFactorSchema,
 ])
 
 export const PlanUpdateSchema = z.object({

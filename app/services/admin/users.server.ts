@@ -83,6 +83,13 @@ async function findUser(db: Kysely<DB>, userId: string) {
 			'p.full_name',
 			'p.company',
 		])
+		.select((eb) =>
+			eb
+				.selectFrom('auth.mfa_factors as f')
+				.select(eb.fn.countAll<string>().as('n'))
+				.whereRef('f.user_id', '=', 'u.id')
+				.as('two_factor_factors'),
+		)
 		.where('u.id', '=', userId)
 		.executeTakeFirst()
 	return user ?? notFound('This user')
@@ -346,6 +353,38 @@ export async function cancelSubscriptionNow(
 }
 
 /** Bans (or unbans) sign-in through the auth service; refresh tokens stop working. */
+/**
+ * Recovery for a user who lost their authenticator: removes every TOTP factor through the auth
+ * service's admin API (their sessions drop to aal1), audited. They sign in with the password alone
+ * and may set two-factor up again.
+ */
+export async function removeTwoFactor(
+	account: AccountContext | null,
+	userId: string,
+	db: Kysely<DB> = defaultDb,
+) {
+	const admin = assertPlatformAdmin(account)
+	const user = await findUser(db, userId)
+	const auth = await getAuthAdmin()
+	const { data, error } = await auth.mfa.listFactors({ userId: user.id })
+	if (error) throw new FormError(`The auth service refused: ${error.message}`)
+	const removed: string[] = []
+	for (const factor of data.factors) {
+		const deleted = await auth.mfa.deleteFactor({ userId: user.id, id: factor.id })
+		if (deleted.error) throw new FormError(`The auth service refused: ${deleted.error.message}`)
+		removed.push(factor.id)
+	}
+	await recordAudit(db, {
+		actorUserId: admin.user.id,
+		action: 'admin.user.remove_two_factor',
+		targetType: 'user',
+		targetId: user.id,
+		before: { factors: removed },
+		after: { factors: [] },
+	})
+	return removed.length
+}
+
 export async function setBanned(
 	account: AccountContext | null,
 	userId: string,

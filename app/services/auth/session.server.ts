@@ -64,6 +64,8 @@ export type SessionUser = {
 	email: string
 	/** the token's session_id claim: the auth.sessions row it belongs to */
 	sessionId: string | null
+	/** the token's aal claim: aal2 once a second factor was verified in the session */
+	aal: 'aal1' | 'aal2'
 }
 
 /**
@@ -89,12 +91,18 @@ export async function getSessionClaims(supabase: Supabase): Promise<AccessClaims
 }
 
 /** Who a verified access token's claims name, and in which session. */
-export function sessionUserOf(claims: { sub: string; email?: unknown; session_id?: unknown }) {
+export function sessionUserOf(claims: {
+	sub: string
+	email?: unknown
+	session_id?: unknown
+	aal?: unknown
+}): SessionUser {
 	const sessionId = claims.session_id
 	return {
 		id: claims.sub,
 		email: String(claims.email ?? ''),
 		sessionId: typeof sessionId === 'string' && sessionId ? sessionId : null,
+		aal: claims.aal === 'aal2' ? 'aal2' : 'aal1',
 	}
 }
 
