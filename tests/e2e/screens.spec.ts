@@ -1,9 +1,10 @@
 import { expect, test, type Page } from '@playwright/test'
+import { totpCode, totpStep } from '../../app/auth-service/totp.server.ts'
 import { screens } from '../../app/routes.ts'
 import { accountOf, subscribedDomains, uniqueDomain } from './domains-support.ts'
 import { seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { expectNoSeriousA11yViolations, signIn, withDatabase } from './support.ts'
+import { expectNoSeriousA11yViolations, signIn, signOut, signUp, withDatabase } from './support.ts'
 
 // Every screen of the route table at 390 and 1280 px: no serious axe violation, the page never
 // scrolls sideways, and no text is cut off by a box too small for it (issue 16, point 8).
@@ -136,6 +137,7 @@ test.describe('every screen at 390 and 1280 px', () => {
 	test('the groups below list every screen of the route table', () => {
 		const listed = [
 			...publicVisits.map((v) => v.screen),
+			'signin-verify',
 			...adminScreens,
 			...accountScreens,
 			...listScreens,
@@ -153,6 +155,20 @@ test.describe('every screen at 390 and 1280 px', () => {
 			expect(await layoutProblems(page), `404 at ${width} px`).toEqual([])
 			await expectNoSeriousA11yViolations(page)
 		}
+	})
+
+	test('the two-factor code screen', async ({ page }) => {
+		const { email } = await signUp(page)
+		await page.goto('/settings')
+		await page.getByRole('button', { name: 'Set up two-factor authentication' }).click()
+		const secret = (await page.getByTestId('two-factor-secret').textContent())!.trim()
+		await page.getByLabel('Code from the app').fill(totpCode(secret, totpStep(new Date())))
+		await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click()
+		await expect(page.getByText('On: signing in asks for a code')).toBeVisible()
+		await signOut(page)
+		await signIn(page, email)
+		await page.waitForURL('**/signin/verify')
+		await checkScreen(page, { screen: 'signin-verify', path: '/signin/verify' })
 	})
 
 	test('account, billing and team screens', async ({ page }) => {
