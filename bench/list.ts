@@ -4,7 +4,8 @@
 // their own definitions), then prints the first, a middle and the last page (as the Next
 // links reach them, and as a typed ?page= number), sorted pages and searches: the median of
 // single requests one after another, then 50 connections at once while a CSV import job runs
-// in the same web process. Needs a build (`npm run build`).
+// (in a worker process, `npm run worker`; BENCH_JOB_IN=web: in the web process, WORKERS=1),
+// beside the same page of a 50-lead list. Needs a build (`npm run build`).
 // BENCH_LIST_ROWS, BENCH_OTHER_ROWS, BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_JOB_ROWS change
 // the sizes; PORT and EMBEDDED_POSTGRES_PORT pick the ports (free ones otherwise).
 import { spawn } from 'node:child_process'
@@ -30,6 +31,7 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const JOB_ROWS = Number(process.env.BENCH_JOB_ROWS ?? 300_000)
 const SINGLE_RUNS = 11
+const JOB_IN_WEB = process.env.BENCH_JOB_IN === 'web'
 const APP_SECRET = 'bench-list-secret-bench-list-secret-0001'
 
 if (process.argv[2] === '--start-import') {
@@ -39,7 +41,9 @@ if (process.argv[2] === '--start-import') {
 }
 
 async function main() {
-	const dataDir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-list-'))
+	// BENCH_DATA_DIR: the data directory a run kept (BENCH_KEEP_DATA=1), its leads used again
+	const reused = process.env.BENCH_DATA_DIR
+	const dataDir = reused ?? mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-list-'))
 	chmodSync(dataDir, 0o755)
 	const port = Number(process.env.PORT ?? (await freePort()))
 	const dbPort = Number(process.env.EMBEDDED_POSTGRES_PORT ?? (await freePort()))
@@ -58,16 +62,32 @@ async function main() {
 			ADMIN_EMAIL: 'admin@bench.test',
 			ADMIN_PASSWORD: 'bench-admin-1',
 			AUTH_RATE_LIMIT_IP: '1000000',
+			// the job runs in a worker process of its own unless BENCH_JOB_IN=web
+			WORKERS: JOB_IN_WEB ? '1' : '0',
 		},
 		stdio: ['ignore', 'inherit', 'inherit'],
 	})
+	const worker = JOB_IN_WEB
+		? null
+		: spawn(process.execPath, ['worker.ts'], {
+				env: {
+					...process.env,
+					NODE_ENV: 'production',
+					DATABASE_URL: databaseUrl,
+					APP_SECRET,
+					DATA_DIR: dataDir,
+					LOG_LEVEL: 'warn',
+				},
+				stdio: ['ignore', 'inherit', 'inherit'],
+			})
 	const client = new pg.Client(databaseUrl)
 	try {
 		await waitFor(`${base}/healthz`)
 		const { cookie, userId } = await signUpAndSubscribe(base, databaseUrl)
 		await client.connect()
 		const built = Date.now()
-		const { listId, smallListId } = await buildData(client, userId)
+		const { listId, smallListId } =
+			(await builtBefore(client, userId)) ?? (await buildData(client, userId))
 		const buildSeconds = (Date.now() - built) / 1000
 		console.log(
 			`built ${(LIST_ROWS + OTHER_ROWS).toLocaleString('en')} leads in ${buildSeconds.toFixed(0)} s`,
@@ -75,6 +95,11 @@ async function main() {
 
 		const pages = await pageUrls(client, listId)
 		const single: Record<string, { p50: number; max: number; rows: number }> = {}
+		// the same page for a list of 50 leads: what the page costs whatever the list's size
+		single['baseline: a 50-lead list'] = await singleRequests(
+			`${base}/lists/${smallListId}`,
+			cookie,
+		)
 		for (const [name, search] of Object.entries(pages)) {
 			single[name] = await singleRequests(`${base}/lists/${listId}${search}`, cookie)
 			console.log(`single ${name}: p50 ${single[name].p50} ms (max ${single[name].max} ms)`)
@@ -112,6 +137,7 @@ async function main() {
 			connections: CONNECTIONS,
 			durationSeconds: DURATION,
 			withImportJob: {
+				runsIn: JOB_IN_WEB ? 'the web process' : 'a worker process (WORKERS=0 on the web)',
 				importsStarted: job.started(),
 				runningThroughout: job.runningThroughout(),
 				rowsImportedDuringLoad: await job.rowsImported(),
@@ -124,9 +150,13 @@ async function main() {
 		writeFileSync(`bench/results/list-${Date.now()}.json`, JSON.stringify(result, null, 2))
 	} finally {
 		await client.end().catch(() => {})
+		if (worker) {
+			worker.kill('SIGTERM')
+			await once(worker, 'exit')
+		}
 		app.kill('SIGTERM')
 		await once(app, 'exit')
-		if (process.env.BENCH_KEEP_DATA) console.log(`data kept in ${dataDir}`)
+		if (process.env.BENCH_KEEP_DATA || reused) console.log(`data kept in ${dataDir}`)
 		else rmSync(dataDir, { recursive: true, force: true })
 	}
 }
@@ -181,6 +211,18 @@ async function buildData(client: pg.Client, userId: string) {
 	for (const index of indexes) await client.query(index.definition)
 	await client.query(`vacuum analyze leads`)
 	return { listId, smallListId }
+}
+
+/** The lists of a kept data directory, given to this run's account. */
+async function builtBefore(client: pg.Client, userId: string) {
+	const { rows } = await client.query<{ id: string; name: string }>(
+		`update processing_list set user_id = $1 where name in ('Big list', 'Small list')
+		 returning id, name`,
+		[userId],
+	)
+	const listId = rows.find((r) => r.name === 'Big list')?.id
+	const smallListId = rows.find((r) => r.name === 'Small list')?.id
+	return listId && smallListId ? { listId, smallListId } : null
 }
 
 /** The URLs measured, by name: pages as the Next links reach them and as typed numbers. */

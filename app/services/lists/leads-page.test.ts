@@ -58,7 +58,7 @@ describe('the list page of a big list among others', () => {
 			// finished lists count from the nearer end, lists being written to from the start
 			const listId = await insertList(ownerId, 230, status)
 			for (const order of [
-				{},
+				{} as Record<string, string>,
 				{ dir: 'desc' },
 				{ sort: 'email', dir: 'desc' },
 				{ sort: 'company' },
