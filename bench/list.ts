@@ -67,22 +67,24 @@ async function main() {
 		},
 		stdio: ['ignore', 'inherit', 'inherit'],
 	})
-	const worker = JOB_IN_WEB
-		? null
-		: spawn(process.execPath, ['worker.ts'], {
-				env: {
-					...process.env,
-					NODE_ENV: 'production',
-					DATABASE_URL: databaseUrl,
-					APP_SECRET,
-					DATA_DIR: dataDir,
-					LOG_LEVEL: 'warn',
-				},
-				stdio: ['ignore', 'inherit', 'inherit'],
-			})
+	let worker: ReturnType<typeof spawn> | null = null
 	const client = new pg.Client(databaseUrl)
 	try {
 		await waitFor(`${base}/healthz`)
+		// started once the web process's embedded database is up
+		worker = JOB_IN_WEB
+			? null
+			: spawn(process.execPath, ['worker.ts'], {
+					env: {
+						...process.env,
+						NODE_ENV: 'production',
+						DATABASE_URL: databaseUrl,
+						APP_SECRET,
+						DATA_DIR: dataDir,
+						LOG_LEVEL: 'warn',
+					},
+					stdio: ['ignore', 'inherit', 'inherit'],
+				})
 		const { cookie, userId } = await signUpAndSubscribe(base, databaseUrl)
 		await client.connect()
 		const built = Date.now()
