@@ -96,7 +96,19 @@ async function ensureCustomVariables(
 
 type Pending = LeadRow & { lead_id: string }
 
-/** The next leads to send after `after` (keyset: no rescan of the ones already done). */
+type Accepted = { lead_id: string; eb_lead_id: string }
+
+type Prepared = { batch: Pending[]; bodies: ReturnType<typeof toEmailBisonLead>[] }
+
+/**
+ * The next leads to send after `after` (keyset: no rescan of the ones already done) and
+ * their EmailBison payloads, made while the previous batch's calls are in flight.
+ */
+async function prepareBatch(upload: Upload, after: string): Promise<Prepared> {
+	const batch = await nextBatch(upload.id, after)
+	return { batch, bodies: batch.map((lead) => toEmailBisonLead(lead, upload.mapping)) }
+}
+
 async function nextBatch(uploadId: string, after: string): Promise<Pending[]> {
 	const rows = await db
 		.selectFrom('emailbison_upload_leads as u')
@@ -132,14 +144,14 @@ async function nextBatch(uploadId: string, after: string): Promise<Pending[]> {
 async function upsertBatch(
 	client: EmailBisonClient,
 	upload: Upload,
-	batch: Pending[],
+	prepared: Prepared,
 	signal: AbortSignal,
 ) {
 	const rejected = new Map<string, string>()
-	let rest = batch
+	let rest = prepared.batch
+	let bodies = prepared.bodies
 	for (;;) {
 		if (rest.length === 0) return { results: [] as EbLeadResult[], sent: rest, rejected }
-		const bodies = rest.map((lead) => toEmailBisonLead(lead, upload.mapping))
 		try {
 			const results = await withBackoff(() => client.upsertLeads(bodies), signal)
 			return { results, sent: rest, rejected }
@@ -151,18 +163,19 @@ async function upsertBatch(
 			for (const index of named)
 				rejected.set(rest[index]!.lead_id, error.rowErrors.get(index)!.join(' '))
 			rest = rest.filter((lead) => !rejected.has(lead.lead_id))
+			bodies = rest.map((lead) => toEmailBisonLead(lead, upload.mapping))
 		}
 	}
 }
 
-/** Writes a batch's outcome and the checkpoint in one transaction. */
-async function saveBatch(
-	upload: Upload,
-	batch: Pending[],
-	outcome: Awaited<ReturnType<typeof upsertBatch>>,
-) {
+/**
+ * Writes a batch's outcome and the checkpoint in one transaction, which also marks the
+ * attach of the accepted leads as about to be made (`attach_unsure`, cleared by
+ * markAttached): one commit between the upsert and the attach. Returns the accepted leads.
+ */
+async function saveBatch(upload: Upload, outcome: Awaited<ReturnType<typeof upsertBatch>>) {
 	const byEmail = new Map(outcome.results.map((r) => [String(r.email).toLowerCase(), r]))
-	const accepted: { lead_id: string; eb_lead_id: string }[] = []
+	const accepted: Accepted[] = []
 	const rejected = new Map(outcome.rejected)
 	let created = 0
 	let updated = 0
@@ -199,12 +212,14 @@ async function saveBatch(
 				updated: sql`updated + ${updated}`,
 				rejected: sql`rejected + ${rejected.size}`,
 				last_batch: sql`last_batch + 1`,
+				...(accepted.length ? { attach_unsure: true } : {}),
 				updated_at: sql`now()`,
 			})
 			.where('id', '=', upload.id)
 			.execute()
 	})
-	return batch.length
+	if (accepted.length) upload.attach_unsure = true
+	return accepted
 }
 
 /**
@@ -320,27 +335,96 @@ async function attachPending(client: EmailBisonClient, upload: Upload, signal: A
 			rows.map((r) => r.eb_lead_id!),
 			signal,
 		)
-		await db.transaction().execute(async (trx) => {
-			await trx
-				.updateTable('emailbison_upload_leads')
-				.set({ attached: true })
-				.where('upload_id', '=', upload.id)
-				.where(
-					'lead_id',
-					'in',
-					rows.map((r) => r.lead_id),
-				)
-				.execute()
-			await trx
-				.updateTable('emailbison_upload')
-				.set({
-					attached: sql`attached + ${rows.length}`,
-					attach_unsure: false,
-					updated_at: sql`now()`,
-				})
-				.where('id', '=', upload.id)
-				.execute()
-		})
+		await markAttached(
+			upload,
+			rows.map((r) => r.lead_id),
+		)
+	}
+}
+
+/**
+ * The attach checkpoint: these leads are in the campaign, and (unless `keepMark`: the next
+ * batch's attach may already be marked) no attach is in flight.
+ */
+async function markAttached(upload: Upload, leadIds: string[], options = { keepMark: false }) {
+	await db.transaction().execute(async (trx) => {
+		await sql`
+			update emailbison_upload_leads set attached = true
+			where upload_id = ${upload.id} and lead_id = any(${leadIds}::uuid[])
+		`.execute(trx)
+		await trx
+			.updateTable('emailbison_upload')
+			.set({
+				attached: sql`attached + ${leadIds.length}`,
+				...(options.keepMark ? {} : { attach_unsure: false }),
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', upload.id)
+			.execute()
+	})
+	if (!options.keepMark) upload.attach_unsure = false
+}
+
+/**
+ * The batches, the calls one at a time in the order upsert 1, upsert 2, attach 1, upsert 3,
+ * attach 2, ..., and every database step while a call is in flight: the next batch is read
+ * and its payloads built during an upsert, a batch's checkpoint (its EmailBison ids and the
+ * attach mark) is written during the call after its upsert, and an attach's checkpoint
+ * during the next upsert. A batch is attached only once its checkpoint has committed, so the
+ * leads an attach names always have their EmailBison ids on record; the attach mark stays
+ * set until every attach checkpoint has committed, so a run that stops anywhere in between
+ * reconciles with the campaign (decision 0027) instead of attaching anything twice.
+ */
+async function uploadBatches(client: EmailBisonClient, upload: Upload, signal: AbortSignal) {
+	const settled = <T>(promise: Promise<T>) => {
+		// awaited later; until then a failure must not count as unhandled
+		promise.catch(() => {})
+		return promise
+	}
+	let next = settled(prepareBatch(upload, '00000000-0000-0000-0000-000000000000'))
+	// the previous batch: upserted, its checkpoint committing, its attach still to make
+	let waiting: Promise<Accepted[]> | null = null
+	const attachCheckpoints: Promise<void>[] = []
+	const attach = async (accepted: Accepted[]) => {
+		if (accepted.length === 0) return
+		await attachOnce(
+			client,
+			upload,
+			accepted.map((a) => a.eb_lead_id),
+			signal,
+		)
+		attachCheckpoints.push(
+			settled(
+				markAttached(
+					upload,
+					accepted.map((a) => a.lead_id),
+					{ keepMark: true },
+				),
+			),
+		)
+	}
+	try {
+		for (;;) {
+			if (signal.aborted) throw new Error('worker stopping')
+			const prepared = await next
+			if (prepared.batch.length === 0) break
+			next = settled(prepareBatch(upload, prepared.batch.at(-1)!.lead_id))
+			const outcome = await upsertBatch(client, upload, prepared, signal)
+			const saving = settled(saveBatch(upload, outcome))
+			if (waiting) await attach(await waiting)
+			waiting = saving
+		}
+		if (waiting) await attach(await waiting)
+	} finally {
+		await Promise.allSettled([...attachCheckpoints, waiting])
+	}
+	await Promise.all(attachCheckpoints)
+	if (upload.attach_unsure) {
+		await db
+			.updateTable('emailbison_upload')
+			.set({ attach_unsure: false, updated_at: sql`now()` })
+			.where('id', '=', upload.id)
+			.execute()
 		upload.attach_unsure = false
 	}
 }
@@ -401,16 +485,7 @@ export async function runEmailBisonUpload(
 				await ensureCustomVariables(client, upload, job.signal)
 				// a crash between an upsert's checkpoint and its attach: attach those first
 				await attachPending(client, upload, job.signal)
-				let after = '00000000-0000-0000-0000-000000000000'
-				for (;;) {
-					if (job.signal.aborted) throw new Error('worker stopping')
-					const batch = await nextBatch(upload.id, after)
-					if (batch.length === 0) break
-					after = batch[batch.length - 1]!.lead_id
-					const outcome = await upsertBatch(client, upload, batch, job.signal)
-					await saveBatch(upload, batch, outcome)
-					await attachPending(client, upload, job.signal)
-				}
+				await uploadBatches(client, upload, job.signal)
 			},
 			clientOptions,
 		)

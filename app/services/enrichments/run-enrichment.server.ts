@@ -532,6 +532,8 @@ export async function writeRunRows(runId: string, signal: AbortSignal) {
 					)
 					.$if(run.prepared_after !== null, (q) => q.where('leads.id', '>', run.prepared_after!))
 					.select('leads.id')
+					// the list's index (list_id, id), not leads_pkey (decision 0034)
+					.orderBy('leads.list_id')
 					.orderBy('leads.id')
 					.limit(limit)
 				const { rows } = await sql<typeof batch>`

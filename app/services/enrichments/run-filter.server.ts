@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
-import { searchCondition } from '../lists/leads-page.server.ts'
+import { ofList, searchCondition } from '../lists/leads-page.server.ts'
 import { knownColumns } from './enrichments.server.ts'
 import { WHOLE_LIST, type RowChoice, type RunFilter } from './run-filter.ts'
 import { LEAD_COLUMNS, type Condition } from './template.ts'
@@ -96,7 +96,7 @@ export type FilterTarget = {
  * unfinished by a run that ended (cancelled or stopped).
  */
 export function filteredLeads(executor: Kysely<DB>, target: FilterTarget, filter: RunFilter) {
-	let query = executor.selectFrom('leads').where('leads.list_id', '=', target.listId)
+	let query = executor.selectFrom('leads').where(ofList(target.listId))
 	if (filter.q) query = query.where(searchCondition(filter.q))
 	for (const c of filter.where) query = query.where(conditionSql(c))
 	if (filter.only === 'failed') {

@@ -142,7 +142,13 @@ export function copyCsv(
 				`case when left((${c.expression}), 1) in ('=', '+', '-', '@', E'\\t', E'\\r') then '''' || (${c.expression}) else (${c.expression}) end`,
 		)
 		.join(',\n\t')
-	const query = `copy (select ${select} from ${table} where list_id = '${listId}' order by ${orderBy}) to stdout with (format csv)`
+	// leads: in the list's own index order (see ofList in leads-page.server.ts), never along
+	// leads_pkey through every other list's leads
+	const rows =
+		table === 'leads'
+			? `where list_id = any('{${listId}}'::uuid[]) order by list_id, ${orderBy}`
+			: `where list_id = '${listId}' order by ${orderBy}`
+	const query = `copy (select ${select} from ${table} ${rows}) to stdout with (format csv)`
 	const header = `\uFEFF${stringify([columns.map((c) => csvSafe(c.header))], { record_delimiter: '\n' })}`
 	return streamCopy(query, header)
 }

@@ -1,0 +1,124 @@
+import { sql } from 'kysely'
+import { beforeAll, describe, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { insertSubscription, insertUser } from '../../../tests/support/factories.ts'
+import { loadAccountContext, type AccountContext } from '../../context.server.ts'
+import { leadsPageQuery, listLeadsPage } from './leads-page.server.ts'
+
+let owner: AccountContext
+let ownerId: string
+
+/** A list of `rows` leads made in one statement (uuidv7 ids in the order of n). */
+async function insertList(userId: string, rows: number, status = 2) {
+	const list = await db
+		.insertInto('processing_list')
+		.values({
+			user_id: userId,
+			name: `List of ${rows}`,
+			source_type: 'upload',
+			status,
+			found: rows,
+		})
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	await sql`
+		insert into leads (list_id, user_id, email, first_name, last_name, company_name)
+		select ${list.id}, ${userId}, 'p' || lpad(n::text, 6, '0') || '@example.com', 'F' || (n % 7),
+			'L' || (n % 13), 'Co ' || (n % 5)
+		from generate_series(1, ${rows}::int) n
+	`.execute(db)
+	return list.id
+}
+
+beforeAll(async () => {
+	const user = await insertUser(db)
+	await insertSubscription(db, user.id)
+	ownerId = user.id
+	owner = await loadAccountContext(db, user)
+})
+
+async function walk(listId: string, params: Record<string, string>) {
+	const pages: string[][] = []
+	let search = new URLSearchParams(params)
+	for (;;) {
+		const page = await listLeadsPage(owner, listId, search)
+		pages.push(page.leads.map((l) => l.email))
+		if (!page.next) return pages
+		search = new URLSearchParams({
+			...params,
+			page: String(page.next.page),
+			after: page.next.after,
+		})
+	}
+}
+
+describe('the list page of a big list among others', () => {
+	test('a typed page number shows what the Next links reach, in every order, from either end', async () => {
+		for (const status of [2, 1]) {
+			// finished lists count from the nearer end, lists being written to from the start
+			const listId = await insertList(ownerId, 230, status)
+			for (const order of [
+				{} as Record<string, string>,
+				{ dir: 'desc' },
+				{ sort: 'email', dir: 'desc' },
+				{ sort: 'company' },
+			]) {
+				const pages = await walk(listId, order)
+				expect(pages).toHaveLength(5)
+				expect(pages.flat()).toHaveLength(230)
+				for (const n of [2, 3, 4, 5]) {
+					const typed = await listLeadsPage(
+						owner,
+						listId,
+						new URLSearchParams({ ...order, page: String(n) }),
+					)
+					expect(typed.leads.map((l) => l.email)).toEqual(pages[n - 1])
+					expect(typed.firstIndex).toBe((n - 1) * 50 + 1)
+					expect(typed.previous).not.toBeNull()
+					expect(typed.next === null).toBe(n === 5)
+				}
+				const past = await listLeadsPage(
+					owner,
+					listId,
+					new URLSearchParams({ ...order, page: '6' }),
+				)
+				expect(past.leads).toEqual([])
+			}
+		}
+	})
+
+	test("a list's pages read the list's own index, never the primary key through other lists' leads", async () => {
+		const other = await insertUser(db)
+		// leads of other lists before and after this one's (ids are time-ordered)
+		await insertList(other.id, 60_000)
+		const listId = await insertList(ownerId, 20_000)
+		await insertList(other.id, 20_000)
+		await sql`analyze leads`.execute(db)
+		const middle = await db
+			.selectFrom('leads')
+			.select('id')
+			.where('list_id', '=', listId)
+			.orderBy('id')
+			.offset(10_000)
+			.limit(1)
+			.executeTakeFirstOrThrow()
+		const cursor = { key: null, id: middle.id }
+		const pages = [
+			leadsPageQuery(listId, { q: '', sort: 'added', dir: 'asc' }, { after: null, before: null }),
+			leadsPageQuery(listId, { q: '', sort: 'added', dir: 'desc' }, { after: null, before: null }),
+			leadsPageQuery(listId, { q: '', sort: 'added', dir: 'asc' }, { after: cursor, before: null }),
+			leadsPageQuery(listId, { q: '', sort: 'added', dir: 'asc' }, { after: null, before: cursor }),
+			leadsPageQuery(listId, { q: '', sort: 'email', dir: 'asc' }, { after: null, before: null }),
+		]
+		for (const page of pages) {
+			const plan = JSON.stringify(await page.explain('json'))
+			expect(plan).not.toContain('leads_pkey')
+			expect(plan).toMatch(/"Index Name":"leads_list_[a-z_]+_idx"/)
+			expect(plan).not.toContain('"Node Type":"Sort"')
+		}
+		expect((await pages[0]!.execute()).map((l) => l.email).slice(0, 2)).toEqual([
+			'p000001@example.com',
+			'p000002@example.com',
+		])
+	})
+})
