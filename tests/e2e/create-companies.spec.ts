@@ -13,7 +13,7 @@ test('a company list from pasted domains', async ({ page }, testInfo) => {
 	const row = page.getByTestId('scrape-row').filter({ hasText: 'My targets' })
 	await expect(async () => {
 		if (!jsEnabled(testInfo)) await page.reload()
-		await expect(row.getByText('Done')).toBeVisible({ timeout: 1000 })
+		await expect(row.getByText('Done', { exact: true })).toBeVisible({ timeout: 1000 })
 	}).toPass({ timeout: 20_000 })
 	// the unknown domain is not a company, and is not charged
 	await expect(row.getByTestId('found')).toHaveText('2')

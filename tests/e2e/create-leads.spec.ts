@@ -26,7 +26,7 @@ test('create leads from an Apollo search and watch the list finish', async ({ pa
 	await expect(row).toBeVisible()
 	await expect(async () => {
 		if (!jsEnabled(testInfo)) await page.reload()
-		await expect(row.getByText('Done')).toBeVisible({ timeout: 1000 })
+		await expect(row.getByText('Done', { exact: true })).toBeVisible({ timeout: 1000 })
 	}).toPass({ timeout: 20_000 })
 	await expect(row.getByTestId('found')).toHaveText('40')
 	// 40 credits spent of 1,000

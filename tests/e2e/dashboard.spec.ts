@@ -41,7 +41,7 @@ test('the dashboard shows a running job live, the lists and the credits spent', 
 	const companies = page.getByTestId('dashboard-job').filter({ hasText: 'Dashboard targets' })
 	await expect(async () => {
 		if (!jsEnabled(testInfo)) await page.reload()
-		await expect(companies.getByText('Done')).toBeVisible({ timeout: 1000 })
+		await expect(companies.getByText('Done', { exact: true })).toBeVisible({ timeout: 1000 })
 	}).toPass({ timeout: 20_000 })
 	await expect(page.getByRole('img', { name: /Credits spent a day/ })).toBeVisible()
 	await expect(page.getByTestId('spent-summary')).toHaveText(

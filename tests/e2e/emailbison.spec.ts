@@ -120,7 +120,7 @@ test('upload a list to a new EmailBison campaign and watch it finish', async ({
 	const row = page.getByTestId('upload-row').first()
 	await expect(async () => {
 		if (!jsEnabled(testInfo)) await page.reload()
-		await expect(row.getByText('Done')).toBeVisible({ timeout: 1000 })
+		await expect(row.getByText('Done', { exact: true })).toBeVisible({ timeout: 1000 })
 	}).toPass({ timeout: 20_000 })
 	await expect(row.getByTestId('sent')).toHaveText('39')
 	await expect(row.getByTestId('rejected')).toContainText('1')

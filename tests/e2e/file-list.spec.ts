@@ -64,7 +64,7 @@ test('upload a CSV, map its columns, and see the list with its rows', async ({
 	await expect(page.getByRole('heading', { name: 'Conference 2026' })).toBeVisible()
 	await expect(async () => {
 		if (!jsEnabled(testInfo)) await page.reload()
-		await expect(page.getByText('Done')).toBeVisible({ timeout: 1000 })
+		await expect(page.getByText('Done', { exact: true })).toBeVisible({ timeout: 1000 })
 	}).toPass({ timeout: 20_000 })
 	await expect(page.getByTestId('lead-count')).toHaveText('3 leads')
 	const rows = page.getByTestId('lead-row')
