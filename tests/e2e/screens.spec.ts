@@ -48,6 +48,8 @@ function layoutProblems(page: Page) {
 		}
 		for (const el of document.body.querySelectorAll('*')) {
 			if (!(el instanceof HTMLElement) || el.closest('[aria-hidden="true"]')) continue
+			// a text field scrolls its own value: a long URL in it is not cut off
+			if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) continue
 			// not shown: display none, hidden, or inside a closed <details>
 			if (!el.checkVisibility({ visibilityProperty: true })) continue
 			const box = el.getBoundingClientRect()
