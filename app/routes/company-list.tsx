@@ -175,7 +175,16 @@ export default function CompanyListPage({ loaderData }: Route.ComponentProps) {
 							companies.map((company) => (
 								<tr key={company.id} data-testid="company-row">
 									{COLUMNS.map((column) => (
-										<td key={column.key} className="max-w-64 truncate px-4 py-2 text-slate-800">
+										<td
+											key={column.key}
+											className="max-w-64 truncate px-4 py-2 text-slate-800"
+											title={
+												column.key === 'linkedin_url' || column.key === 'employees'
+													? undefined
+													: ((company[column.key as keyof typeof company] as string | null) ??
+														undefined)
+											}
+										>
 											{column.key === 'linkedin_url' && company.linkedin_url ? (
 												<a
 													href={safeUrl(company.linkedin_url)}
@@ -193,7 +202,11 @@ export default function CompanyListPage({ loaderData }: Route.ComponentProps) {
 										</td>
 									))}
 									{dataKeys.map((key) => (
-										<td key={key} className="max-w-64 truncate px-4 py-2 text-slate-800">
+										<td
+											key={key}
+											className="max-w-64 truncate px-4 py-2 text-slate-800"
+											title={formatValue(company.data[key])}
+										>
 											{formatValue(company.data[key])}
 										</td>
 									))}

@@ -414,7 +414,11 @@ function Preview({ step }: { step: UploadStep['step'] }) {
 					{step.preview.map((row, r) => (
 						<tr key={r}>
 							{step.columns.map((column) => (
-								<td key={column.index} className="max-w-48 truncate px-3 py-2 text-slate-700">
+								<td
+									key={column.index}
+									className="max-w-48 truncate px-3 py-2 text-slate-700"
+									title={row[column.index] ?? undefined}
+								>
 									{row[column.index] ?? ''}
 								</td>
 							))}

@@ -126,7 +126,9 @@ export default function ImportReport({ loaderData }: Route.ComponentProps) {
 									<td className="px-4 py-2">
 										{error.kind === 'invalid' ? 'Invalid' : 'Duplicate'}
 									</td>
-									<td className="max-w-72 truncate px-4 py-2">{error.email ?? ''}</td>
+									<td className="max-w-72 truncate px-4 py-2" title={error.email ?? undefined}>
+										{error.email ?? ''}
+									</td>
 									<td className="px-4 py-2 text-slate-700">{error.message}</td>
 								</tr>
 							))}

@@ -230,7 +230,15 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 							leads.map((lead) => (
 								<tr key={lead.id} data-testid="lead-row">
 									{COLUMNS.map((column) => (
-										<td key={column.key} className="max-w-64 truncate px-4 py-2 text-slate-800">
+										<td
+											key={column.key}
+											className="max-w-64 truncate px-4 py-2 text-slate-800"
+											title={
+												column.key === 'linkedin_url'
+													? undefined
+													: ((lead[column.key as keyof typeof lead] as string | null) ?? undefined)
+											}
+										>
 											{column.key === 'linkedin_url' && lead.linkedin_url ? (
 												<a
 													href={safeUrl(lead.linkedin_url)}
@@ -246,7 +254,11 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 										</td>
 									))}
 									{dataKeys.map((key) => (
-										<td key={key} className="max-w-64 truncate px-4 py-2 text-slate-800">
+										<td
+											key={key}
+											className="max-w-64 truncate px-4 py-2 text-slate-800"
+											title={formatValue(lead.data[key])}
+										>
 											{formatValue(lead.data[key])}
 										</td>
 									))}
