@@ -5,7 +5,8 @@ import { ImportDomainsForm } from '../components/domains/import-domains-form.tsx
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { requestContext } from '../context.server.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
-import { domainsFromCsv, importDomains } from '../services/domains/domains.server.ts'
+import { importDomains } from '../services/domains/domains.server.ts'
+import { domainsFromCsv } from '../utils/domains-csv.server.ts'
 import { ImportDomainsSchema } from '../services/domains/schemas.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -33,7 +34,9 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 	try {
 		const fromFile = submission.value.file ? domainsFromCsv(await submission.value.file.text()) : ''
-		const text = [submission.value.domains ?? '', fromFile].join('\n')
+		// a file alone keeps its own line numbers; pasted lines come first when there are both
+		const pasted = submission.value.domains ?? ''
+		const text = pasted.trim() === '' ? fromFile : [pasted, fromFile].join('\n')
 		const { lines, added } = await importDomains(account, {
 			text,
 			workspaceId: currentWorkspaceId,

@@ -1,4 +1,3 @@
-import { parse } from 'csv-parse/sync'
 import type { Kysely, Transaction } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
@@ -6,6 +5,7 @@ import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { parseDomainList } from '../../utils/domains.ts'
+import { domainsFromCsv } from '../../utils/domains-csv.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { transact } from '../idempotency/form-submissions.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
@@ -24,37 +24,6 @@ export type CreateCompaniesInput = {
 	url?: string
 	count?: number
 	payWith: 'apolloKey' | 'apifyKey' | 'credits'
-}
-
-/**
- * The domains column of an uploaded CSV (a column named domain/website/url, else the first),
- * one line per line of the file: errors name the line people see in their spreadsheet (the
- * header is line 1; blank lines count).
- */
-export function domainsFromCsv(csv: string): string {
-	let records: { record: string[]; info: { lines: number } }[]
-	try {
-		records = parse(csv, {
-			bom: true,
-			relax_column_count: true,
-			skip_empty_lines: true,
-			info: true,
-		}) as unknown as typeof records
-	} catch {
-		throw new FormError('This file could not be read as CSV', 'file')
-	}
-	if (records.length === 0) throw new FormError('This file is empty', 'file')
-	const header = records[0]!.record.map((h) => h.trim().toLowerCase())
-	const named = header.findIndex((h) =>
-		['domain', 'domains', 'website', 'company domain', 'url', 'company website'].includes(h),
-	)
-	const column = named >= 0 ? named : 0
-	const lines: string[] = []
-	// info.lines is the file line a record ends on
-	for (const { record, info } of records.slice(named >= 0 ? 1 : 0)) {
-		lines[info.lines - 1] = record[column] ?? ''
-	}
-	return Array.from(lines, (cell) => cell ?? '').join('\n')
 }
 
 /**

@@ -198,25 +198,6 @@ export async function importDomains(
 	})
 }
 
-/** The first column (or the one headed "domain") of an uploaded CSV, one domain a line. */
-export function domainsFromCsv(text: string) {
-	const rows = text
-		.replace(/^\uFEFF/, '')
-		.split(/\r?\n/)
-		.map((row) => row.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1')))
-	const header = rows[0]?.map((cell) => cell.toLowerCase()) ?? []
-	let column =
-		['domain', 'domains', 'domain name', 'website', 'name']
-			.map((name) => header.indexOf(name))
-			.find((index) => index >= 0) ?? -1
-	const skipHeader = column >= 0
-	if (column < 0) column = 0
-	return rows
-		.slice(skipHeader ? 1 : 0)
-		.map((row) => row[column] ?? '')
-		.join('\n')
-}
-
 /** Queues a fresh DNS check of domains the user may change. */
 export async function requestDnsCheck(
 	account: AccountContext | null,

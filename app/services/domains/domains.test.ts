@@ -18,7 +18,8 @@ import {
 } from '../../../tests/support/team.ts'
 import { completeTestCheckout } from '../billing/checkout.server.ts'
 import { checkDomainDns, runDnsChecks, verificationRecord } from './dns-check.server.ts'
-import { domainsFromCsv, importDomains, listDomains, requestDnsCheck } from './domains.server.ts'
+import { domainsFromCsv } from '../../utils/domains-csv.server.ts'
+import { importDomains, listDomains, requestDnsCheck } from './domains.server.ts'
 import { checkForwardUrl, removeForwarding, setForwarding } from './forwarding.server.ts'
 import { stopListeningForForwardingChanges } from './forwarding-cache.server.ts'
 import {
@@ -166,11 +167,24 @@ describe('importing domains', () => {
 		).toBe(403)
 	})
 
-	test('a CSV: the "domain" column, or the first one', () => {
+	test('a CSV: the "domain" column, or the first one, each on its line of the file', () => {
+		// the header is line 1: it stays as an empty line
 		expect(domainsFromCsv('name,domain\nAcme,acme.com\nBeta,"beta.io"\n')).toBe(
-			'acme.com\nbeta.io\n',
+			'\nacme.com\nbeta.io',
 		)
 		expect(domainsFromCsv('acme.com,x\nbeta.io,y')).toBe('acme.com\nbeta.io')
+	})
+
+	test('an uploaded CSV reports the line of the file', async () => {
+		const { account, workspaceId } = await owner()
+		const { lines } = await importDomains(account, {
+			text: domainsFromCsv('Domain\ngood-csv-line.com\n\nbad_one\n'),
+			workspaceId,
+		})
+		expect(lines.map((l) => [l.line, l.value, l.result])).toEqual([
+			[2, 'good-csv-line.com', 'added'],
+			[4, 'bad_one', 'invalid'],
+		])
 	})
 })
 
