@@ -44,7 +44,9 @@ const url = config.APP_URL.includes(`:${config.PORT}`)
 	? config.APP_URL.replace(`:${config.PORT}`, `:${port}`)
 	: config.APP_URL
 console.log(`${config.APP_NAME} is running at ${url}`)
-console.log(`NODE_ENV=${process.env.NODE_ENV}, React ${loadedReactBuild()} build`)
+console.log(
+	`NODE_ENV=${process.env.NODE_ENV}, mode ${config.NODE_ENV}, React ${loadedReactBuild()} build`,
+)
 if (prepared.admin) {
 	console.log(
 		`Platform admin: ${prepared.admin.email} / ${prepared.admin.password} (sign in at ${url}/admin-login; shown once)`,

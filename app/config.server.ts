@@ -385,9 +385,11 @@ export function getConfigOrExit(): Config {
 	try {
 		const config = getConfig()
 		// Libraries read process.env.NODE_ENV themselves when they load (React picks its
-		// production or development build by it): give them the validated value, so a bare
-		// `npm start` runs production builds.
-		process.env.NODE_ENV = config.NODE_ENV
+		// production or development build by it): a bare `npm start` runs production builds, and
+		// so does the test mode (browser tests try what users get; React's development build
+		// also doubled the server's rendering time). Only development loads development builds.
+		process.env.NODE_ENV = config.NODE_ENV === 'development' ? 'development' : 'production'
+		process.env.APP_MODE = config.NODE_ENV
 		return config
 	} catch (error) {
 		if (!(error instanceof ConfigError)) throw error

@@ -5,8 +5,9 @@ import path from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import { freePort } from '../support/free-port.ts'
 
-// `npm start` and `npm run worker` set no NODE_ENV: they must still run React's
-// production build (the development build renders several times slower).
+// `npm start` and `npm run worker` set no NODE_ENV, and the browser tests set NODE_ENV=test:
+// they must still run React's production build (the development build renders several times
+// slower, and is not what users get).
 const children: ReturnType<typeof spawn>[] = []
 afterAll(() => {
 	for (const child of children) child.kill('SIGKILL')
@@ -31,20 +32,28 @@ function startWithoutNodeEnv(entry: string, env: Record<string, string>, readyLi
 	}).finally(() => child.kill('SIGKILL'))
 }
 
-test('the web process runs React production builds without NODE_ENV set', async () => {
-	const dataDir = await mkdtemp(path.join(tmpdir(), 'leadsmith-prod-'))
-	try {
-		const port = await freePort()
-		const output = await startWithoutNodeEnv(
-			'server.ts',
-			{ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '0' },
-			/React [a-z ]+ build\n/,
-		)
-		expect(output).toMatch(/NODE_ENV=production, React production build/)
-	} finally {
-		await rm(dataDir, { recursive: true, force: true })
-	}
-}, 60_000)
+test.each([
+	['without NODE_ENV set', {}, 'production'],
+	// the browser tests' mode: they try the builds users get
+	['in the test mode', { NODE_ENV: 'test' }, 'test'],
+])(
+	'the web process runs React production builds %s',
+	async (_, env, mode) => {
+		const dataDir = await mkdtemp(path.join(tmpdir(), 'leadsmith-prod-'))
+		try {
+			const port = await freePort()
+			const output = await startWithoutNodeEnv(
+				'server.ts',
+				{ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: '0', ...env },
+				/React [a-z ]+ build\n/,
+			)
+			expect(output).toContain(`NODE_ENV=production, mode ${mode}, React production build`)
+		} finally {
+			await rm(dataDir, { recursive: true, force: true })
+		}
+	},
+	60_000,
+)
 
 test('the worker process runs with NODE_ENV=production without NODE_ENV set', async () => {
 	const output = await startWithoutNodeEnv('worker.ts', { WORKERS: '1' }, /workers are running.*\n/)
