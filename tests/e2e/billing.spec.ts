@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test'
 import { expectFitsWidth, joinTeam, markOnboarded, PLANS, subscribeTo } from './billing-support.ts'
-import { expectNoSeriousA11yViolations, jsEnabled, signUp } from './support.ts'
+import { expectNoSeriousA11yViolations, jsEnabled, signedUp, signUp } from './support.ts'
 
 // Billing in test mode (no Stripe): the test-payment page stands in for Stripe Checkout.
 // Every test runs with JavaScript on and off (the two Playwright projects).
@@ -89,7 +89,7 @@ test('a declined payment starts nothing', async ({ page }) => {
 test('credit packs are bought through the same checkout and shown in the ledger', async ({
 	page,
 }, testInfo) => {
-	await signUp(page)
+	await signedUp(page)
 	await page.goto('/purchase')
 	await expect(page.getByRole('heading', { name: 'Purchase credits', level: 1 })).toBeVisible()
 	await expect(page.getByTestId('ledger-empty')).toBeVisible()
@@ -178,7 +178,7 @@ test('team members see who owns billing, have nothing to press, and get 403', as
 	await expect(page.getByRole('button', { name: 'Pay $19.00 (test)' })).toBeVisible()
 	const context = await browser.newContext()
 	const stranger = await context.newPage()
-	await signUp(stranger)
+	await signedUp(stranger)
 	const response = await stranger.goto(ownerCheckout)
 	expect(response?.status()).toBe(404)
 	await context.close()

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test'
-import { signIn, signOut, signUp } from './support.ts'
+import { signedUp, signIn, signOut, signUp } from './support.ts'
 
 // Issue 14: a page on another origin cannot make the signed-in browser change anything, and
 // a redirect target never leads off the site (decision 0022).
@@ -42,7 +42,7 @@ test('a form on another origin gets 403 and the person stays signed in', async (
 })
 
 test('a sign-in link that names another site lands on this one', async ({ page, baseURL }) => {
-	const { email } = await signUp(page)
+	const { email } = await signedUp(page)
 	await signOut(page)
 	// A tab that browsers drop turns "/\t/evil.example" into "//evil.example"; it used to be a 500.
 	await page.goto(`/signin?redirectTo=${encodeURIComponent('/\t/evil.example')}`)

@@ -4,7 +4,7 @@ import { baseURL } from '../../playwright.config.ts'
 import { joinTeam } from './billing-support.ts'
 import { publishDns, subscribedDomains, uniqueDomain } from './domains-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { expectNoSeriousA11yViolations, jsEnabled, signUp, withDatabase } from './support.ts'
+import { expectNoSeriousA11yViolations, jsEnabled, signedUp, withDatabase } from './support.ts'
 
 // Domains, domain subscriptions and URL forwarding, with JavaScript on and off.
 test.describe.configure({ timeout: 90_000 })
@@ -160,7 +160,7 @@ test('scope routes: read-only views, cannot change; no scope is refused', async 
 	await ownerPage.close()
 
 	const page = await browser.newPage()
-	const { email } = await signUp(page)
+	const { email } = await signedUp(page)
 	await joinTeam(ownerEmail, email, 'editor')
 	for (const path of ['/url-forward', '/ordering-inboxes', '/checkout', '/domains']) {
 		const response = await page.goto(path)

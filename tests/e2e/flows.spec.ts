@@ -4,7 +4,7 @@
 import { expect as baseExpect, test, type Page } from '@playwright/test'
 import { subscribedAccount } from './leads-support.ts'
 import { latestMail } from './mail.ts'
-import { jsEnabled, PASSWORD, signIn, signOut, signUp, withDatabase } from './support.ts'
+import { jsEnabled, PASSWORD, signedUp, signIn, signOut, withDatabase } from './support.ts'
 
 // A busy machine answers slowly: wait for what a user waits for, up to 30 s.
 const expect = baseExpect.configure({ timeout: 30_000 })
@@ -115,7 +115,7 @@ test.describe('inbox orders', () => {
 		page,
 	}) => {
 		test.setTimeout(180_000)
-		const { email } = await signUp(page)
+		const { email } = await signedUp(page)
 		await signOut(page)
 		const owner = await userId(email)
 		const domain = `part-${owner.slice(0, 8)}.com`
@@ -187,7 +187,7 @@ test.describe('password reset', () => {
 	// sign-up, sign-out and two mails on a busy machine
 	test.describe.configure({ timeout: 180_000 })
 	async function askForReset(page: Page) {
-		const { email } = await signUp(page)
+		const { email } = await signedUp(page)
 		await signOut(page)
 		const before = await latestMail(email).catch(() => ({ id: 0 }))
 		await page.goto('/forgot-password')

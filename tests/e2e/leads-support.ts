@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test'
-import { signUp, withDatabase } from './support.ts'
+import { signedUp, withDatabase } from './support.ts'
 
 /**
  * A new account with an active plan and some credits, signed in; its onboarding is
@@ -9,7 +9,7 @@ export async function subscribedAccount(
 	page: Page,
 	options: { credits?: number; onboarded?: boolean } = {},
 ) {
-	const { email } = await signUp(page)
+	const { email } = await signedUp(page)
 	await withDatabase(async (client) => {
 		const { rows } = await client.query<{ id: string }>(
 			'select id from auth.users where email = $1',

@@ -4,7 +4,13 @@ import { screens } from '../../app/routes.ts'
 import { accountOf, subscribedDomains, uniqueDomain } from './domains-support.ts'
 import { seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { expectNoSeriousA11yViolations, signIn, signOut, signUp, withDatabase } from './support.ts'
+import {
+	expectNoSeriousA11yViolations,
+	signedUp,
+	signIn,
+	signOut,
+	withDatabase,
+} from './support.ts'
 
 // Every screen of the route table at 390 and 1280 px: no serious axe violation, the page never
 // scrolls sideways, and no text is cut off by a box too small for it (issue 16, point 8).
@@ -160,7 +166,7 @@ test.describe('every screen at 390 and 1280 px', () => {
 	})
 
 	test('the two-factor code screen', async ({ page }) => {
-		const { email } = await signUp(page)
+		const { email } = await signedUp(page)
 		await page.goto('/settings')
 		await page.getByRole('button', { name: 'Set up two-factor authentication' }).click()
 		const secret = (await page.getByTestId('two-factor-secret').textContent())!.trim()

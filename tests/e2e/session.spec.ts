@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from '@playwright/test'
 import { SignJWT, generateKeyPair } from 'jose'
-import { signIn, signOut, signUp, withDatabase } from './support.ts'
+import { signedUp, signIn, signOut, withDatabase } from './support.ts'
 
 const COOKIE = 'sb-localhost-auth-token'
 
@@ -22,7 +22,7 @@ test('a tampered session cookie counts as signed out, never a 500', async ({ pag
 })
 
 test('a foreign-signed or expired access token counts as signed out', async ({ page }) => {
-	const { email } = await signUp(page)
+	const { email } = await signedUp(page)
 	const cookies = await page.context().cookies()
 	const real = cookies.find((c) => c.name.startsWith(COOKIE))
 	expect(real, 'sign-up sets the session cookie').toBeTruthy()
@@ -101,7 +101,7 @@ test.describe('an ended session stops a copied cookie on the next request', () =
 		page,
 		browser,
 	}) => {
-		await signUp(page)
+		await signedUp(page)
 		const cookies = await copiedCookies(page)
 		expect(await replay(browser, cookies)).toEqual({ path: '/settings', kept: cookies.length })
 		await signOut(page)
@@ -109,7 +109,7 @@ test.describe('an ended session stops a copied cookie on the next request', () =
 	})
 
 	test('a password change signs the other browser out, not this one', async ({ page, browser }) => {
-		const { email } = await signUp(page)
+		const { email } = await signedUp(page)
 		const other = await browser.newContext({
 			javaScriptEnabled: test.info().project.use.javaScriptEnabled,
 		})
@@ -135,7 +135,7 @@ test.describe('an ended session stops a copied cookie on the next request', () =
 	})
 
 	test('a banned user is signed out on the next request', async ({ page }) => {
-		const { email } = await signUp(page)
+		const { email } = await signedUp(page)
 		await page.goto('/settings')
 		await expect(page).toHaveURL(/\/settings$/)
 		await withDatabase((db) =>

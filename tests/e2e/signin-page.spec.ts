@@ -1,12 +1,12 @@
 import { expect, test } from '@playwright/test'
-import { jsEnabled, PASSWORD, signIn, signOut, signUp } from './support.ts'
+import { jsEnabled, PASSWORD, signedUp, signIn, signOut } from './support.ts'
 
 // docs/decisions/0030-sign-in-page-javascript-budget.md: the sign-in page preloads few files
 // and loads zod and sonner later; its form and toasts must still work with JavaScript on and off.
 test('the sign-in page preloads at most 10 files, checks its form and shows the toast', async ({
 	page,
 }, testInfo) => {
-	const { email } = await signUp(page)
+	const { email } = await signedUp(page)
 	await signOut(page)
 	await page.goto('/signin')
 	const html = await (await page.request.get('/signin')).text()

@@ -4,6 +4,7 @@ import {
 	jsEnabled,
 	latestMailLink,
 	PASSWORD,
+	signedUp,
 	signUp,
 	uniqueEmail,
 	withDatabase,
@@ -157,7 +158,7 @@ test('an existing user signs in on the invitation page; the email must be the in
 	const link = await latestMailLink(visitor, inviteeEmail)
 
 	const other = await newVisitor(browser)
-	await signUp(other)
+	await signedUp(other)
 	await other.goto(link)
 	await expect(other.getByText('but this invitation is for')).toBeVisible()
 	await other.getByRole('button', { name: /^Sign out/ }).click()

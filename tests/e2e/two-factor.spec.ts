@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test'
 import { totpCode, totpStep } from '../../app/auth-service/totp.server.ts'
-import { signIn, signOut, signUp } from './support.ts'
+import { signedUp, signIn, signOut } from './support.ts'
 
 /** the code an authenticator app shows, `offset` steps from now */
 const code = (secret: string, offset = 0) => totpCode(secret, totpStep(new Date()) + offset)
@@ -8,7 +8,7 @@ const code = (secret: string, offset = 0) => totpCode(secret, totpStep(new Date(
 test('two-factor: set up in settings, then signing in asks for the code', async ({ page }) => {
 	// one flow of about twenty steps: on a busy machine it takes longer than one page's 60 s
 	test.setTimeout(180_000)
-	const { email } = await signUp(page)
+	const { email } = await signedUp(page)
 	await page.goto('/settings')
 	await page.getByRole('button', { name: 'Set up two-factor authentication' }).click()
 	await expect(page.getByRole('img', { name: 'QR code for your authenticator app' })).toBeVisible()
