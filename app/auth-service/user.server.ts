@@ -78,6 +78,7 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 					recovery_token: '',
 					email_change_token_new: '',
 					email_change_token_current: '',
+					email_change_confirm_status: 0,
 					reauthentication_token: '',
 					reauthentication_sent_at: null,
 					updated_at: now,

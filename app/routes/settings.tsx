@@ -476,13 +476,13 @@ function EmailCard({
 	return (
 		<Card>
 			<h2 className="text-lg font-semibold">Email address</h2>
-			<p className="mt-2 text-slate-700">
+			<p className="mt-2 text-slate-700 wrap-anywhere">
 				You sign in with <strong>{email}</strong>.
 			</p>
 			{pending ? (
 				<div
 					role="status"
-					className="mt-4 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200"
+					className="mt-4 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200 wrap-anywhere"
 				>
 					<p className="font-medium">Change to {pending.newEmail} not confirmed yet</p>
 					<p className="mt-1">
