@@ -5,7 +5,8 @@ import { signIn, signOut, signUp, uniqueEmail } from './support.ts'
 test('email change: confirmed from both addresses, then signed in with the new one', async ({
 	page,
 }) => {
-	test.setTimeout(120_000)
+	// one flow of about fifteen steps: on a busy machine longer than one page's 60 s
+	test.setTimeout(180_000)
 	const { email } = await signUp(page)
 	const target = uniqueEmail('moved')
 	await page.goto('/settings')
