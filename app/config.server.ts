@@ -89,6 +89,9 @@ const EnvSchema = z
 		// PUT /user changes the password only with a nonce from GET /reauthenticate (GoTrue's
 		// GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION) once the session is 24 h old
 		AUTH_SECURE_PASSWORD_CHANGE: bool.default(false),
+		// an email change through the auth API is confirmed from the current address and the new one
+		// (GoTrue's GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED); off: the new address's link alone
+		AUTH_SECURE_EMAIL_CHANGE: bool.default(true),
 		// a rotated refresh token may be presented again for this long (GoTrue's
 		// GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL, 10 s)
 		AUTH_REFRESH_TOKEN_REUSE_INTERVAL: z.coerce.number().int().min(0).max(3600).default(10),

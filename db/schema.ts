@@ -206,7 +206,9 @@ export interface AuthUsers {
   deleted_at: Timestamp | null;
   email: string | null;
   email_change: string | null;
+  email_change_confirm_status: Generated<number | null>;
   email_change_sent_at: Timestamp | null;
+  email_change_token_current: Generated<string | null>;
   email_change_token_new: string | null;
   email_confirmed_at: Timestamp | null;
   encrypted_password: string | null;

@@ -17,6 +17,7 @@ import {
 	mergeMetadata,
 	setIdentityEmail,
 	userJson,
+	type LoadedUser,
 } from './users.server.ts'
 import {
 	checkPasswordStrength,
@@ -270,6 +271,8 @@ export async function adminDeleteUser(ctx: AuthContext, request: Request, id: st
 					recovery_token: '',
 					email_change: '',
 					email_change_token_new: '',
+					email_change_token_current: '',
+					email_change_confirm_status: 0,
 					raw_app_meta_data: JSON.stringify({}),
 					raw_user_meta_data: JSON.stringify({}),
 					updated_at: now,
@@ -285,7 +288,43 @@ export async function adminDeleteUser(ctx: AuthContext, request: Request, id: st
 	return json({})
 }
 
-const GENERATE_TYPES = ['signup', 'invite', 'magiclink', 'recovery', 'email_change_new'] as const
+/**
+ * One of an email change's two links (GoTrue: the other link stays as it was, and both must be
+ * used again). A link for another new address than the pending one replaces that change: its
+ * other link no longer counts.
+ */
+function emailChangeLink(
+	user: LoadedUser,
+	current: boolean,
+	newEmail: string,
+	hashed: string,
+	now: Date,
+) {
+	const samePending = user.email_change === newEmail
+	return {
+		email_change: newEmail,
+		email_change_sent_at: now,
+		email_change_confirm_status: 0,
+		...(current
+			? {
+					email_change_token_current: hashed,
+					...(samePending ? {} : { email_change_token_new: '' }),
+				}
+			: {
+					email_change_token_new: hashed,
+					...(samePending ? {} : { email_change_token_current: '' }),
+				}),
+	}
+}
+
+const GENERATE_TYPES = [
+	'signup',
+	'invite',
+	'magiclink',
+	'recovery',
+	'email_change_current',
+	'email_change_new',
+] as const
 type GenerateType = (typeof GENERATE_TYPES)[number]
 
 /**
@@ -313,7 +352,7 @@ export async function generateLink(ctx: AuthContext, request: Request, body: Bod
 		if (type === 'magiclink') {
 			type = 'signup'
 			password = generatePassword()
-		} else if (type === 'recovery' || type === 'email_change_new') {
+		} else if (type !== 'signup' && type !== 'invite') {
 			throw notFound('user_not_found', 'User with this email not found')
 		}
 	}
@@ -322,7 +361,13 @@ export async function generateLink(ctx: AuthContext, request: Request, body: Bod
 		if (!password) throw badRequest('validation_failed', 'Signup requires a valid password')
 		checkPasswordStrength(password, ctx.config)
 	}
-	const newEmail = type === 'email_change_new' ? validateEmail(body.new_email) : undefined
+	const emailChange = type === 'email_change_current' || type === 'email_change_new'
+	if (type === 'email_change_current' && !ctx.config.AUTH_SECURE_EMAIL_CHANGE)
+		throw badRequest(
+			'validation_failed',
+			'Enable secure email change to generate link for current email',
+		)
+	const newEmail = emailChange ? validateEmail(body.new_email) : undefined
 	if (newEmail) {
 		const taken = await findUserByEmail(ctx.db, newEmail)
 		if (taken) throw emailExists()
@@ -330,8 +375,11 @@ export async function generateLink(ctx: AuthContext, request: Request, body: Bod
 	const passwordHash = !user && password ? await bcrypt.hash(password, ctx.settings.bcryptCost) : ''
 
 	const otp = generateOtp()
-	const hashed = tokenHash(newEmail ?? email, otp)
-	const linkType: LinkType = type === 'email_change_new' ? 'email_change' : type
+	// GoTrue answers hashed_token = hash(email, otp) for both; we answer the token the link carries
+	// (the new address's link is hashed with the new address), so verifyOtp({token_hash}) works
+	const hashed = tokenHash(type === 'email_change_new' ? newEmail! : email, otp)
+	const linkType: LinkType =
+		type === 'email_change_current' || type === 'email_change_new' ? 'email_change' : type
 	const userId = await ctx.db.transaction().execute(async (trx) => {
 		const now = ctx.now()
 		let id = user?.id
@@ -357,7 +405,7 @@ export async function generateLink(ctx: AuthContext, request: Request, body: Bod
 						...(linkType === 'invite' ? { invited_at: now } : {}),
 					}
 				: linkType === 'email_change'
-					? { email_change: newEmail!, email_change_token_new: hashed, email_change_sent_at: now }
+					? emailChangeLink(user!, type === 'email_change_current', newEmail!, hashed, now)
 					: { recovery_token: hashed, recovery_sent_at: now }
 		await trx.updateTable('auth.users').set(set).where('id', '=', id).execute()
 		return id

@@ -454,7 +454,7 @@ describe('user updates and sign-out', () => {
 		})
 	})
 
-	test('updateUser changes the email through the mailed link', async () => {
+	test('updateUser changes the email through the mailed links (both addresses confirm)', async () => {
 		const { email, user } = await signedUp()
 		const { client } = await signIn(email)
 		const taken = (await signedUp()).email
@@ -474,6 +474,9 @@ describe('user updates and sign-out', () => {
 		const mail = await server.lastMail(target)
 		expect(mail.subject).toBe('Confirm your new email address for Leadsmith')
 		expect(mail.text_body).toContain('Leadsmith')
+		// the current address confirms too (AUTH_SECURE_EMAIL_CHANGE; email-change.test.ts)
+		const fromCurrent = await openLink((await server.lastMail(email)).link!)
+		expect(fromCurrent.fragment.get('message')).toMatch(/^Confirmation link accepted/)
 		const opened = await openLink(mail.link!)
 		expect(opened.url.origin + opened.url.pathname).toBe(`${server.url}/settings`)
 		expect(opened.fragment.get('type')).toBe('email_change')

@@ -4,7 +4,7 @@ import { generatePassword } from './crypto.server.ts'
 import { badRequest, unprocessable } from './errors.server.ts'
 import { json, objectParam, str, type Body } from './http.server.ts'
 import { limitEmailSend, limitIp } from './limits.server.ts'
-import { createFlowState, sendLinkMail } from './mails.server.ts'
+import { createFlowState, sendEmailChangeMails, sendLinkMail } from './mails.server.ts'
 import { isUniqueViolation } from './signup.server.ts'
 import { findUserByEmail, insertEmailUser } from './users.server.ts'
 import { safeRedirect, validateEmail, validatePkce } from './validation.server.ts'
@@ -85,7 +85,7 @@ export async function otp(ctx: AuthContext, request: Request, body: Body) {
 	return json({})
 }
 
-/** POST /resend: the signup confirmation or the pending email-change link again. */
+/** POST /resend: the signup confirmation, or the pending email change's links (both) again. */
 export async function resend(ctx: AuthContext, request: Request, body: Body) {
 	await limitIp(ctx, request, 'resend')
 	const type = str(body.type)
@@ -117,7 +117,7 @@ export async function resend(ctx: AuthContext, request: Request, body: Body) {
 	}
 	if (!user.email_change) return json({})
 	if (pkce) await createFlowState(ctx, ctx.db, user.id, pkce, 'email_change')
-	await sendLinkMail(ctx, user.id, 'email_change', {
+	await sendEmailChangeMails(ctx, user.id, {
 		redirectTo,
 		pkce: Boolean(pkce),
 		newEmail: user.email_change,

@@ -5,7 +5,8 @@ export type MailKind =
 	| 'invite'
 	| 'magiclink'
 	| 'recovery'
-	| 'email_change'
+	| 'email_change_new'
+	| 'email_change_current'
 	| 'email_changed'
 	| 'account_exists'
 	| 'reauthentication'
@@ -19,6 +20,8 @@ type MailInput = {
 	expiresInSeconds?: number
 	oldEmail?: string
 	newEmail?: string
+	/** an email change confirmed from both addresses (AUTH_SECURE_EMAIL_CHANGE) */
+	bothAddresses?: boolean
 }
 
 function duration(seconds: number) {
@@ -72,12 +75,25 @@ function template(kind: MailKind, input: MailInput): Template {
 				action: 'Choose a new password',
 				outro: `If you did not ask for a password reset, you can ignore this email: your password stays unchanged.`,
 			}
-		case 'email_change':
+		case 'email_change_new': {
+			const both = input.bothAddresses && input.oldEmail
 			return {
 				subject: `Confirm your new email address for ${app}`,
-				intro: `Confirm that you want to use ${input.to} as the email address of your ${app} account${input.oldEmail ? ` (instead of ${input.oldEmail})` : ''}.`,
+				intro:
+					`Confirm that you want to use ${input.to} as the email address of your ${app} account${input.oldEmail ? ` (instead of ${input.oldEmail})` : ''}.` +
+					(both
+						? ` We also sent a link to ${input.oldEmail}: the address changes once both links are used.`
+						: ''),
 				action: 'Confirm the new address',
 				outro: `If you did not ask for this change, you can ignore this email: nothing changes until the link is used.`,
+			}
+		}
+		case 'email_change_current':
+			return {
+				subject: `Confirm the change of your ${app} email address`,
+				intro: `Someone asked to change the email address of your ${app} account from ${input.to} to ${input.newEmail ?? ''}. If it was you, confirm from this address too: the address changes once the links sent to both addresses are used.`,
+				action: 'Confirm the change',
+				outro: `If you did not ask for this change, do not use the link: your address stays ${input.to}. Someone may know your password, so change it.`,
 			}
 		case 'account_exists':
 			return {

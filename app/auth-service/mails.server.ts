@@ -90,32 +90,31 @@ function checkFrequency(ctx: AuthContext, sentAt: Date | null) {
 }
 
 /**
- * Stores a fresh one-time token of `type` on the user and mails its link and code (to the new
- * address for email_change). The user row is locked meanwhile, and a failed send rolls the token
- * back. PKCE tokens carry the `pkce_` prefix, so GET /verify answers with `?code=`.
+ * Stores a fresh one-time token of `type` on the user and mails its link and code. The user row
+ * is locked meanwhile, and a failed send rolls the token back. PKCE tokens carry the `pkce_`
+ * prefix, so GET /verify answers with `?code=`. (An email change sends two mails:
+ * sendEmailChangeMails.)
  */
 export async function sendLinkMail(
 	ctx: AuthContext,
 	userId: string,
-	type: LinkType,
-	options: { redirectTo: string; pkce: boolean; newEmail?: string },
+	type: Exclude<LinkType, 'email_change'>,
+	options: { redirectTo: string; pkce: boolean },
 ) {
 	await ctx.db.transaction().execute(async (trx) => {
 		const user = await findUserById(trx, userId, { forUpdate: true })
 		if (!user) throw internal('Database error finding user')
 		if (type !== 'invite') checkFrequency(ctx, user[SENT_AT[type]])
 		const now = ctx.now()
-		const to = type === 'email_change' ? options.newEmail! : user.email!
+		const to = user.email!
 		const otp = generateOtp()
-		const hash = tokenHash(to, otp)
-		const token = options.pkce ? `pkce_${hash}` : hash
+		const token = linkToken(to, otp, options.pkce)
 		await trx
 			.updateTable('auth.users')
 			.set({
 				[TOKEN[type]]: token,
 				[SENT_AT[type]]: now,
 				...(type === 'invite' ? { invited_at: now } : {}),
-				...(type === 'email_change' ? { email_change: to } : {}),
 			})
 			.where('id', '=', user.id)
 			.execute()
@@ -125,7 +124,6 @@ export async function sendLinkMail(
 			link: actionLink(ctx, token, type, options.redirectTo),
 			otp,
 			expiresInSeconds: ctx.settings.otpLifetimeSeconds,
-			oldEmail: type === 'email_change' ? (user.email ?? undefined) : undefined,
 		})
 		try {
 			await ctx.mailer.send(mail)
@@ -133,6 +131,75 @@ export async function sendLinkMail(
 			throw internal(
 				`Error sending ${type === 'signup' ? 'confirmation' : type.replace('_', ' ')} email`,
 			)
+		}
+	})
+}
+
+function linkToken(address: string, otp: string, pkce: boolean) {
+	const hash = tokenHash(address, otp)
+	return pkce ? `pkce_${hash}` : hash
+}
+
+/**
+ * An email change (GoTrue's sendEmailChange): a link and code to the new address and, with
+ * AUTH_SECURE_EMAIL_CHANGE, another to the current one; the change applies once both are used
+ * (verify.server.ts). Any earlier pending change is replaced, its links no longer count. The
+ * user row is locked meanwhile, and a failed send rolls the tokens back.
+ */
+export async function sendEmailChangeMails(
+	ctx: AuthContext,
+	userId: string,
+	options: { redirectTo: string; pkce: boolean; newEmail: string },
+) {
+	await ctx.db.transaction().execute(async (trx) => {
+		const user = await findUserById(trx, userId, { forUpdate: true })
+		if (!user) throw internal('Database error finding user')
+		checkFrequency(ctx, user.email_change_sent_at)
+		const newEmail = options.newEmail
+		const current = ctx.config.AUTH_SECURE_EMAIL_CHANGE && user.email ? user.email : null
+		const otpNew = generateOtp()
+		const otpCurrent = current ? generateOtp() : null
+		const tokenNew = linkToken(newEmail, otpNew, options.pkce)
+		const tokenCurrent = current && otpCurrent ? linkToken(current, otpCurrent, options.pkce) : ''
+		await trx
+			.updateTable('auth.users')
+			.set({
+				email_change: newEmail,
+				email_change_token_new: tokenNew,
+				email_change_token_current: tokenCurrent,
+				email_change_confirm_status: 0,
+				email_change_sent_at: ctx.now(),
+			})
+			.where('id', '=', user.id)
+			.execute()
+		const common = {
+			appName: ctx.config.APP_NAME,
+			oldEmail: user.email ?? undefined,
+			newEmail,
+			bothAddresses: Boolean(current),
+			expiresInSeconds: ctx.settings.otpLifetimeSeconds,
+		}
+		const mails = [
+			renderMail('email_change_new', {
+				...common,
+				to: newEmail,
+				link: actionLink(ctx, tokenNew, 'email_change', options.redirectTo),
+				otp: otpNew,
+			}),
+		]
+		if (current && otpCurrent)
+			mails.push(
+				renderMail('email_change_current', {
+					...common,
+					to: current,
+					link: actionLink(ctx, tokenCurrent, 'email_change', options.redirectTo),
+					otp: otpCurrent,
+				}),
+			)
+		try {
+			for (const mail of mails) await ctx.mailer.send(mail)
+		} catch {
+			throw internal('Error sending email change email')
 		}
 	})
 }

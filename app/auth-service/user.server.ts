@@ -2,7 +2,7 @@ import bcrypt from 'bcrypt'
 import type { AuthContext } from './context.server.ts'
 import { badRequest, forbidden, unprocessable } from './errors.server.ts'
 import { json, objectParam, str, type Body } from './http.server.ts'
-import { createFlowState, sendLinkMail } from './mails.server.ts'
+import { createFlowState, sendEmailChangeMails } from './mails.server.ts'
 import { authenticate } from './sessions.server.ts'
 import {
 	findUserByEmail,
@@ -31,7 +31,8 @@ export async function getUser(ctx: AuthContext, request: Request) {
 
 /**
  * PUT /user: `data` (merged into user_metadata), `password` (other sessions end), `email` (a
- * confirmation link goes to the new address; the change applies when it is used).
+ * confirmation link goes to the new address and, with AUTH_SECURE_EMAIL_CHANGE, another to the
+ * current one; the change applies when both are used).
  */
 export async function updateUser(ctx: AuthContext, request: Request, body: Body) {
 	const { user, sessionId } = await authenticate(ctx, request)
@@ -76,6 +77,8 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 					confirmation_token: '',
 					recovery_token: '',
 					email_change_token_new: '',
+					email_change_token_current: '',
+					email_change_confirm_status: 0,
 					reauthentication_token: '',
 					reauthentication_sent_at: null,
 					updated_at: now,
@@ -104,11 +107,7 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 			ctx.config.APP_URL,
 			ctx.config.AUTH_ALLOWED_ORIGINS,
 		)
-		await sendLinkMail(ctx, user.id, 'email_change', {
-			redirectTo,
-			pkce: Boolean(pkce),
-			newEmail: email,
-		})
+		await sendEmailChangeMails(ctx, user.id, { redirectTo, pkce: Boolean(pkce), newEmail: email })
 	}
 	return json(userJson((await findUserById(ctx.db, user.id))!))
 }

@@ -78,7 +78,8 @@ export async function findUserByEmail(
 	return (await query.executeTakeFirst()) as LoadedUser | undefined
 }
 
-export type TokenColumn = 'confirmation_token' | 'recovery_token' | 'email_change_token_new'
+export type TokenColumn =
+	'confirmation_token' | 'recovery_token' | 'email_change_token_current' | 'email_change_token_new'
 
 export async function findUserByToken(db: Executor, columns: TokenColumn[], hash: string) {
 	if (!hash) return undefined

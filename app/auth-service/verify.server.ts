@@ -37,7 +37,7 @@ const COLUMNS: Record<VerifyType, TokenColumn[]> = {
 	invite: ['confirmation_token'],
 	magiclink: ['recovery_token'],
 	recovery: ['recovery_token'],
-	email_change: ['email_change_token_new'],
+	email_change: ['email_change_token_current', 'email_change_token_new'],
 	email: ['confirmation_token', 'recovery_token'],
 }
 
@@ -51,6 +51,13 @@ const METHODS: Record<Applied, AuthMethod> = {
 
 const linkExpired = () => forbidden('otp_expired', 'Email link is invalid or has expired')
 const codeExpired = () => forbidden('otp_expired', 'Token has expired or is invalid')
+
+/** GoTrue's answer to the first of an email change's two links (its exact text). */
+export const SINGLE_CONFIRMATION_ACCEPTED =
+	'Confirmation link accepted. Please proceed to confirm link sent to the other email'
+
+/** A verified token: its user, the type it turned out to be, and the stored token it matched. */
+type Found = { user: LoadedUser; type: Applied; token: string }
 
 function sentAt(user: LoadedUser, type: Applied) {
 	if (type === 'signup' || type === 'invite') return user.confirmation_sent_at
@@ -69,14 +76,14 @@ async function findByTokenHash(
 	trx: Transaction<DB>,
 	type: VerifyType,
 	hash: string,
-): Promise<{ user: LoadedUser; type: Applied }> {
+): Promise<Found> {
 	const user = await findUserByToken(trx, COLUMNS[type], hash)
 	if (!user) throw linkExpired()
 	if (isBanned(user, ctx.now())) throw forbidden('user_banned', 'User is banned')
 	const applied: Applied =
 		type === 'email' ? (user.recovery_token === hash ? 'magiclink' : 'signup') : type
 	if (expired(ctx, user, applied)) throw linkExpired()
-	return { user, type: applied }
+	return { user, type: applied, token: hash }
 }
 
 async function findByEmailAndCode(
@@ -85,16 +92,22 @@ async function findByEmailAndCode(
 	type: VerifyType,
 	email: string,
 	hash: string,
-): Promise<{ user: LoadedUser; type: Applied }> {
-	const matches = (stored: string | null) =>
-		!!stored && (stored === hash || stored === `pkce_${hash}`)
+): Promise<Found> {
+	const candidates = [hash, `pkce_${hash}`]
+	const matching = (stored: string | null) =>
+		stored && candidates.includes(stored) ? stored : undefined
 	let user: LoadedUser | undefined
 	if (type === 'email_change') {
+		// the code mailed to the current address (hashed with it) or the one mailed to the new one
 		const row = await trx
 			.selectFrom('auth.users')
 			.select('id')
-			.where('email_change', '=', email)
-			.where('email_change_token_new', 'in', [hash, `pkce_${hash}`])
+			.where((eb) =>
+				eb.or([
+					eb.and([eb('email', '=', email), eb('email_change_token_current', 'in', candidates)]),
+					eb.and([eb('email_change', '=', email), eb('email_change_token_new', 'in', candidates)]),
+				]),
+			)
 			.where('deleted_at', 'is', null)
 			.executeTakeFirst()
 		user = row ? await findUserById(trx, row.id, { forUpdate: true }) : undefined
@@ -103,23 +116,38 @@ async function findByEmailAndCode(
 	}
 	if (!user) throw codeExpired()
 	if (isBanned(user, ctx.now())) throw forbidden('user_banned', 'User is banned')
-	let applied: Applied | undefined
-	if (type === 'email') {
-		if (matches(user.confirmation_token) && !expired(ctx, user, 'signup')) applied = 'signup'
-		else if (matches(user.recovery_token) && !expired(ctx, user, 'magiclink')) applied = 'magiclink'
-	} else if (matches(user[COLUMNS[type][0]!]) && !expired(ctx, user, type)) {
-		applied = type
+	let found: Found | undefined
+	const check = (applied: Applied, stored: string | null) => {
+		const token = matching(stored)
+		if (!found && token && !expired(ctx, user, applied)) found = { user, type: applied, token }
 	}
-	if (!applied) throw codeExpired()
-	return { user, type: applied }
+	if (type === 'email') {
+		check('signup', user.confirmation_token)
+		check('magiclink', user.recovery_token)
+	} else if (type === 'email_change') {
+		check('email_change', user.email_change_token_current)
+		check('email_change', user.email_change_token_new)
+	} else {
+		check(type, user[COLUMNS[type][0]!])
+	}
+	if (!found) throw codeExpired()
+	return found
 }
 
-/** Applies a verified token: confirms, ends a recovery, or switches the email address. */
-async function apply(ctx: AuthContext, trx: Transaction<DB>, user: LoadedUser, type: Applied) {
+/**
+ * What a verified token did: `oldEmail` when the email address switched (its owner is told), and
+ * `awaitingOtherLink` when it was the first of an email change's two links (nothing changed yet).
+ */
+type Outcome = { oldEmail: string | null; awaitingOtherLink: boolean }
+
+/** Applies a verified token: confirms, ends a recovery, or (its last link) switches the email. */
+async function apply(ctx: AuthContext, trx: Transaction<DB>, found: Found): Promise<Outcome> {
+	const { user, type } = found
 	const now = ctx.now()
+	const nothing = { oldEmail: null, awaitingOtherLink: false }
 	if (type === 'signup' || type === 'invite') {
 		await confirmEmail(trx, user, now)
-		return null
+		return nothing
 	}
 	if (type === 'recovery' || type === 'magiclink') {
 		await trx
@@ -128,7 +156,28 @@ async function apply(ctx: AuthContext, trx: Transaction<DB>, user: LoadedUser, t
 			.where('id', '=', user.id)
 			.execute()
 		if (!user.email_confirmed_at) await confirmEmail(trx, user, now)
-		return null
+		return nothing
+	}
+	// Secure email change: while both links are pending, the first one used only counts itself
+	// (its token is cleared, so it works once) and the address stays (GoTrue's emailChangeVerify).
+	// Whether both are needed was decided when the mails went out: a current-address token exists.
+	if (
+		user.email &&
+		user.email_change_confirm_status === 0 &&
+		user.email_change_token_current &&
+		user.email_change_token_new
+	) {
+		const usedCurrent = found.token === user.email_change_token_current
+		await trx
+			.updateTable('auth.users')
+			.set({
+				email_change_confirm_status: 1,
+				...(usedCurrent ? { email_change_token_current: '' } : { email_change_token_new: '' }),
+				updated_at: now,
+			})
+			.where('id', '=', user.id)
+			.execute()
+		return { oldEmail: null, awaitingOtherLink: true }
 	}
 	const oldEmail = user.email
 	const newEmail = user.email_change!
@@ -139,6 +188,8 @@ async function apply(ctx: AuthContext, trx: Transaction<DB>, user: LoadedUser, t
 				email: newEmail,
 				email_change: '',
 				email_change_token_new: '',
+				email_change_token_current: '',
+				email_change_confirm_status: 0,
 				email_change_sent_at: null,
 				updated_at: now,
 			})
@@ -154,10 +205,13 @@ async function apply(ctx: AuthContext, trx: Transaction<DB>, user: LoadedUser, t
 	}
 	await setIdentityEmail(trx, user.id, { email: newEmail, email_verified: true }, now)
 	if (!user.email_confirmed_at) await confirmEmail(trx, user, now)
-	return oldEmail && oldEmail !== newEmail ? oldEmail : null
+	return { oldEmail: oldEmail && oldEmail !== newEmail ? oldEmail : null, awaitingOtherLink: false }
 }
 
-/** POST /verify: `type` with `token` and `email`, or with `token_hash`. Answers with a session. */
+/**
+ * POST /verify: `type` with `token` and `email`, or with `token_hash`. Answers with a session, or
+ * for the first of an email change's two links with `{msg, code}` (GoTrue's shape).
+ */
 export async function verifyPost(ctx: AuthContext, request: Request, body: Body) {
 	await limitIp(ctx, request, 'verify')
 	const type = str(body.type) as VerifyType
@@ -190,9 +244,13 @@ export async function verifyPost(ctx: AuthContext, request: Request, body: Body)
 		const found = token
 			? await findByEmailAndCode(ctx, trx, type, email, tokenHash(email, token))
 			: await findByTokenHash(ctx, trx, type, tokenHashParam)
-		oldEmail = await apply(ctx, trx, found.user, found.type)
+		const outcome = await apply(ctx, trx, found)
+		if (outcome.awaitingOtherLink) return null
+		oldEmail = outcome.oldEmail
 		return issueSession(ctx, trx, found.user.id, 'otp', request)
 	})
+	// GoTrue's answer to the first of two links: no session (code is a string there too)
+	if (!session) return json({ msg: SINGLE_CONFIRMATION_ACCEPTED, code: '200' })
 	await notify(ctx, session.user.id, oldEmail)
 	return json(session)
 }
@@ -228,6 +286,14 @@ function errorRedirect(target: string, error: AuthApiError, pkce: boolean) {
 	return url.href
 }
 
+/** GoTrue's prepRedirectURL: the message in the fragment, and in the query for PKCE links. */
+function messageRedirect(target: string, message: string, pkce: boolean) {
+	const url = new URL(target)
+	if (pkce) url.searchParams.set('message', message)
+	url.hash = new URLSearchParams({ message, sb: '' }).toString()
+	return url.href
+}
+
 function sessionRedirect(target: string, session: SessionJson, type: string) {
 	const fragment = new URLSearchParams({
 		access_token: session.access_token,
@@ -245,7 +311,8 @@ function sessionRedirect(target: string, session: SessionJson, type: string) {
 
 /**
  * GET /verify?token=&type=&redirect_to= (the link in the mails): 303 to redirect_to (on APP_URL's
- * origin) with `?code=` for PKCE tokens, `#access_token=...` otherwise, or the error.
+ * origin) with `?code=` for PKCE tokens, `#access_token=...` otherwise, or the error. The first
+ * of an email change's two links gives `#message=` (and `?message=` for PKCE) instead.
  */
 export async function verifyGet(ctx: AuthContext, request: Request) {
 	await limitIp(ctx, request, 'verify')
@@ -269,7 +336,10 @@ export async function verifyGet(ctx: AuthContext, request: Request) {
 			throw badRequest('validation_failed', 'Unsupported verification type')
 		location = await ctx.db.transaction().execute(async (trx) => {
 			const found = await findByTokenHash(ctx, trx, type, token)
-			oldEmail = await apply(ctx, trx, found.user, found.type)
+			const outcome = await apply(ctx, trx, found)
+			if (outcome.awaitingOtherLink)
+				return messageRedirect(target, SINGLE_CONFIRMATION_ACCEPTED, pkce)
+			oldEmail = outcome.oldEmail
 			userId = found.user.id
 			if (!pkce) {
 				const session = await issueSession(ctx, trx, found.user.id, 'otp', request)

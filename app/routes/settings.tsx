@@ -12,7 +12,12 @@ import { getOnboarding, saveOnboarding } from '../services/onboarding/onboarding
 import { OnboardingSchema } from '../services/onboarding/schema.ts'
 import { describeAuthError } from '../services/auth/errors.server.ts'
 import { getProfile, updateProfile } from '../services/auth/profile.server.ts'
-import { ChangePasswordSchema, ProfileSchema } from '../services/auth/schemas.ts'
+import { ChangeEmailSchema, ChangePasswordSchema, ProfileSchema } from '../services/auth/schemas.ts'
+import {
+	getEmailState,
+	requestEmailChange,
+	type EmailChange,
+} from '../services/auth/email-change.server.ts'
 import { EmailBisonSettingsSchema, EmailBisonTestSchema } from '../services/emailbison/schemas.ts'
 import {
 	getEmailBisonSettings,
@@ -42,9 +47,18 @@ import {
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = context.get(requestContext).account!
-	const profile = await getProfile(account.user.id)
+	const config = getConfig()
+	const [profile, emailState] = await Promise.all([
+		getProfile(account.user.id),
+		getEmailState(account.user.id),
+	])
 	return {
-		email: account.user.email,
+		email: emailState.email || account.user.email,
+		emailChange: {
+			pending: emailState.pending,
+			// a hosted Supabase confirms from both addresses unless its project turned it off
+			bothAddresses: config.embeddedAuth ? config.AUTH_SECURE_EMAIL_CHANGE : true,
+		},
 		twoFactor: {
 			enabled: account.twoFactorEnabled,
 			// sent here by the admin area (ADMIN_REQUIRE_MFA)
@@ -109,6 +123,39 @@ async function emailBisonAction(
 			{ status: 400 },
 		)
 	}
+}
+
+/**
+ * The email section: the auth service mails a link to the new address and (secure email change)
+ * to the current one; the address changes once the links are used (/auth/confirm).
+ */
+async function emailAction(
+	request: Request,
+	supabase: Supabase,
+	userId: string,
+	formData: FormData,
+) {
+	const intent = 'email' as const
+	const submission = parseWithZod(formData, { schema: ChangeEmailSchema })
+	if (submission.status !== 'success')
+		return data({ intent, result: submission.reply() }, { status: 400 })
+	const { email: current } = await getEmailState(userId)
+	const fail = (message: string, status = 400) =>
+		data({ intent, result: submission.reply({ fieldErrors: { email: [message] } }) }, { status })
+	if (submission.value.email === current) return fail('This is already your email address.')
+	const error = await requestEmailChange(request, supabase, submission.value.email)
+	if (error) {
+		if (error.code === 'email_exists') return fail('Another account uses this email address.')
+		const failure = describeAuthError(error)
+		return fail(failure.message, failure.status)
+	}
+	const { pending } = await getEmailState(userId)
+	return redirectWithSuccess(
+		'/settings',
+		pending?.bothAddresses
+			? `Check both inboxes: open the links we sent to ${current} and ${submission.value.email}.`
+			: `Check your inbox: open the link we sent to ${submission.value.email}.`,
+	)
 }
 
 const SettingsSchema = z.discriminatedUnion('intent', [ProfileSchema, ChangePasswordSchema])
@@ -179,6 +226,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 	if (formData.get('intent') === 'company-details') return companyDetailsAction(account!, formData)
 	if (String(formData.get('intent')).startsWith('two-factor'))
 		return twoFactorAction(supabase, formData)
+	if (formData.get('intent') === 'email')
+		return emailAction(request, supabase, account!.user.id, formData)
 	const submission = parseWithZod(formData, { schema: SettingsSchema })
 	const intent = formData.get('intent') === 'password' ? 'password' : 'profile'
 	if (submission.status !== 'success') {
@@ -275,6 +324,12 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 						</SubmitButton>
 					</Form>
 				</Card>
+				<EmailCard
+					email={loaderData.email}
+					pending={loaderData.emailChange.pending}
+					bothAddresses={loaderData.emailChange.bothAddresses}
+					result={actionData?.intent === 'email' ? actionData.result : undefined}
+				/>
 				{loaderData.companyDetails ? (
 					<Card>
 						<h2 className="text-lg font-semibold">Company details</h2>
@@ -394,6 +449,80 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 				</Card>
 			</div>
 		</>
+	)
+}
+
+/** The address, a pending change and how far its confirmation got, and the form to change it. */
+function EmailCard({
+	email,
+	pending,
+	bothAddresses,
+	result,
+}: {
+	email: string
+	pending: EmailChange | null
+	bothAddresses: boolean
+	result: SubmissionResult<string[]> | undefined
+}) {
+	const saving = useIsPending('email')
+	const [form, fields] = useForm({
+		id: 'email',
+		lastResult: result,
+		constraint: getZodConstraint(ChangeEmailSchema),
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: ChangeEmailSchema }),
+		shouldRevalidate: 'onInput',
+	})
+	const state = (waiting: boolean) => (waiting ? 'waiting for its link' : 'confirmed')
+	return (
+		<Card>
+			<h2 className="text-lg font-semibold">Email address</h2>
+			<p className="mt-2 text-slate-700 wrap-anywhere">
+				You sign in with <strong>{email}</strong>.
+			</p>
+			{pending ? (
+				<div
+					role="status"
+					className="mt-4 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200 wrap-anywhere"
+				>
+					<p className="font-medium">Change to {pending.newEmail} not confirmed yet</p>
+					<p className="mt-1">
+						{pending.bothAddresses
+							? 'Open the links we sent to both addresses: your email address changes once both are used.'
+							: `Open the link we sent to ${pending.newEmail}: your email address changes once it is used.`}
+					</p>
+					<ul className="mt-2 list-disc space-y-0.5 pl-5">
+						{pending.bothAddresses ? (
+							<li>
+								{email}: {state(pending.waitingForCurrent)}
+							</li>
+						) : null}
+						<li>
+							{pending.newEmail}: {state(pending.waitingForNew)}
+						</li>
+					</ul>
+				</div>
+			) : null}
+			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+				<input type="hidden" name="intent" value="email" />
+				<FormErrors id={form.errorId} errors={form.errors} />
+				<Field
+					label="New email address"
+					hint={
+						bothAddresses
+							? 'We email a link to the new address and one to your current address: the change takes effect once both are used.'
+							: 'We email a link to the new address: the change takes effect once it is used.'
+					}
+					errors={fields.email.errors}
+					inputProps={{
+						...getInputProps(fields.email, { type: 'email' }),
+						autoComplete: 'email',
+					}}
+				/>
+				<SubmitButton pending={saving} pendingText="Sending…">
+					Change email address
+				</SubmitButton>
+			</Form>
+		</Card>
 	)
 }
 

@@ -2,13 +2,21 @@ import type { EmailOtpType } from '@supabase/supabase-js'
 import type { Route } from './+types/auth-confirm'
 import { requestContext } from '../../context.server.ts'
 import { RedirectToSchema } from '../../services/auth/schemas.ts'
-import { redirectWithError, redirectWithSuccess } from '../../utils/toast.server.ts'
+import { FIRST_LINK_ACCEPTED } from '../../services/auth/email-change.server.ts'
+import {
+	redirectWithError,
+	redirectWithInfo,
+	redirectWithSuccess,
+} from '../../utils/toast.server.ts'
 
 const OTP_TYPES = ['signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email'] as const
 
 /**
  * Where emailed links land: a PKCE `code` (same browser) or a `token_hash`
  * (works in any browser). Either way the user ends up signed in and sent on.
+ * The first of an email change's two links signs nobody in: the auth service
+ * answers GoTrue's message (no session; `?message=` on a PKCE redirect), shown
+ * on the next page.
  */
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const url = new URL(request.url)
@@ -18,10 +26,16 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	const tokenHash = url.searchParams.get('token_hash')
 	const type = url.searchParams.get('type') as EmailOtpType | null
 	let ok = false
+	let firstOfTwo = false
 	if (code) {
 		ok = !(await supabase.auth.exchangeCodeForSession(code)).error
 	} else if (tokenHash && type && (OTP_TYPES as readonly string[]).includes(type)) {
-		ok = !(await supabase.auth.verifyOtp({ token_hash: tokenHash, type })).error
+		const { data, error } = await supabase.auth.verifyOtp({ token_hash: tokenHash, type })
+		ok = !error
+		firstOfTwo = ok && type === 'email_change' && !data.session
+	} else if (url.searchParams.get('message') === FIRST_LINK_ACCEPTED) {
+		// only GoTrue's own text: the query is anyone's to write
+		ok = firstOfTwo = true
 	}
 	if (!ok) {
 		const failed = url.searchParams.get('error_description')
@@ -30,8 +44,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			failed ?? 'This link is invalid or has expired. Ask for a new one.',
 		)
 	}
+	if (firstOfTwo) throw await redirectWithInfo(next, FIRST_LINK_ACCEPTED)
 	throw await redirectWithSuccess(
 		next,
-		next === '/reset-password' ? 'Choose your new password.' : 'Email confirmed.',
+		next === '/reset-password'
+			? 'Choose your new password.'
+			: type === 'email_change'
+				? 'Email address changed.'
+				: 'Email confirmed.',
 	)
 }

@@ -87,3 +87,8 @@ export const ChangePasswordSchema = z
 		path: ['confirmPassword'],
 		message: 'The passwords do not match',
 	})
+
+export const ChangeEmailSchema = z.object({
+	intent: z.literal('email'),
+	email: EmailSchema,
+})
