@@ -77,13 +77,18 @@ export default function CompanyListPage({ loaderData }: Route.ComponentProps) {
 					</span>
 				}
 				actions={
-					<a
-						href={`/lists/${list.id}/download?kind=companies`}
-						className={buttonClasses('primary')}
-						download
-					>
-						Download CSV
-					</a>
+					<div className="flex flex-wrap gap-2">
+						<Link to={`/company-lists/${list.id}/enrich`} className={buttonClasses('secondary')}>
+							Enrich
+						</Link>
+						<a
+							href={`/lists/${list.id}/download?kind=companies`}
+							className={buttonClasses('primary')}
+							download
+						>
+							Download CSV
+						</a>
+					</div>
 				}
 			/>
 			{list.error && !isCancelled(list.status, list.error) ? (
