@@ -6,6 +6,8 @@ import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { statusOf } from '../../utils/http-errors.server.ts'
 import { getCreditBalance } from '../billing/credits.server.ts'
+import { getDashboard } from '../dashboard/get-dashboard.server.ts'
+import { streamCompanyListCsv } from '../lists/export.server.ts'
 import { createChain, createEnrichment } from './enrichments.server.ts'
 import { runEnrichment } from './run-enrichment.server.ts'
 import {
@@ -151,6 +153,16 @@ describe('enriching a company list', () => {
 			after: page.next!.after,
 		})
 		expect(rest.rows).toHaveLength(10)
+		// the download has the answers as a column
+		const csv = await new Response((await streamCompanyListCsv(me, listId)).stream).text()
+		const [header, ...lines] = csv
+			.replace(/^\uFEFF/, '')
+			.trim()
+			.split('\n')
+		expect(header!.split(',')).toContain('pitch')
+		expect(lines.find((l) => l.startsWith('Company 0,'))).toContain(
+			'Pitch Company 0 (company0.com) in software with 10 people',
+		)
 
 		// the same prompts again are answered from the cache: no call, all credits back
 		openai.reset()
@@ -263,6 +275,13 @@ describe('enriching a company list', () => {
 		expect((await companyRows(runId)).every((r) => r.status === 2)).toBe(true)
 		expect(openai.calls).toHaveLength(30)
 		expect(await getCreditBalance(me.accountId!)).toBe(970)
+		// the dashboard links the run to its company list's enrich page
+		const { jobs } = await getDashboard(me, null)
+		expect(jobs.find((j) => j.id === runId)).toMatchObject({
+			kind: 'company-enrichment',
+			href: `/company-lists/${listId}/enrich`,
+			progress: 100,
+		})
 	})
 })
 
