@@ -212,6 +212,37 @@ describe('enriching a company list', () => {
 				filter: { where: [{ column: 'industry', op: 'equals' as const, value: 'mining' }] },
 			}),
 		).rejects.toThrow('No company of this list matches these filters')
+
+		// a chain step that runs only if a company column holds
+		const chain = await createChain(me, {
+			name: 'Retail pitch',
+			steps: [
+				{
+					kind: 'ai',
+					enrichmentId: e.id,
+					conditionColumn: 'industry',
+					conditionOp: 'equals',
+					conditionValue: 'retail',
+				},
+			],
+		})
+		openai.reset()
+		const chained = await startRun(me, { ...base, target: `chain:${chain.id}` })
+		await runEnrichment(chained.runId, job())
+		const pitched = (await companyRows(chained.runId)).filter(
+			(r) => (r.data as Record<string, unknown>).pitch,
+		)
+		expect(pitched.map((r) => r.name).sort()).toEqual([
+			'Company 0',
+			'Company 1',
+			'Company 10',
+			'Company 3',
+			'Company 4',
+			'Company 6',
+			'Company 7',
+			'Company 9',
+		])
+		expect(openai.calls).toHaveLength(4)
 	})
 
 	test('a prompt that reads lead columns, or a chain with a built-in step, is refused on a company list', async () => {
@@ -266,6 +297,16 @@ describe('enriching a company list', () => {
 		expect(done).toBeLessThan(30)
 		// the calls made are paid for, the rest of the hold is back
 		expect(await getCreditBalance(me.accountId!)).toBe(1000 - done)
+		// the rows the cancelled run did not finish are those that "failed last time"
+		const again = {
+			listId,
+			source: 'companies' as const,
+			target: `enrichment:${e.id}`,
+			payWith: 'credits' as const,
+		}
+		expect((await estimateRun(me, { ...again, filter: { only: 'failed' as const } })).rows).toBe(
+			30 - done,
+		)
 
 		const { rows } = await retryFailedRows(me, runId)
 		expect(rows).toBe(30 - done)

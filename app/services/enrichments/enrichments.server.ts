@@ -347,7 +347,8 @@ export type ChainStepInput = {
 /** The form's step slots as saved steps, in order; empty slots are left out. */
 async function chainSteps(account: AccountContext, input: ChainStepInput[]) {
 	const enrichments = await listEnrichments(account)
-	const columns = await knownColumns(account)
+	// a chain may be meant for company lists: a condition may name a company column
+	const columns = [...(await knownColumns(account)), ...COMPANY_COLUMNS]
 	const steps: ChainStep[] = []
 	for (const [index, step] of input.entries()) {
 		if (step.kind === '') continue
