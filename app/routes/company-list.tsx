@@ -78,8 +78,12 @@ export default function CompanyListPage({ loaderData }: Route.ComponentProps) {
 				}
 				actions={
 					<div className="flex flex-wrap gap-2">
-						<Link to={`/company-lists/${list.id}/enrich`} className={buttonClasses('secondary')}>
-							Enrich
+						{/* with a search on, the enrich page opens with it as the run's filter */}
+						<Link
+							to={`/company-lists/${list.id}/enrich${query.q ? `?q=${encodeURIComponent(query.q)}` : ''}`}
+							className={buttonClasses('secondary')}
+						>
+							{query.q ? 'Enrich these companies' : 'Enrich'}
 						</Link>
 						<a
 							href={`/lists/${list.id}/download?kind=companies`}
