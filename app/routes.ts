@@ -221,6 +221,14 @@ export const screens = [
 		title: 'Company list',
 	},
 	{
+		name: 'enrich-company-list',
+		path: 'company-lists/:listId/enrich',
+		file: 'routes/enrich-company-list.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Enrich company list',
+	},
+	{
 		name: 'list-import-report',
 		path: 'lists/:listId/import-report',
 		file: 'routes/list-import-report.tsx',

@@ -458,6 +458,17 @@ export interface EnrichmentChain {
   user_id: string;
 }
 
+export interface EnrichmentCompanyRows {
+  attempt: Generated<number>;
+  cached: Generated<number>;
+  calls: Generated<number>;
+  company_id: string;
+  error: string | null;
+  run_id: string;
+  status: Generated<number>;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface EnrichmentRunRows {
   attempt: Generated<number>;
   cached: Generated<number>;
@@ -472,6 +483,7 @@ export interface EnrichmentRunRows {
 export interface EnrichmentRuns {
   attempt: Generated<number>;
   chain_id: string | null;
+  company_list_id: string | null;
   created_at: Generated<Timestamp>;
   credits_per_call: Generated<number>;
   credits_reserved: Generated<number>;
@@ -482,7 +494,7 @@ export interface EnrichmentRuns {
   id: Generated<string>;
   key_kind: string;
   leads_cutoff: Timestamp | null;
-  list_id: string;
+  list_id: string | null;
   name: string;
   prepared: Generated<boolean>;
   prepared_after: string | null;
@@ -749,6 +761,7 @@ export interface DB {
   emailbison_workspace_keys: EmailbisonWorkspaceKeys;
   enrichment_cache: EnrichmentCache;
   enrichment_chain: EnrichmentChain;
+  enrichment_company_rows: EnrichmentCompanyRows;
   enrichment_run_rows: EnrichmentRunRows;
   enrichment_runs: EnrichmentRuns;
   form_submissions: FormSubmissions;

@@ -77,13 +77,22 @@ export default function CompanyListPage({ loaderData }: Route.ComponentProps) {
 					</span>
 				}
 				actions={
-					<a
-						href={`/lists/${list.id}/download?kind=companies`}
-						className={buttonClasses('primary')}
-						download
-					>
-						Download CSV
-					</a>
+					<div className="flex flex-wrap gap-2">
+						{/* with a search on, the enrich page opens with it as the run's filter */}
+						<Link
+							to={`/company-lists/${list.id}/enrich${query.q ? `?q=${encodeURIComponent(query.q)}` : ''}`}
+							className={buttonClasses('secondary')}
+						>
+							{query.q ? 'Enrich these companies' : 'Enrich'}
+						</Link>
+						<a
+							href={`/lists/${list.id}/download?kind=companies`}
+							className={buttonClasses('primary')}
+							download
+						>
+							Download CSV
+						</a>
+					</div>
 				}
 			/>
 			{list.error && !isCancelled(list.status, list.error) ? (

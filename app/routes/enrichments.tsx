@@ -40,7 +40,7 @@ import {
 	STEP_LABELS,
 	STEP_KINDS,
 } from '../services/enrichments/schemas.ts'
-import { CONDITION_LABELS } from '../services/enrichments/template.ts'
+import { COMPANY_COLUMNS, CONDITION_LABELS } from '../services/enrichments/template.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { FormError, notFound, replyWithFormError } from '../utils/http-errors.server.ts'
@@ -236,6 +236,9 @@ function EnrichmentForm({
 					<ErrorList id={fields.prompt.errorId} errors={fields.prompt.errors} />
 					<p className="mt-1 text-sm text-slate-600">
 						Columns: {loaderData.columns.map((c) => `{{${c}}}`).join(' ')}
+					</p>
+					<p className="mt-1 text-sm text-slate-600">
+						On company lists: {COMPANY_COLUMNS.map((c) => `{{${c}}}`).join(' ')}
 					</p>
 				</div>
 				<Field

@@ -27,6 +27,7 @@ const JOB_KIND = {
 	'csv-import': 'CSV import',
 	'company-search': 'Company search',
 	enrichment: 'Enrichment',
+	'company-enrichment': 'Company enrichment',
 	upload: 'EmailBison upload',
 } as const
 

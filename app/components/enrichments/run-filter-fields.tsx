@@ -1,31 +1,48 @@
 import { getInputProps, getSelectProps, type useForm } from '@conform-to/react'
 import type { z } from 'zod'
 import type { RunSchema } from '../../services/enrichments/schemas.ts'
-import { ROW_CHOICE_LABELS, ROW_CHOICES } from '../../services/enrichments/run-filter.ts'
+import {
+	COMPANY_ROW_CHOICE_LABELS,
+	ROW_CHOICE_LABELS,
+	ROW_CHOICES,
+} from '../../services/enrichments/run-filter.ts'
 import { CONDITION_LABELS } from '../../services/enrichments/template.ts'
 import { Choice, ChoiceGroup } from '../ui/choice.tsx'
 import { ErrorList, Field, inputClasses } from '../ui/field.tsx'
 
 type RunFormFields = ReturnType<typeof useForm<z.input<typeof RunSchema>>>[1]
 
-/** "Which leads" of the run form: search, up to FILTER_SLOTS conditions, and which rows. */
+/**
+ * "Which leads" (or, on a company list, "Which companies") of the run form: search, up to
+ * FILTER_SLOTS conditions, and which rows.
+ */
 export function RunFilterFields({
 	fields,
 	columns,
+	companies = false,
 }: {
 	fields: RunFormFields
 	columns: readonly string[]
+	companies?: boolean
 }) {
 	const slots = fields.where.getFieldList()
+	const labels = companies ? COMPANY_ROW_CHOICE_LABELS : ROW_CHOICE_LABELS
 	return (
 		<fieldset className="space-y-3 rounded-md p-3 ring-1 ring-slate-200">
-			<legend className="px-1 text-sm font-medium text-slate-800">Which leads</legend>
+			<legend className="px-1 text-sm font-medium text-slate-800">
+				{companies ? 'Which companies' : 'Which leads'}
+			</legend>
 			<p className="text-sm text-slate-600">
-				Leave these blank to enrich the whole list. A lead is taken when every condition holds.
+				Leave these blank to enrich the whole list. A {companies ? 'company' : 'lead'} is taken when
+				every condition holds.
 			</p>
 			<Field
 				label="Search"
-				hint="The start of an email, a name or a company, as on the list page."
+				hint={
+					companies
+						? 'The start of a company name or a domain, as on the list page.'
+						: 'The start of an email, a name or a company, as on the list page.'
+				}
 				errors={fields.q.errors}
 				inputProps={getInputProps(fields.q, { type: 'search' })}
 			/>
@@ -97,8 +114,8 @@ export function RunFilterFields({
 				{ROW_CHOICES.map((choice) => (
 					<Choice
 						key={choice}
-						label={ROW_CHOICE_LABELS[choice].label}
-						description={ROW_CHOICE_LABELS[choice].description}
+						label={labels[choice].label}
+						description={labels[choice].description}
 						inputProps={{
 							...getInputProps(fields.only, { type: 'radio', value: choice }),
 							id: `${fields.only.id}-${choice}`,

@@ -5,7 +5,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 
 export type DashboardJobKind =
-	'lead-search' | 'csv-import' | 'company-search' | 'enrichment' | 'upload'
+	'lead-search' | 'csv-import' | 'company-search' | 'enrichment' | 'company-enrichment' | 'upload'
 
 export type DashboardJob = {
 	id: string
@@ -111,15 +111,18 @@ export async function getDashboard(
 		jobsOf(
 			'enrichment_runs',
 			'e',
-			sql`e.id, 'enrichment', e.name, e.status,
+			sql`e.id, case when e.company_list_id is null then 'enrichment' else 'company-enrichment' end,
+				e.name, e.status,
 				case
 					when e.status >= 2 then 100
 					when e.total = 0 then 0
 					-- only a running run counts its rows (index run_id, status)
-					else least(100, (select count(*) from enrichment_run_rows r
+					when e.company_list_id is null then least(100, (select count(*) from enrichment_run_rows r
+						where r.run_id = e.id and r.status >= 2) * 100 / e.total)::int
+					else least(100, (select count(*) from enrichment_company_rows r
 						where r.run_id = e.id and r.status >= 2) * 100 / e.total)::int
 				end,
-				e.error, e.list_id, e.created_at`,
+				e.error, coalesce(e.list_id, e.company_list_id), e.created_at`,
 		),
 		jobsOf(
 			'emailbison_upload',
@@ -207,6 +210,7 @@ export async function getDashboard(
 function jobHref(kind: DashboardJobKind, listId: string) {
 	if (kind === 'company-search') return `/company-lists/${listId}`
 	if (kind === 'enrichment') return `/lists/${listId}/enrich`
+	if (kind === 'company-enrichment') return `/company-lists/${listId}/enrich`
 	if (kind === 'upload') return '/uploads'
 	return `/lists/${listId}`
 }

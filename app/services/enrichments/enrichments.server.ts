@@ -11,11 +11,12 @@ import {
 } from '../../integrations/openai.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
-import { findLeadList } from '../lists/find-list.server.ts'
+import { findCompanyList, findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { parseOutputFields, type EnrichmentFields } from './schemas.ts'
 import type { z } from 'zod'
 import {
+	COMPANY_COLUMNS,
 	LEAD_COLUMNS,
 	placeholders,
 	renderPrompt,
@@ -138,6 +139,27 @@ export async function knownColumns(context: AccountContext | null, listId?: stri
 	return [...columns]
 }
 
+/**
+ * Every column a prompt or condition may name on a company list: company columns, the
+ * account's enrichment outputs (and `output.field`), and companies.data keys of the list.
+ */
+export async function companyColumns(context: AccountContext | null, companyListId: string) {
+	const { list } = await findCompanyList(context, companyListId)
+	const columns = new Set<string>(COMPANY_COLUMNS)
+	for (const e of await listEnrichments(context)) {
+		columns.add(e.outputColumn)
+		if (e.format.kind === 'json')
+			for (const f of e.format.fields) columns.add(`${e.outputColumn}.${f.name}`)
+	}
+	const { rows } = await sql<{ key: string }>`
+		select distinct jsonb_object_keys(data) as key
+		from (select data from companies where list_id = ${list.id} order by id limit 200) sample`.execute(
+		db,
+	)
+	for (const r of rows) columns.add(r.key)
+	return [...columns]
+}
+
 type EnrichmentInput = z.output<typeof EnrichmentFields>
 
 /** The columns an enrichment fills: its output column, and `output.field` for JSON fields. */
@@ -158,7 +180,10 @@ async function validate(
 	editing?: Enrichment,
 ) {
 	const own = editing ? columnsOf(editing) : []
-	const columns = (await knownColumns(context, input.listId)).filter((c) => !own.includes(c))
+	// a prompt may be meant for company lists: their columns are known too (and not outputs)
+	const columns = [...(await knownColumns(context, input.listId)), ...COMPANY_COLUMNS].filter(
+		(c) => !own.includes(c),
+	)
 	if (
 		placeholders(input.prompt).some(
 			(p) => p === input.outputColumn || p.startsWith(`${input.outputColumn}.`),
@@ -322,7 +347,8 @@ export type ChainStepInput = {
 /** The form's step slots as saved steps, in order; empty slots are left out. */
 async function chainSteps(account: AccountContext, input: ChainStepInput[]) {
 	const enrichments = await listEnrichments(account)
-	const columns = await knownColumns(account)
+	// a chain may be meant for company lists: a condition may name a company column
+	const columns = [...(await knownColumns(account)), ...COMPANY_COLUMNS]
 	const steps: ChainStep[] = []
 	for (const [index, step] of input.entries()) {
 		if (step.kind === '') continue
@@ -433,6 +459,18 @@ export const LEAD_FIELDS = [
 	'location',
 	'phone',
 	'email_status',
+	'data',
+] as const
+
+export const COMPANY_FIELDS = [
+	'id',
+	'name',
+	'domain',
+	'industry',
+	'employees',
+	'location',
+	'linkedin_url',
+	'description',
 	'data',
 ] as const
 

@@ -14,11 +14,12 @@ import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
-import { cacheKey, LEAD_FIELDS, modelProvider } from './enrichments.server.ts'
+import { cacheKey, COMPANY_FIELDS, LEAD_FIELDS, modelProvider } from './enrichments.server.ts'
 import { providerKeyId, takeSlot } from './rate-limit.server.ts'
 import { WHOLE_LIST, type RunFilter } from './run-filter.ts'
-import { filteredLeads } from './run-filter.server.ts'
+import { filteredCompanies, filteredLeads } from './run-filter.server.ts'
 import {
+	COMPANY_COLUMNS,
 	conditionHolds,
 	guessDomain,
 	guessEmail,
@@ -26,6 +27,8 @@ import {
 	renderPrompt,
 	type Condition,
 	type LeadRow,
+	type RowColumns,
+	type RunRow,
 } from './template.ts'
 
 export const JobStatus = { pending: 0, processing: 1, success: 2, fail: 3 } as const
@@ -64,9 +67,32 @@ export type RunStep =
 	  }
 	| { kind: 'email-guess' | 'company-domain'; outputColumn: string; condition: Condition | null }
 
+/**
+ * What a run enriches: the leads of a lead list, or the companies of a company list
+ * (decision 0039). Each has its own run-rows table, keyed (run_id, its row id).
+ */
+export type RunSource = 'leads' | 'companies'
+
+const SOURCES = {
+	leads: { rows: 'enrichment_run_rows', table: 'leads', id: 'lead_id', columns: undefined },
+	companies: {
+		rows: 'enrichment_company_rows',
+		table: 'companies',
+		id: 'company_id',
+		columns: COMPANY_COLUMNS as RowColumns,
+	},
+} as const
+
+export const sourceOf = (run: { company_list_id: string | null }): RunSource =>
+	run.company_list_id ? 'companies' : 'leads'
+
+/** The table of a run's rows, for raw SQL. */
+export const runRowsTable = (source: RunSource) => sql.table(SOURCES[source].rows)
+
 type Run = {
 	id: string
 	user_id: string
+	source: RunSource
 	status: number
 	steps: RunStep[]
 	key_kind: string
@@ -90,13 +116,15 @@ async function loadRun(runId: string): Promise<Run | undefined> {
 			'credits_reserved',
 			'credits_per_call',
 			'prepared',
+			'company_list_id',
 		])
 		.where('id', '=', runId)
 		.executeTakeFirst()
-	return row ? { ...row, steps: row.steps as RunStep[] } : undefined
+	return row ? { ...row, source: sourceOf(row), steps: row.steps as RunStep[] } : undefined
 }
 
 type RowResult = {
+	/** the lead's or the company's id */
 	leadId: string
 	patch: Record<string, unknown>
 	status: number
@@ -148,13 +176,19 @@ type Tools = {
 }
 
 /** Looks a page's prompts up in the cache in one query (steps rendered on the rows as loaded). */
-async function prefetchCache(run: Run, leads: LeadRow[], tools: Tools) {
+async function prefetchCache(run: Run, leads: RunRow[], tools: Tools) {
 	const asked = new Set<string>()
+	const columns = SOURCES[run.source].columns
 	for (const step of run.steps) {
 		if (step.kind !== 'ai') continue
 		for (const lead of leads)
 			asked.add(
-				cacheKey(renderPrompt(step.prompt, lead), step.model, step.format, step.temperature),
+				cacheKey(
+					renderPrompt(step.prompt, lead, columns),
+					step.model,
+					step.format,
+					step.temperature,
+				),
 			)
 	}
 	const answers = new Map<string, unknown>()
@@ -180,7 +214,7 @@ async function lookUp(tools: Tools, hash: string) {
  * One lead through every step: a step runs when its condition holds and its output column
  * has no non-empty result yet from an earlier step of this run (the waterfall).
  */
-async function enrichRow(run: Run, lead: LeadRow, tools: Tools, signal: AbortSignal) {
+async function enrichRow(run: Run, lead: RunRow, tools: Tools, signal: AbortSignal) {
 	const result: RowResult = {
 		leadId: lead.id,
 		patch: {},
@@ -190,14 +224,15 @@ async function enrichRow(run: Run, lead: LeadRow, tools: Tools, signal: AbortSig
 		cached: 0,
 		cache: [],
 	}
-	const row: LeadRow = { ...lead, data: { ...lead.data } }
+	const row: RunRow = { ...lead, data: { ...lead.data } }
+	const columns = SOURCES[run.source].columns
 	const filled = new Set<string>()
 	for (const step of run.steps) {
 		if (filled.has(step.outputColumn)) continue
-		if (!conditionHolds(step.condition, row)) continue
+		if (!conditionHolds(step.condition, row, columns)) continue
 		let output: unknown
 		if (step.kind === 'ai') {
-			const prompt = renderPrompt(step.prompt, row)
+			const prompt = renderPrompt(step.prompt, row, columns)
 			const hash = cacheKey(prompt, step.model, step.format, step.temperature)
 			const hit = await lookUp(tools, hash)
 			if (hit) {
@@ -224,10 +259,14 @@ async function enrichRow(run: Run, lead: LeadRow, tools: Tools, signal: AbortSig
 					continue
 				}
 			}
+		} else if (run.source === 'companies') {
+			// built-in steps are refused on company lists when the run starts
+			continue
 		} else if (step.kind === 'email-guess') {
-			output = guessEmail(row, row.company_domain || row.data.company_domain_guess)
+			const lead = row as LeadRow
+			output = guessEmail(lead, lead.company_domain || lead.data.company_domain_guess)
 		} else {
-			output = guessDomain(row.company_name)
+			output = guessDomain((row as LeadRow).company_name)
 			if (output && tools.apollo) {
 				const org = await tools.apollo.enrichOrganization(output as string).catch(() => null)
 				output = org?.primary_domain ?? null
@@ -270,16 +309,18 @@ async function flush(run: Run, results: RowResult[]) {
 				cached: r.cached,
 			})),
 		)
+		const source = SOURCES[run.source]
 		await sql`
-			update leads l set data = l.data || v.patch
+			update ${sql.table(source.table)} l set data = l.data || v.patch
 			from jsonb_to_recordset(${rows}::jsonb) as v(lead_id uuid, patch jsonb)
 			where l.id = v.lead_id and v.patch <> '{}'::jsonb`.execute(trx)
 		await sql`
-			update enrichment_run_rows r
+			update ${sql.table(source.rows)} r
 			set status = v.status, error = v.error, calls = v.calls, cached = v.cached, updated_at = now()
 			from jsonb_to_recordset(${rows}::jsonb)
 				as v(lead_id uuid, status smallint, error text, calls integer, cached integer)
-			where r.run_id = ${run.id} and r.lead_id = v.lead_id and r.status in (0, 1)`.execute(trx)
+			where r.run_id = ${run.id} and ${sql.ref(`r.${source.id}`)} = v.lead_id
+				and r.status in (0, 1)`.execute(trx)
 		await trx
 			.updateTable('enrichment_runs')
 			.set({ updated_at: sql`now()` })
@@ -299,18 +340,19 @@ async function stillRunning(runId: string) {
 
 /** Credits for the paid calls of this attempt; the rest of the hold (all on failure) goes back. */
 export async function settleRunCredits(
-	run: Pick<Run, 'id' | 'user_id' | 'attempt' | 'credits_reserved' | 'credits_per_call'>,
+	run: Pick<Run, 'id' | 'user_id' | 'attempt' | 'credits_reserved' | 'credits_per_call'> & {
+		source: RunSource
+	},
 	trx: Kysely<DB>,
 	failed: boolean,
 ) {
 	if (run.credits_reserved <= 0) return
 	const reference = enrichReference(run.id, run.attempt)
-	const { calls } = await trx
-		.selectFrom('enrichment_run_rows')
-		.select((eb) => eb.fn.coalesce(eb.fn.sum<number>('calls'), sql<number>`0`).as('calls'))
-		.where('run_id', '=', run.id)
-		.where('attempt', '=', run.attempt)
-		.executeTakeFirstOrThrow()
+	const {
+		rows: [{ calls } = { calls: 0 }],
+	} = await sql<{ calls: number }>`
+		select coalesce(sum(calls), 0)::int as calls from ${runRowsTable(run.source)}
+		where run_id = ${run.id} and attempt = ${run.attempt}`.execute(trx)
 	const used = Math.min(run.credits_reserved, Number(calls) * run.credits_per_call)
 	if (failed && used === 0) await releaseCredits(trx, { accountId: run.user_id, reference })
 	else await commitCredits(trx, { accountId: run.user_id, reference, used })
@@ -410,16 +452,28 @@ export async function runEnrichment(runId: string, job: JobContext) {
 		let stopped = false
 		while (!stopped) {
 			if (!(await stillRunning(run.id))) return
-			const leads = (await db
-				.selectFrom('enrichment_run_rows as r')
-				.innerJoin('leads as l', 'l.id', 'r.lead_id')
-				.select(LEAD_FIELDS.map((f) => `l.${f}` as const))
-				.where('r.run_id', '=', run.id)
-				.where('r.status', 'in', [JobStatus.pending, JobStatus.processing])
-				.$if(after !== null, (q) => q.where('r.lead_id', '>', after!))
-				.orderBy('r.lead_id')
-				.limit(PAGE_SIZE)
-				.execute()) as LeadRow[]
+			const leads: RunRow[] =
+				run.source === 'companies'
+					? ((await db
+							.selectFrom('enrichment_company_rows as r')
+							.innerJoin('companies as c', 'c.id', 'r.company_id')
+							.select(COMPANY_FIELDS.map((f) => `c.${f}` as const))
+							.where('r.run_id', '=', run.id)
+							.where('r.status', 'in', [JobStatus.pending, JobStatus.processing])
+							.$if(after !== null, (q) => q.where('r.company_id', '>', after!))
+							.orderBy('r.company_id')
+							.limit(PAGE_SIZE)
+							.execute()) as RunRow[])
+					: ((await db
+							.selectFrom('enrichment_run_rows as r')
+							.innerJoin('leads as l', 'l.id', 'r.lead_id')
+							.select(LEAD_FIELDS.map((f) => `l.${f}` as const))
+							.where('r.run_id', '=', run.id)
+							.where('r.status', 'in', [JobStatus.pending, JobStatus.processing])
+							.$if(after !== null, (q) => q.where('r.lead_id', '>', after!))
+							.orderBy('r.lead_id')
+							.limit(PAGE_SIZE)
+							.execute()) as LeadRow[])
 			if (leads.length === 0) break
 			after = leads.at(-1)!.id
 			await prefetchCache(run, leads, tools)
@@ -493,6 +547,7 @@ export async function writeRunRows(runId: string, signal: AbortSignal) {
 				.selectFrom('enrichment_runs')
 				.select([
 					'list_id',
+					'company_list_id',
 					'user_id',
 					'enrichment_id',
 					'chain_id',
@@ -514,9 +569,11 @@ export async function writeRunRows(runId: string, signal: AbortSignal) {
 			const room = run.total - run.prepared_rows
 			const limit = Math.min(runRowsTuning.batchRows, room)
 			let batch = { picked: 0, inserted: 0, last: null as string | null }
-			if (limit > 0) {
+			if (limit > 0 && run.company_list_id) {
+				batch = await writeCompanyRows(trx, runId, run, run.company_list_id, limit)
+			} else if (limit > 0) {
 				const target = {
-					listId: run.list_id,
+					listId: run.list_id!,
 					accountId: run.user_id,
 					enrichmentId: run.enrichment_id,
 					chainId: run.chain_id,
@@ -570,6 +627,58 @@ export async function writeRunRows(runId: string, signal: AbortSignal) {
 	}
 }
 
+/**
+ * One batch of a company run's rows: writeRunRows's batch for companies (the company list's
+ * companies the filter takes, created up to the cut-off, after the checkpoint, by id).
+ */
+async function writeCompanyRows(
+	trx: Kysely<DB>,
+	runId: string,
+	run: {
+		user_id: string
+		enrichment_id: string | null
+		chain_id: string | null
+		steps: unknown
+		filter: unknown
+		attempt: number
+		leads_cutoff: Date | null
+		prepared_after: string | null
+	},
+	companyListId: string,
+	limit: number,
+) {
+	const target = {
+		listId: companyListId,
+		accountId: run.user_id,
+		enrichmentId: run.enrichment_id,
+		chainId: run.chain_id,
+		outputColumns: [...new Set((run.steps as RunStep[]).map((s) => s.outputColumn))],
+		runId,
+	}
+	const companies = filteredCompanies(trx, target, (run.filter as RunFilter | null) ?? WHOLE_LIST)
+		.$if(run.leads_cutoff !== null, (q) =>
+			q.where(
+				sql<boolean>`companies.created_at <= (select leads_cutoff from enrichment_runs where id = ${runId})`,
+			),
+		)
+		.$if(run.prepared_after !== null, (q) => q.where('companies.id', '>', run.prepared_after!))
+		.select('companies.id')
+		.orderBy('companies.id')
+		.limit(limit)
+	const { rows } = await sql<{ picked: number; inserted: number; last: string | null }>`
+		with picked as (${companies}),
+		inserted as (
+			insert into enrichment_company_rows (run_id, company_id, attempt)
+			select ${runId}::uuid, id, ${run.attempt}::int from picked
+			on conflict (run_id, company_id) do nothing
+			returning 1
+		)
+		select (select count(*) from picked)::int as picked,
+			(select count(*) from inserted)::int as inserted,
+			(select id from picked order by id desc limit 1) as last`.execute(trx)
+	return rows[0]!
+}
+
 /** Cancels a run that has not ended: the job stops at its next batch; used credits are kept. */
 export async function cancelRunById(runId: string) {
 	await db.transaction().execute(async (trx) => {
@@ -584,8 +693,15 @@ export async function cancelRunById(runId: string) {
 			})
 			.where('id', '=', runId)
 			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
-			.returning(['id', 'user_id', 'attempt', 'credits_reserved', 'credits_per_call'])
+			.returning([
+				'id',
+				'user_id',
+				'attempt',
+				'credits_reserved',
+				'credits_per_call',
+				'company_list_id',
+			])
 			.executeTakeFirst()
-		if (run) await settleRunCredits(run, trx, true)
+		if (run) await settleRunCredits({ ...run, source: sourceOf(run) }, trx, true)
 	})
 }

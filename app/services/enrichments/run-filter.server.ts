@@ -2,10 +2,11 @@ import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
+import { searchCondition as companySearchCondition } from '../lists/companies-page.server.ts'
 import { ofList, searchCondition } from '../lists/leads-page.server.ts'
 import { knownColumns } from './enrichments.server.ts'
 import { WHOLE_LIST, type RowChoice, type RunFilter } from './run-filter.ts'
-import { LEAD_COLUMNS, type Condition } from './template.ts'
+import { COMPANY_COLUMNS, LEAD_COLUMNS, type Condition, type RowColumns } from './template.ts'
 
 export type RunFilterInput = {
 	q?: string
@@ -22,17 +23,23 @@ export async function checkFilter(
 	account: AccountContext,
 	listId: string,
 	input: RunFilterInput | undefined,
+	/** a company list's columns, when the run is on one */
+	companyColumns?: () => Promise<string[]>,
 ): Promise<RunFilter> {
 	if (!input) return WHOLE_LIST
 	const where: Condition[] = []
 	const slots = input.where ?? []
-	const columns = slots.some((s) => s.column) ? await knownColumns(account, listId) : []
+	const columns = slots.some((s) => s.column)
+		? companyColumns
+			? await companyColumns()
+			: await knownColumns(account, listId)
+		: []
 	slots.forEach((slot, i) => {
 		if (!slot.column && !slot.op) return
 		if (!slot.column) throw new FormError('Choose a column.', `where[${i}].column`)
 		if (!columns.includes(slot.column))
 			throw new FormError(
-				`Unknown column: ${slot.column}. Choose a lead column or an output.`,
+				`Unknown column: ${slot.column}. Choose a ${companyColumns ? 'company' : 'lead'} column or an output.`,
 				`where[${i}].column`,
 			)
 		if (!slot.op) throw new FormError('Choose how to compare.', `where[${i}].op`)
@@ -48,10 +55,12 @@ export async function checkFilter(
 	return { q: input.q?.trim() ?? '', where, only: input.only ?? 'all' }
 }
 
-/** A column's text for a lead, as template.ts's columnValue reads it, in SQL. */
-function columnText(column: string): RawBuilder<string | null> {
-	if (column === 'full_name') return sql`nullif(concat_ws(' ', first_name, last_name), '')`
-	if ((LEAD_COLUMNS as readonly string[]).includes(column)) return sql`${sql.ref(column)}`
+/** A column's text for a row, as template.ts's columnValue reads it, in SQL. */
+function columnText(column: string, columns: RowColumns = LEAD_COLUMNS): RawBuilder<string | null> {
+	if (column === 'full_name' && columns === LEAD_COLUMNS)
+		return sql`nullif(concat_ws(' ', first_name, last_name), '')`
+	if (column === 'employees' && columns === COMPANY_COLUMNS) return sql`employees::text`
+	if (columns.includes(column)) return sql`${sql.ref(column)}`
 	const dot = column.indexOf('.')
 	if (dot > 0)
 		return sql`(case when data ? ${column} then data->>${column}
@@ -59,20 +68,20 @@ function columnText(column: string): RawBuilder<string | null> {
 	return sql`(data->>${column})`
 }
 
-function isEmpty(column: string) {
-	const text = columnText(column)
+function isEmpty(column: string, columns?: RowColumns) {
+	const text = columnText(column, columns)
 	return sql<boolean>`(${text} is null or btrim(${text}) = '')`
 }
 
 /** A condition in SQL, with conditionHolds's meaning (trimmed, case-insensitive). */
-function conditionSql(c: Condition) {
-	const text = sql`lower(coalesce(${columnText(c.column)}, ''))`
+function conditionSql(c: Condition, columns?: RowColumns) {
+	const text = sql`lower(coalesce(${columnText(c.column, columns)}, ''))`
 	const value = (c.value ?? '').trim().toLowerCase()
 	switch (c.op) {
 		case 'empty':
-			return isEmpty(c.column)
+			return isEmpty(c.column, columns)
 		case 'not-empty':
-			return sql<boolean>`not ${isEmpty(c.column)}`
+			return sql<boolean>`not ${isEmpty(c.column, columns)}`
 		case 'equals':
 			return sql<boolean>`btrim(${text}) = ${value}`
 		case 'contains':
@@ -120,6 +129,42 @@ export function filteredLeads(executor: Kysely<DB>, target: FilterTarget, filter
 		query = query.where(
 			sql<boolean>`(${sql.join(
 				target.outputColumns.map((c) => isEmpty(c)),
+				sql` or `,
+			)})`,
+		)
+	return query
+}
+
+/**
+ * The same for a company list's companies: the company page's search (start of the name or
+ * the domain), conditions on company columns and data keys, and which rows, where "failed"
+ * reads the company rows of the latest run of the same enrichment or chain on this list.
+ */
+export function filteredCompanies(executor: Kysely<DB>, target: FilterTarget, filter: RunFilter) {
+	let query = executor.selectFrom('companies').where(ofList(target.listId, 'companies'))
+	if (filter.q) query = query.where(companySearchCondition(filter.q))
+	for (const c of filter.where) query = query.where(conditionSql(c, COMPANY_COLUMNS))
+	if (filter.only === 'failed') {
+		const sameTarget = target.chainId
+			? sql`e.chain_id = ${target.chainId}`
+			: sql`e.enrichment_id = ${target.enrichmentId}`
+		const otherRun = target.runId ? sql`e.id <> ${target.runId}` : sql`true`
+		query = query.where(
+			sql<boolean>`companies.id in (
+				select last.company_id from (
+					select distinct on (r.company_id) r.company_id, r.status, e.status as run_status
+					from enrichment_company_rows r join enrichment_runs e on e.id = r.run_id
+					where e.company_list_id = ${target.listId} and e.user_id = ${target.accountId}
+						and ${sameTarget} and ${otherRun}
+					order by r.company_id, e.created_at desc
+				) last
+				where last.status = 3 or (last.status in (0, 1) and last.run_status = 3))`,
+		)
+	}
+	if (filter.only === 'empty-output' && target.outputColumns.length > 0)
+		query = query.where(
+			sql<boolean>`(${sql.join(
+				target.outputColumns.map((c) => isEmpty(c, COMPANY_COLUMNS)),
 				sql` or `,
 			)})`,
 		)

@@ -20,6 +20,20 @@ export const ROW_CHOICE_LABELS: Record<RowChoice, { label: string; description?:
 	},
 }
 
+/** The same choices on a company list. */
+export const COMPANY_ROW_CHOICE_LABELS: Record<RowChoice, { label: string; description?: string }> =
+	{
+		all: { label: 'Every matching company' },
+		failed: {
+			label: 'Only companies that failed last time',
+			description: 'Their last run of the chosen enrichment or chain failed or did not finish.',
+		},
+		'empty-output': {
+			label: 'Only companies whose output is still empty',
+			description: 'For a chain: any of its output columns.',
+		},
+	}
+
 export type RunFilter = { q: string; where: Condition[]; only: RowChoice }
 
 export const WHOLE_LIST: RunFilter = { q: '', where: [], only: 'all' }

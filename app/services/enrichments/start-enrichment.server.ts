@@ -7,19 +7,29 @@ import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { transact } from '../idempotency/form-submissions.server.ts'
-import { findLeadList } from '../lists/find-list.server.ts'
+import { findCompanyList, findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
-import { findChain, findEnrichment, listEnrichments } from './enrichments.server.ts'
+import { companyColumns, findChain, findEnrichment, listEnrichments } from './enrichments.server.ts'
 import type { ResultsQuery, ResultStatus } from './results-query.ts'
 import { RESULTS_PAGE_SIZE } from './results-query.ts'
 import { describeFilter, isWholeList, type RunFilter } from './run-filter.ts'
 import {
 	checkFilter,
+	filteredCompanies,
 	filteredLeads,
 	type FilterTarget,
 	type RunFilterInput,
 } from './run-filter.server.ts'
-import { cancelRunById, enrichReference, JobStatus, type RunStep } from './run-enrichment.server.ts'
+import {
+	cancelRunById,
+	enrichReference,
+	JobStatus,
+	runRowsTable,
+	sourceOf,
+	type RunSource,
+	type RunStep,
+} from './run-enrichment.server.ts'
+import { placeholders } from './template.ts'
 
 export type RunTarget = { kind: 'enrichment' | 'chain'; id: string }
 
@@ -84,6 +94,8 @@ export type Estimate = {
 
 export type RunInput = {
 	listId: string
+	/** a lead list (the default) or a company list */
+	source?: RunSource
 	target: string
 	payWith: 'ownKey' | 'credits'
 	/** which leads of the list (the whole list without one) */
@@ -92,9 +104,15 @@ export type RunInput = {
 
 /** The list, the steps and the leads a run would take, checked. */
 async function prepareRun(account: AccountContext & { accountId: string }, input: RunInput) {
-	const { list } = await findLeadList(account, input.listId)
+	const source = input.source ?? 'leads'
+	const list =
+		source === 'companies'
+			? await companyListOf(account, input.listId)
+			: (await findLeadList(account, input.listId)).list
 	const resolved = await resolveSteps(account, parseTarget(input.target))
-	const filter = await checkFilter(account, list.id, input.filter)
+	const columns = source === 'companies' ? () => companyColumns(account, list.id) : undefined
+	if (columns) checkCompanySteps(resolved.steps, await columns())
+	const filter = await checkFilter(account, list.id, input.filter, columns)
 	const target: FilterTarget = {
 		listId: list.id,
 		accountId: account.accountId,
@@ -113,10 +131,58 @@ async function prepareRun(account: AccountContext & { accountId: string }, input
 		name: resolved.name,
 		filter: describeFilter(filter),
 	})
-	return { list, resolved, filter, target, aiSteps, estimate }
+	return { source, list, resolved, filter, target, aiSteps, estimate }
 }
 
-function nothingToRun(filter: RunFilter) {
+async function companyListOf(account: AccountContext, listId: string) {
+	const { list } = await findCompanyList(account, listId)
+	return { id: list.id, name: list.name, found: list.found, workspaceId: list.workspace_id }
+}
+
+/**
+ * A company run takes AI steps whose prompts and conditions name company columns, outputs
+ * or data keys of the list; the built-in steps read a lead's name and company.
+ */
+function checkCompanySteps(steps: RunStep[], columns: string[]) {
+	for (const step of steps) {
+		if (step.kind !== 'ai')
+			throw new FormError(
+				'This chain has a built-in step, which runs on lead lists only. Choose AI enrichments.',
+				'target',
+			)
+		const unknown = placeholders(step.prompt).filter((p) => !columns.includes(p))
+		if (step.condition && !columns.includes(step.condition.column))
+			unknown.push(step.condition.column)
+		if (unknown.length)
+			throw new FormError(
+				`“${step.name}” reads ${unknown.map((u) => `{{${u}}}`).join(', ')}, which companies do not have. Use company columns such as {{name}} and {{domain}}.`,
+				'target',
+			)
+	}
+}
+
+/** The rows a run would take now (up to its start, for the run itself). */
+function countRows(
+	executor: Kysely<DB>,
+	run: Awaited<ReturnType<typeof prepareRun>>,
+	upToNow: boolean,
+) {
+	if (run.source === 'companies')
+		return filteredCompanies(executor, run.target, run.filter)
+			.$if(upToNow, (q) => q.where('companies.created_at', '<=', sql<Date>`now()`))
+			.select((eb) => eb.fn.countAll<string>().as('n'))
+			.executeTakeFirstOrThrow()
+	return filteredLeads(executor, run.target, run.filter)
+		.$if(upToNow, (q) => q.where('leads.created_at', '<=', sql<Date>`now()`))
+		.select((eb) => eb.fn.countAll<string>().as('n'))
+		.executeTakeFirstOrThrow()
+}
+
+function nothingToRun(filter: RunFilter, source: RunSource = 'leads') {
+	if (source === 'companies')
+		return isWholeList(filter)
+			? new FormError('This list has no companies yet.', 'target')
+			: new FormError('No company of this list matches these filters: nothing to run. Loosen them.')
 	return isWholeList(filter)
 		? new FormError('This list has no leads yet.', 'target')
 		: new FormError('No lead of this list matches these filters: nothing to run. Loosen them.')
@@ -129,10 +195,8 @@ function nothingToRun(filter: RunFilter) {
 export async function estimateRun(context: AccountContext | null, input: RunInput) {
 	const account = actingAccount(context)
 	const run = await prepareRun(account, input)
-	const { n } = await filteredLeads(db, run.target, run.filter)
-		.select((eb) => eb.fn.countAll<number>().as('n'))
-		.executeTakeFirstOrThrow()
-	if (Number(n) === 0) throw nothingToRun(run.filter)
+	const { n } = await countRows(db, run, false)
+	if (Number(n) === 0) throw nothingToRun(run.filter, run.source)
 	return run.estimate(Number(n))
 }
 
@@ -161,20 +225,18 @@ export async function startRun(
 	checkProvider(account, prepared.aiSteps, input.payWith)
 	try {
 		return await transact(executor, async (trx) => {
-			const { n } = await filteredLeads(trx, prepared.target, filter)
-				.where('leads.created_at', '<=', sql<Date>`now()`)
-				.select((eb) => eb.fn.countAll<string>().as('n'))
-				.executeTakeFirstOrThrow()
+			const { n } = await countRows(trx, prepared, true)
 			const rows = Number(n)
 			// the transaction is rolled back: a run of nothing writes nothing
-			if (rows === 0) throw nothingToRun(filter)
+			if (rows === 0) throw nothingToRun(filter, prepared.source)
 			const estimate = prepared.estimate(rows)
 			const run = await trx
 				.insertInto('enrichment_runs')
 				.values({
 					user_id: account.accountId,
 					workspace_id: list.workspaceId,
-					list_id: list.id,
+					list_id: prepared.source === 'leads' ? list.id : null,
+					company_list_id: prepared.source === 'companies' ? list.id : null,
 					enrichment_id: resolved.enrichmentId,
 					chain_id: resolved.chainId,
 					name: resolved.name,
@@ -215,8 +277,9 @@ async function findRun(account: AccountContext & { accountId: string }, runId: u
 		.where('user_id', '=', account.accountId)
 		.executeTakeFirst()
 	if (!run) notFound('This run')
-	await findLeadList(account, run.list_id)
-	return run
+	if (run.company_list_id) await findCompanyList(account, run.company_list_id)
+	else await findLeadList(account, run.list_id)
+	return { ...run, source: sourceOf(run) }
 }
 
 export async function cancelRun(context: AccountContext | null, runId: string) {
@@ -255,16 +318,12 @@ export async function retryFailedRows(
 				.returning('id')
 				.executeTakeFirst()
 			if (!ended) throw new FormError('This run is already running again.')
-			const reset = await trx
-				.updateTable('enrichment_run_rows')
-				.set({ status: JobStatus.pending, error: null, calls: 0, cached: 0, attempt })
-				.where('run_id', '=', run.id)
-				.where((eb) =>
-					// a cancelled or failed run also leaves rows it never reached
-					eb.or([eb('status', '=', JobStatus.fail), eb('status', 'in', [0, 1])]),
-				)
-				.returning('lead_id')
-				.execute()
+			// a cancelled or failed run also leaves rows it never reached
+			const { rows: reset } = await sql`
+				update ${runRowsTable(run.source)}
+				set status = ${JobStatus.pending}, error = null, calls = 0, cached = 0, attempt = ${attempt}
+				where run_id = ${run.id} and (status = ${JobStatus.fail} or status in (0, 1))
+				returning 1`.execute(trx)
 			if (reset.length === 0) throw new FormError('No rows to retry: every row succeeded.')
 			const credits = reset.length * aiSteps * run.credits_per_call
 			await trx
@@ -314,10 +373,18 @@ export type RunSummary = {
 	createdAt: Date
 }
 
-/** The list's runs, newest first, with per-row counts. */
-export async function listRuns(context: AccountContext | null, listId: string) {
+/** The list's runs (a lead list's, or a company list's), newest first, with per-row counts. */
+export async function listRuns(
+	context: AccountContext | null,
+	listId: string,
+	source: RunSource = 'leads',
+) {
 	const account = actingAccount(context)
-	const { list } = await findLeadList(account, listId)
+	const list =
+		source === 'companies'
+			? await companyListOf(account, listId)
+			: (await findLeadList(account, listId)).list
+	const rowsOf = runRowsTable(source)
 	const runs = await db
 		.selectFrom('enrichment_runs as e')
 		.select([
@@ -331,32 +398,16 @@ export async function listRuns(context: AccountContext | null, listId: string) {
 			'e.steps',
 			'e.filter',
 			'e.created_at',
-			(eb) =>
-				eb
-					.selectFrom('enrichment_run_rows as r')
-					.select(sql<number>`count(*) filter (where r.status = 2)::int`.as('n'))
-					.whereRef('r.run_id', '=', 'e.id')
-					.as('done'),
-			(eb) =>
-				eb
-					.selectFrom('enrichment_run_rows as r')
-					.select(sql<number>`count(*) filter (where r.status = 3)::int`.as('n'))
-					.whereRef('r.run_id', '=', 'e.id')
-					.as('failed'),
-			(eb) =>
-				eb
-					.selectFrom('enrichment_run_rows as r')
-					.select(sql<number>`coalesce(sum(r.calls), 0)::int`.as('n'))
-					.whereRef('r.run_id', '=', 'e.id')
-					.as('calls'),
-			(eb) =>
-				eb
-					.selectFrom('enrichment_run_rows as r')
-					.select(sql<number>`coalesce(sum(r.cached), 0)::int`.as('n'))
-					.whereRef('r.run_id', '=', 'e.id')
-					.as('cached'),
+			sql<number>`(select count(*) filter (where r.status = 2)::int from ${rowsOf} r
+				where r.run_id = e.id)`.as('done'),
+			sql<number>`(select count(*) filter (where r.status = 3)::int from ${rowsOf} r
+				where r.run_id = e.id)`.as('failed'),
+			sql<number>`(select coalesce(sum(r.calls), 0)::int from ${rowsOf} r
+				where r.run_id = e.id)`.as('calls'),
+			sql<number>`(select coalesce(sum(r.cached), 0)::int from ${rowsOf} r
+				where r.run_id = e.id)`.as('cached'),
 		])
-		.where('e.list_id', '=', list.id)
+		.where(source === 'companies' ? 'e.company_list_id' : 'e.list_id', '=', list.id)
 		.where('e.user_id', '=', account.accountId)
 		.orderBy('e.created_at', 'desc')
 		.limit(20)
@@ -427,6 +478,60 @@ export async function runResults(
 			id: r.id,
 			email: r.email,
 			name: [r.first_name, r.last_name].filter(Boolean).join(' '),
+			data: r.data as Record<string, unknown>,
+			status: r.status,
+			error: r.error,
+		})),
+		firstIndex: (query.page - 1) * RESULTS_PAGE_SIZE + 1,
+		previous:
+			hasPrevious && first
+				? query.page <= 2
+					? { page: 1 }
+					: { page: query.page - 1, before: first.id }
+				: null,
+		next: hasNext && last ? { page: query.page + 1, after: last.id } : null,
+	}
+}
+
+/**
+ * One page of a company run's companies with its output columns and each row's status:
+ * runResults for a company list, paged the same way by company id.
+ */
+export async function companyRunResults(
+	context: AccountContext | null,
+	listId: string,
+	runId: string,
+	query: ResultsQuery = { status: 'all', page: 1 },
+) {
+	const account = actingAccount(context)
+	const run = await findRun(account, runId)
+	if (run.company_list_id !== listId) notFound('This run')
+	const statuses = STATUS_OF[query.status]
+	const cursor = query.after ?? query.before
+	const backwards = !query.after && query.before !== undefined
+	const fetched = await db
+		.selectFrom('enrichment_company_rows as r')
+		.innerJoin('companies as c', 'c.id', 'r.company_id')
+		.select(['c.id', 'c.name', 'c.domain', 'c.data', 'r.status', 'r.error'])
+		.where('r.run_id', '=', run.id)
+		.$if(statuses !== null, (q) => q.where('r.status', 'in', statuses!))
+		.$if(cursor !== undefined, (q) => q.where('r.company_id', backwards ? '<' : '>', cursor!))
+		.orderBy('r.company_id', backwards ? 'desc' : 'asc')
+		.limit(RESULTS_PAGE_SIZE + 1)
+		.offset(cursor ? 0 : (query.page - 1) * RESULTS_PAGE_SIZE)
+		.execute()
+	const more = fetched.length > RESULTS_PAGE_SIZE
+	const rows = fetched.slice(0, RESULTS_PAGE_SIZE)
+	if (backwards) rows.reverse()
+	const first = rows[0]
+	const last = rows.at(-1)
+	const hasPrevious = backwards ? more : query.page > 1
+	const hasNext = backwards ? true : more
+	return {
+		rows: rows.map((r) => ({
+			id: r.id,
+			name: r.name ?? '',
+			domain: r.domain ?? '',
 			data: r.data as Record<string, unknown>,
 			status: r.status,
 			error: r.error,

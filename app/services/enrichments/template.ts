@@ -38,12 +38,49 @@ export type LeadRow = {
 	data: Record<string, unknown>
 }
 
-/** A column's value for a lead: a lead column, a key of leads.data, or `output.field` of a JSON output. */
-export function columnValue(row: LeadRow, column: string): unknown {
-	if (column === 'full_name')
-		return [row.first_name, row.last_name].filter(Boolean).join(' ') || null
-	if ((LEAD_COLUMNS as readonly string[]).includes(column))
-		return row[column as keyof Omit<LeadRow, 'data' | 'id'>]
+/** Company columns a prompt may name when it runs on a company list. */
+export const COMPANY_COLUMNS = [
+	'name',
+	'domain',
+	'industry',
+	'employees',
+	'location',
+	'linkedin_url',
+	'description',
+] as const
+
+export type CompanyRow = {
+	id: string
+	name: string | null
+	domain: string | null
+	industry: string | null
+	employees: number | null
+	location: string | null
+	linkedin_url: string | null
+	description: string | null
+	data: Record<string, unknown>
+}
+
+/** A row a run enriches: a lead, or a company of a company list. */
+export type RunRow = LeadRow | CompanyRow
+
+/** The columns of a row kind (leads unless told). */
+export type RowColumns = readonly string[]
+
+/**
+ * A column's value for a row: one of its columns (lead columns unless `columns` says
+ * otherwise), a key of its data, or `output.field` of a JSON output.
+ */
+export function columnValue(
+	row: RunRow,
+	column: string,
+	columns: RowColumns = LEAD_COLUMNS,
+): unknown {
+	if (column === 'full_name' && columns === LEAD_COLUMNS) {
+		const lead = row as LeadRow
+		return [lead.first_name, lead.last_name].filter(Boolean).join(' ') || null
+	}
+	if (columns.includes(column)) return (row as Record<string, unknown>)[column]
 	if (Object.hasOwn(row.data, column)) return row.data[column]
 	const dot = column.indexOf('.')
 	if (dot > 0) {
@@ -68,9 +105,11 @@ function asText(value: unknown) {
 	return String(value)
 }
 
-/** The prompt with every placeholder replaced by the lead's value (empty when it has none). */
-export function renderPrompt(prompt: string, row: LeadRow) {
-	return prompt.replace(PLACEHOLDER, (_, name: string) => asText(columnValue(row, name.trim())))
+/** The prompt with every placeholder replaced by the row's value (empty when it has none). */
+export function renderPrompt(prompt: string, row: RunRow, columns: RowColumns = LEAD_COLUMNS) {
+	return prompt.replace(PLACEHOLDER, (_, name: string) =>
+		asText(columnValue(row, name.trim(), columns)),
+	)
 }
 
 export type Condition = {
@@ -87,9 +126,13 @@ export const CONDITION_LABELS: Record<Condition['op'], string> = {
 }
 
 /** "Run only if": a step without a condition always runs. */
-export function conditionHolds(condition: Condition | null | undefined, row: LeadRow) {
+export function conditionHolds(
+	condition: Condition | null | undefined,
+	row: RunRow,
+	columns: RowColumns = LEAD_COLUMNS,
+) {
 	if (!condition) return true
-	const value = columnValue(row, condition.column)
+	const value = columnValue(row, condition.column, columns)
 	switch (condition.op) {
 		case 'empty':
 			return isEmptyValue(value)

@@ -51,7 +51,7 @@ function likePrefix(value: string) {
 }
 
 /** `q` matches the start of the company's name or of its domain (case-insensitive). */
-function searchCondition(q: string) {
+export function searchCondition(q: string) {
 	const prefix = likePrefix(q.replace(/^(https?:\/\/)?(www\.)?/i, ''))
 	return sql<boolean>`(${SORT_KEY.name} like ${prefix} or ${SORT_KEY.domain} like ${prefix})`
 }

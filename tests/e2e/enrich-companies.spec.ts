@@ -1,0 +1,59 @@
+import { expect, test } from '@playwright/test'
+import { seedEnrichment } from './enrich-support.ts'
+import { subscribedAccount } from './leads-support.ts'
+import { jsEnabled, withDatabase } from './support.ts'
+
+test('a company list is enriched from its page and shows the new column', async ({
+	page,
+}, testInfo) => {
+	test.setTimeout(90_000) // a shared, busy machine: the worker may take a while to pick the job up
+	const { email } = await subscribedAccount(page, { credits: 100 })
+	await seedEnrichment(email, {
+		name: 'Pitch',
+		prompt: 'Pitch {{name}} at {{domain}}',
+		outputColumn: 'pitch',
+	})
+	const listId = await withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string }>(
+			`insert into company_scraping_list (user_id, name, source_type, status, found, progress)
+			 select id, 'Targets', 'domains', 2, 3, 100 from auth.users where email = $1
+			 returning id`,
+			[email],
+		)
+		await client.query(
+			`insert into companies (list_id, user_id, name, domain)
+			 select $1, l.user_id, 'Firm ' || i, 'firm' || i || '.example'
+			 from company_scraping_list l, generate_series(1, 3) i where l.id = $1`,
+			[rows[0]!.id],
+		)
+		return rows[0]!.id
+	})
+
+	await page.goto(`/company-lists/${listId}`)
+	await page.getByRole('link', { name: 'Enrich', exact: true }).click()
+	await expect(page).toHaveTitle('Enrich company list | Leadsmith')
+	await page.getByLabel('Enrichment or chain').selectOption({ label: 'Pitch' })
+	await page.getByLabel(/^Credits/).check()
+	await page.getByRole('button', { name: 'Estimate the cost' }).click()
+	await expect(page.getByTestId('estimate')).toContainText('3 companies')
+	await page.getByRole('button', { name: 'Run now' }).click()
+	await expect(page.getByText('“Pitch” is running on 3 companies')).toBeVisible()
+
+	await expect(async () => {
+		if (!jsEnabled(testInfo)) await page.reload()
+		await expect(page.getByTestId('runs').getByText('Done', { exact: true })).toBeVisible({
+			timeout: 1000,
+		})
+	}).toPass({ timeout: 45_000 })
+	await expect(page.getByTestId('runs')).toContainText('3 of 3 done')
+	await expect(page.getByTestId('results')).toContainText(
+		'AI(gpt-4o-mini): Pitch Firm 2 at firm2.example',
+	)
+
+	// the answers are a column of the companies, on their page
+	await page.getByRole('link', { name: 'Back to the list' }).click()
+	await expect(page.getByRole('columnheader', { name: 'pitch' })).toBeVisible()
+	await expect(page.getByTestId('company-row').first()).toContainText(
+		'AI(gpt-4o-mini): Pitch Firm 1 at firm1.example',
+	)
+})
