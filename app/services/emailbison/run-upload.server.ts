@@ -371,6 +371,10 @@ async function uploadBatches(client: EmailBisonClient, upload: Upload, signal: A
 		promise.catch(() => {})
 		return promise
 	}
+	// the database work of one call starts once the next call is on the wire (setImmediate runs
+	// after the request's write), so none of it sits between an answer and the next call
+	const afterTheCallIsSent = <T>(work: () => Promise<T>) =>
+		settled(new Promise<void>((resolve) => setImmediate(resolve)).then(work))
 	let next = settled(prepareBatch(upload, '00000000-0000-0000-0000-000000000000'))
 	// the previous batch: upserted, its checkpoint committing, its attach still to make
 	let waiting: Promise<Accepted[]> | null = null
@@ -398,9 +402,10 @@ async function uploadBatches(client: EmailBisonClient, upload: Upload, signal: A
 			if (signal.aborted) throw new Error('worker stopping')
 			const prepared = await next
 			if (prepared.batch.length === 0) break
-			next = settled(prepareBatch(upload, prepared.batch.at(-1)!.lead_id))
+			const after = prepared.batch.at(-1)!.lead_id
+			next = afterTheCallIsSent(() => prepareBatch(upload, after))
 			const outcome = await upsertBatch(client, upload, prepared, signal)
-			const saving = settled(saveBatch(upload, outcome))
+			const saving = afterTheCallIsSent(() => saveBatch(upload, outcome))
 			if (waiting) await attach(await waiting)
 			waiting = saving
 		}
