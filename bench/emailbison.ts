@@ -2,7 +2,12 @@
 // call after 100 ms. Reports the calls made against the target (ceil(100000/500) upserts
 // plus as many attaches, no more), the time against the floor those calls take one after
 // another (the ratio: 1.0 is no time of our own between calls), and the peak RSS of this
-// process (which runs the job). BENCH_LEADS and BENCH_LATENCY_MS change the sizes.
+// process (which runs the job). The fake runs in a process of its own (bench/emailbison-fake.ts)
+// and answers each call `BENCH_LATENCY_MS` after it arrived, its own work included: the floor
+// is the calls' latency alone, and the fake's CPU is not counted as the uploader's. Also prints
+// the uploader's CPU per call. BENCH_LEADS and BENCH_LATENCY_MS change the sizes.
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
@@ -29,7 +34,6 @@ process.env.ALLOW_PRIVATE_URLS = 'true'
 const { db } = await import('../db/index.server.ts')
 const { migrateToLatest } = await import('../db/migrate.ts')
 const { sql } = await import('kysely')
-const { startFakeEmailBison } = await import('../tests/fakes/emailbison/server.ts')
 const { insertUser } = await import('../tests/support/factories.ts')
 const { loadAccountContext } = await import('../app/context.server.ts')
 const { saveEmailBisonSettings } = await import('../app/services/emailbison/settings.server.ts')
@@ -37,7 +41,25 @@ const { startEmailBisonUpload } = await import('../app/services/emailbison/uploa
 const { runEmailBisonUpload } = await import('../app/services/emailbison/run-upload.server.ts')
 const { stopBoss } = await import('../app/jobs/boss.server.ts')
 
-const eb = await startFakeEmailBison({ workspaces: 3 })
+const fake = fork(path.join(import.meta.dirname, 'emailbison-fake.ts'), [], {
+	stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+	// not the bench's own flags (--cpu-prof profiles the uploader)
+	execArgv: [],
+})
+const [hello] = (await once(fake, 'message')) as [{ url: string; superAdminKey: string }]
+let asked = 0
+const ask = <T>(question: Record<string, unknown>) =>
+	new Promise<T>((resolve) => {
+		const id = ++asked
+		const listen = (message: { id?: number; answer: T }) => {
+			if (message.id !== id) return
+			fake.off('message', listen)
+			resolve(message.answer)
+		}
+		fake.on('message', listen)
+		fake.send({ ...question, id })
+	})
+const eb = { url: hello.url, superAdminKey: hello.superAdminKey }
 try {
 	await migrateToLatest(db)
 	const user = await insertUser(db)
@@ -75,8 +97,9 @@ try {
 			{ source: 'data:icebreaker', name: 'icebreaker' },
 		],
 	})
-	eb.calls.length = 0
-	eb.setLatency(LATENCY_MS)
+	await ask({ op: 'clear-calls' })
+	await ask({ op: 'latency', ms: LATENCY_MS })
+	const cpuBefore = process.cpuUsage()
 	const started = performance.now()
 	await runEmailBisonUpload(uploadId, {
 		jobId: 'bench',
@@ -84,14 +107,22 @@ try {
 		signal: new AbortController().signal,
 	})
 	const seconds = (performance.now() - started) / 1000
+	const cpu = process.cpuUsage(cpuBefore)
 	const upload = await db
 		.selectFrom('emailbison_upload')
 		.selectAll()
 		.where('id', '=', uploadId)
 		.executeTakeFirstOrThrow()
-	const campaign = [...eb.campaigns.values()].find((c) => c.name === 'Bench')!
-	const upserts = eb.count('POST /api/leads/create-or-update/multiple')
-	const attaches = eb.calls.filter((c) => c.endsWith('/attach-leads')).length
+	const stats = await ask<{
+		upserts: number
+		attaches: number
+		total: number
+		inCampaign: number
+		peakRssMiB: number
+		betweenCallsMs: number
+		fakeOverLatencyMs: number
+	}>({ op: 'stats', campaign: 'Bench' })
+	const { upserts, attaches } = stats
 	const target = Math.ceil(LEADS / 500)
 	const floorSeconds = (2 * target * LATENCY_MS) / 1000
 	const result = {
@@ -101,12 +132,12 @@ try {
 		status: upload.status,
 		sent: upload.sent,
 		attached: upload.attached,
-		inCampaign: campaign.leads.length,
+		inCampaign: stats.inCampaign,
 		calls: {
 			upserts,
 			attaches,
-			other: eb.calls.length - upserts - attaches,
-			total: eb.calls.length,
+			other: stats.total - upserts - attaches,
+			total: stats.total,
 			target: `${target} upserts + ${target} attaches`,
 		},
 		seconds: Number(seconds.toFixed(1)),
@@ -114,7 +145,13 @@ try {
 		overFloor: `${(((seconds - floorSeconds) / floorSeconds) * 100).toFixed(1)}%`,
 		/** the time over the floor: 1.0 is calls back to back with no work of ours between */
 		ratio: Number((seconds / floorSeconds).toFixed(3)),
+		/** from the fake's clock: answer to next call (ours), and its answers later than the latency */
+		betweenCallsMsPerCall: Number((stats.betweenCallsMs / stats.total).toFixed(1)),
+		fakeOverLatencyMs: stats.fakeOverLatencyMs,
+		/** CPU of the process running the job (not the fake, not PostgreSQL), per call */
+		uploaderCpuMsPerCall: Number(((cpu.user + cpu.system) / 1000 / stats.total).toFixed(1)),
 		peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+		fakePeakRssMiB: stats.peakRssMiB,
 		loadAverage: loadavg().map((n) => Number(n.toFixed(1))),
 	}
 	console.log(JSON.stringify(result, null, 2))
@@ -124,7 +161,8 @@ try {
 			`(load average ${result.loadAverage.join(' ')})`,
 	)
 } finally {
-	await eb.close()
+	fake.disconnect()
+	await once(fake, 'exit')
 	await stopBoss().catch(() => {})
 	await db.destroy()
 	await pg.stop()

@@ -3,7 +3,7 @@
 // data with generate_series (the leads indexes dropped during the load and made again from
 // their own definitions), then prints the first, a middle and the last page (as the Next
 // links reach them, and as a typed ?page= number), sorted pages and searches: the median of
-// single requests one after another, then 50 connections at once while a CSV import job runs
+// single requests one after another (after 3 untimed ones), then 50 connections at once while a CSV import job runs
 // (in a worker process, `npm run worker`; BENCH_JOB_IN=web: in the web process, WORKERS=1),
 // beside the same page of a 50-lead list. Needs a build (`npm run build`).
 // BENCH_LIST_ROWS, BENCH_OTHER_ROWS, BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_JOB_ROWS change
@@ -31,6 +31,7 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const JOB_ROWS = Number(process.env.BENCH_JOB_ROWS ?? 300_000)
 const SINGLE_RUNS = 11
+const WARM_UP_RUNS = 3
 const JOB_IN_WEB = process.env.BENCH_JOB_IN === 'web'
 const APP_SECRET = 'bench-list-secret-bench-list-secret-0001'
 
@@ -295,6 +296,8 @@ async function pageUrls(client: pg.Client, listId: string) {
 async function singleRequests(url: string, cookie: string) {
 	const times: number[] = []
 	let rows = 0
+	// untimed first: a steady state, not the JIT's first compiles or PostgreSQL's cold buffers
+	for (let i = 0; i < WARM_UP_RUNS; i++) await (await fetch(url, { headers: { cookie } })).text()
 	for (let i = 0; i < SINGLE_RUNS; i++) {
 		const started = performance.now()
 		const response = await fetch(url, { headers: { cookie } })

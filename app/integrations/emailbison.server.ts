@@ -1,4 +1,4 @@
-import { createHttpClient, HttpError, NetworkError } from './http.server.ts'
+import { createHttpClient, HttpError, NetworkError, parseJsonAnswer } from './http.server.ts'
 import { COULD_NOT_CONNECT } from './outbound.server.ts'
 
 // EmailBison's REST API (reference/emailbison-apify-apollo.md): the account's own instance
@@ -18,6 +18,8 @@ export type EbLeadInput = {
 	notes?: string
 	custom_variables?: { name: string; value: string }[]
 }
+/** One lead of a create-or-update body, already written as JSON (an object of EbLeadInput's shape). */
+export type EbLeadJson = string & { readonly __ebLeadJson: true }
 export type EbLeadResult = {
 	id: number
 	email: string
@@ -181,6 +183,8 @@ export function createEmailBisonClient(options: {
 		},
 		timeoutMs: options.timeoutMs ?? 60_000,
 		retryDelayMs: options.retryDelayMs,
+		// answers of 500 leads: JSON.parse without destr's scans where no prototype key is in them
+		parseResponse: parseJsonAnswer,
 		// an account's own instance: a URL a user set
 		userUrl: true,
 	})
@@ -256,13 +260,17 @@ export function createEmailBisonClient(options: {
 				checked,
 			),
 		/** POST /api/leads/create-or-update/multiple: at most 500 leads */
-		upsertLeads: (leads: EbLeadInput[]) => {
+		upsertLeads: (leads: readonly EbLeadInput[] | readonly EbLeadJson[]) => {
 			if (leads.length > EMAILBISON_BATCH_LIMIT)
 				throw new Error(`at most ${EMAILBISON_BATCH_LIMIT} leads a call`)
+			// leads already written as JSON go into the body as they are
+			const body = leads.every((lead) => typeof lead === 'string')
+				? `{"existing_lead_behavior":"patch","leads":[${leads.join(',')}]}`
+				: { existing_lead_behavior: 'patch', leads }
 			return call(() =>
 				http.json<{ data: EbLeadResult[] }>('/leads/create-or-update/multiple', {
 					method: 'POST',
-					body: { existing_lead_behavior: 'patch', leads },
+					body,
 				}),
 			).then((r) => checked(r).data ?? [])
 		},

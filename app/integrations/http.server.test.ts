@@ -1,7 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeEach, describe, expect, test } from 'vitest'
-import { createHttpClient, HttpError } from './http.server.ts'
+import { createHttpClient, HttpError, parseJsonAnswer } from './http.server.ts'
 
 // A tiny server whose next answers we script, counting the calls it gets.
 let script: { status: number; body?: unknown; headers?: Record<string, string> }[] = []
@@ -62,5 +62,27 @@ describe('outgoing HTTP defaults (SPEC.md section 7)', () => {
 			retryAfterSeconds: 7,
 			retryable: true,
 		})
+	})
+})
+
+describe('answers read with JSON.parse (parseJsonAnswer)', () => {
+	const fast = createHttpClient({ baseURL, retryDelayMs: 1, parseResponse: parseJsonAnswer })
+
+	test('reads JSON as JSON and an answer that is not JSON as its text', async () => {
+		script = [{ status: 200, body: { data: [{ id: 1, email: 'a@b.co' }] } }]
+		expect(await fast.json('/leads')).toEqual({ data: [{ id: 1, email: 'a@b.co' }] })
+		expect(parseJsonAnswer('<html>Bad gateway</html>')).toBe('<html>Bad gateway</html>')
+		expect(parseJsonAnswer('{not json')).toBe('{not json')
+		expect(parseJsonAnswer('')).toBe('')
+		expect(parseJsonAnswer('42')).toBe(42)
+	})
+
+	test('drops prototype keys as destr does, so nothing copied from an answer changes a prototype', () => {
+		const parsed = parseJsonAnswer(
+			'{"data":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"name":"x"}}',
+		) as { data: Record<string, unknown> }
+		expect(Object.keys(parsed.data)).toEqual(['name'])
+		expect(Object.assign({}, parsed.data)).not.toHaveProperty('polluted')
+		expect(({} as Record<string, unknown>).polluted).toBeUndefined()
 	})
 })

@@ -59,6 +59,36 @@ function parseRetryAfter(value: string | null | undefined) {
 	return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000))
 }
 
+const PROTOTYPE_KEY = /"(?:__proto__|constructor)"\s*:/
+
+/**
+ * An answer's text as JSON when it is JSON, else the text itself (as ofetch's destr does), for
+ * clients whose answers are large: plain JSON.parse unless the text names a prototype key,
+ * which is then dropped as destr drops it (never copied onto an object later).
+ */
+export function parseJsonAnswer(text: string): unknown {
+	const start = text.trimStart()[0]
+	if (start !== '{' && start !== '[') {
+		try {
+			return JSON.parse(text)
+		} catch {
+			return text
+		}
+	}
+	try {
+		return PROTOTYPE_KEY.test(text)
+			? JSON.parse(text, (key, value: unknown) =>
+					key === '__proto__' ||
+					(key === 'constructor' && value && typeof value === 'object' && 'prototype' in value)
+						? undefined
+						: value,
+				)
+			: JSON.parse(text)
+	} catch {
+		return text
+	}
+}
+
 export type HttpClientOptions = {
 	baseURL: string
 	headers?: Record<string, string>
@@ -70,6 +100,8 @@ export type HttpClientOptions = {
 	 * addresses only, unless ALLOW_PRIVATE_URLS, and never follow a redirect (outbound.server.ts)
 	 */
 	userUrl?: boolean
+	/** how answers are read; ofetch's default (destr) otherwise */
+	parseResponse?: (text: string) => unknown
 }
 
 export type RequestOptions = {
@@ -96,6 +128,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 			timeout: options.timeoutMs ?? 30_000,
 			retryStatusCodes: [...RETRY_STATUS_CODES],
 			retryDelay: options.retryDelayMs ?? 500,
+			...(options.parseResponse ? { parseResponse: options.parseResponse } : {}),
 		},
 		options.userUrl ? { fetch: userUrlFetch } : undefined,
 	)

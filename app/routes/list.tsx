@@ -11,12 +11,14 @@ import { buttonClasses } from '../components/ui/button.tsx'
 import { PageHeader } from '../components/ui/card.tsx'
 import { inputClasses } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
-import { importSummary } from '../services/imports/import-report.server.ts'
-import { countSearchMatches, listLeadsPage } from '../services/lists/leads-page.server.ts'
+import { summaryOf } from '../services/imports/import-report.server.ts'
+import { findLeadList } from '../services/lists/find-list.server.ts'
+import { countSearchMatchesOf, leadsPageOf } from '../services/lists/leads-page.server.ts'
 import {
 	LEAD_SORTS,
 	LEADS_PAGE_SIZE,
 	leadsSearch,
+	parseLeadsQuery,
 	type LeadSort,
 } from '../services/lists/leads-query.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -24,14 +26,20 @@ import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const { account } = context.get(requestContext)
-	const page = await listLeadsPage(account, params.listId, new URL(request.url).searchParams)
-	const summary =
-		page.list.sourceType === 'upload' ? await importSummary(account, page.list.id) : null
-	const { list } = page
-	// what "Enrich these leads" would take (counted up to a cap, so a broad search stays cheap)
-	const matching = page.query.q ? await countSearchMatches(account, list.id, page.query.q) : null
+	const { list } = await findLeadList(account, params.listId)
+	const search = new URL(request.url).searchParams
+	const { q } = parseLeadsQuery(search)
+	// the page, the import's counts and what "Enrich these leads" would take (counted up to a
+	// cap, so a broad search stays cheap) at once: one round trip after the list's
+	const [page, summary, matching] = await Promise.all([
+		leadsPageOf(list, search),
+		list.sourceType === 'upload' ? summaryOf(list.id) : null,
+		q ? countSearchMatchesOf(list.id, q) : null,
+	])
 	return {
 		...page,
+		// only what the table shows: no email status sent to the browser
+		leads: page.leads.map(({ email_status: _, ...lead }) => lead),
 		matching,
 		list: {
 			id: list.id,
@@ -228,40 +236,42 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 							</tr>
 						) : (
 							leads.map((lead) => (
-								<tr key={lead.id} data-testid="lead-row">
-									{COLUMNS.map((column) => (
-										<td
-											key={column.key}
-											className="max-w-64 truncate px-4 py-2 text-slate-800"
-											title={
-												column.key === 'linkedin_url'
-													? undefined
-													: ((lead[column.key as keyof typeof lead] as string | null) ?? undefined)
-											}
-										>
-											{column.key === 'linkedin_url' && lead.linkedin_url ? (
-												<a
-													href={safeUrl(lead.linkedin_url)}
-													className="text-indigo-700 hover:underline"
-													rel="noopener noreferrer nofollow"
-													target="_blank"
-												>
-													Profile
-												</a>
-											) : (
-												((lead[column.key as keyof typeof lead] as string | null) ?? '')
-											)}
-										</td>
-									))}
-									{dataKeys.map((key) => (
-										<td
-											key={key}
-											className="max-w-64 truncate px-4 py-2 text-slate-800"
-											title={formatValue(lead.data[key])}
-										>
-											{formatValue(lead.data[key])}
-										</td>
-									))}
+								// the cells' classes once a row (*:), not on each of its cells: a page of 50
+								// rows is a quarter smaller to render, compress and send
+								<tr
+									key={lead.id}
+									data-testid="lead-row"
+									className="*:max-w-64 *:truncate *:px-4 *:py-2 *:text-slate-800"
+								>
+									{COLUMNS.map((column) => {
+										const value = lead[column.key as keyof typeof lead] as string | null
+										return column.key === 'linkedin_url' ? (
+											<td key={column.key}>
+												{value ? (
+													<a
+														href={safeUrl(value)}
+														className="text-indigo-700 hover:underline"
+														rel="noopener noreferrer nofollow"
+														target="_blank"
+													>
+														Profile
+													</a>
+												) : null}
+											</td>
+										) : (
+											<td key={column.key} title={value || undefined}>
+												{value ?? ''}
+											</td>
+										)
+									})}
+									{dataKeys.map((key) => {
+										const value = formatValue(lead.data[key])
+										return (
+											<td key={key} title={value || undefined}>
+												{value}
+											</td>
+										)
+									})}
 								</tr>
 							))
 						)}

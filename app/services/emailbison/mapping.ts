@@ -1,3 +1,4 @@
+import type { EbLeadJson } from '../../integrations/emailbison.server.ts'
 import type { EbField } from './schemas.ts'
 
 // What a lead can send to EmailBison: its columns, and the enrichment outputs kept in
@@ -91,6 +92,34 @@ export function toEmailBisonLead(lead: LeadRow, mapping: UploadMapping) {
 		last_name: string
 		custom_variables?: { name: string; value: string }[]
 	}
+}
+
+const quote = JSON.stringify
+
+/**
+ * The same lead as `JSON.stringify(toEmailBisonLead(lead, mapping))`, written straight into
+ * the string: no object per lead and no walk of one by JSON.stringify (the upload sends
+ * 100,000s of them, 500 a call, and this work sits between the calls).
+ */
+export function emailBisonLeadJson(lead: LeadRow, mapping: UploadMapping): EbLeadJson {
+	const { fields } = mapping
+	let json = `{"email":${quote(valueOf(lead, fields.email).trim())},"first_name":${quote(
+		valueOf(lead, fields.first_name).trim(),
+	)},"last_name":${quote(valueOf(lead, fields.last_name).trim())}`
+	const title = valueOf(lead, fields.title).trim()
+	if (title) json += `,"title":${quote(title)}`
+	const company = valueOf(lead, fields.company).trim()
+	if (company) json += `,"company":${quote(company)}`
+	const notes = valueOf(lead, fields.notes).trim()
+	if (notes) json += `,"notes":${quote(notes)}`
+	let variables = ''
+	for (const variable of mapping.variables) {
+		const value = valueOf(lead, variable.source).trim()
+		if (value === '') continue
+		variables += `${variables ? ',' : ''}{"name":${quote(variable.name)},"value":${quote(value)}}`
+	}
+	if (variables) json += `,"custom_variables":[${variables}]`
+	return `${json}}` as EbLeadJson
 }
 
 /** A CSV cell: quoted when needed, and formula-safe (cells starting with = + - @ get a '). */

@@ -3,13 +3,14 @@ import { db } from '../../../db/index.server.ts'
 import {
 	EMAILBISON_BATCH_LIMIT,
 	EmailBisonError,
+	type EbLeadJson,
 	type EbLeadResult,
 	type EmailBisonClient,
 } from '../../integrations/emailbison.server.ts'
 import type { JobContext } from '../../jobs/define.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
-import { toEmailBisonLead, type LeadRow, type UploadMapping } from './mapping.ts'
+import { emailBisonLeadJson, type LeadRow, type UploadMapping } from './mapping.ts'
 import { loadEmailBisonAccess, NOT_CONFIGURED } from './settings.server.ts'
 import { inEbWorkspace, type ClientOptions } from './workspace-client.server.ts'
 
@@ -98,7 +99,7 @@ type Pending = LeadRow & { lead_id: string }
 
 type Accepted = { lead_id: string; eb_lead_id: string }
 
-type Prepared = { batch: Pending[]; bodies: ReturnType<typeof toEmailBisonLead>[] }
+type Prepared = { batch: Pending[]; bodies: EbLeadJson[] }
 
 /**
  * The next leads to send after `after` (keyset: no rescan of the ones already done) and
@@ -106,7 +107,7 @@ type Prepared = { batch: Pending[]; bodies: ReturnType<typeof toEmailBisonLead>[
  */
 async function prepareBatch(upload: Upload, after: string): Promise<Prepared> {
 	const batch = await nextBatch(upload.id, after)
-	return { batch, bodies: batch.map((lead) => toEmailBisonLead(lead, upload.mapping)) }
+	return { batch, bodies: batch.map((lead) => emailBisonLeadJson(lead, upload.mapping)) }
 }
 
 async function nextBatch(uploadId: string, after: string): Promise<Pending[]> {
@@ -163,25 +164,28 @@ async function upsertBatch(
 			for (const index of named)
 				rejected.set(rest[index]!.lead_id, error.rowErrors.get(index)!.join(' '))
 			rest = rest.filter((lead) => !rejected.has(lead.lead_id))
-			bodies = rest.map((lead) => toEmailBisonLead(lead, upload.mapping))
+			bodies = rest.map((lead) => emailBisonLeadJson(lead, upload.mapping))
 		}
 	}
 }
 
 /**
- * Writes a batch's outcome and the checkpoint in one transaction, which also marks the
- * attach of the accepted leads as about to be made (`attach_unsure`, cleared by
- * markAttached): one commit between the upsert and the attach. Returns the accepted leads.
+ * Writes a batch's outcome and the checkpoint in one statement (atomic, one round trip),
+ * which also marks the attach of the accepted leads as about to be made (`attach_unsure`,
+ * cleared by markAttached): one commit between the upsert and the attach. Returns the
+ * accepted leads.
  */
 async function saveBatch(upload: Upload, outcome: Awaited<ReturnType<typeof upsertBatch>>) {
-	const byEmail = new Map(outcome.results.map((r) => [String(r.email).toLowerCase(), r]))
+	const byEmail = new Map<string, EbLeadResult>()
+	for (const result of outcome.results) byEmail.set(String(result.email).toLowerCase(), result)
 	const accepted: Accepted[] = []
 	const rejected = new Map(outcome.rejected)
 	let created = 0
 	let updated = 0
 	outcome.sent.forEach((lead, index) => {
-		const result = byEmail.get(String(lead.email).toLowerCase()) ?? outcome.results[index]
-		if (!result?.id || String(result.email).toLowerCase() !== String(lead.email).toLowerCase()) {
+		const email = String(lead.email).toLowerCase()
+		const result = byEmail.get(email) ?? outcome.results[index]
+		if (!result?.id || String(result.email).toLowerCase() !== email) {
 			rejected.set(lead.lead_id, 'EmailBison did not return this lead (it may skip this address).')
 			return
 		}
@@ -189,35 +193,26 @@ async function saveBatch(upload: Upload, outcome: Awaited<ReturnType<typeof upse
 		if (result.created_at && result.updated_at && result.created_at !== result.updated_at) updated++
 		else created++
 	})
-	await db.transaction().execute(async (trx) => {
-		if (accepted.length)
-			await sql`
-				update emailbison_upload_leads u set eb_lead_id = v.eb_lead_id
-				from unnest(${accepted.map((a) => a.lead_id)}::uuid[],
-					${accepted.map((a) => a.eb_lead_id)}::text[]) as v(lead_id, eb_lead_id)
-				where u.upload_id = ${upload.id} and u.lead_id = v.lead_id
-			`.execute(trx)
-		if (rejected.size)
-			await sql`
-				update emailbison_upload_leads u set rejected_reason = v.reason
-				from unnest(${[...rejected.keys()]}::uuid[], ${[...rejected.values()]}::text[])
-					as v(lead_id, reason)
-				where u.upload_id = ${upload.id} and u.lead_id = v.lead_id
-			`.execute(trx)
-		await trx
-			.updateTable('emailbison_upload')
-			.set({
-				sent: sql`sent + ${accepted.length}`,
-				created: sql`created + ${created}`,
-				updated: sql`updated + ${updated}`,
-				rejected: sql`rejected + ${rejected.size}`,
-				last_batch: sql`last_batch + 1`,
-				...(accepted.length ? { attach_unsure: true } : {}),
-				updated_at: sql`now()`,
-			})
-			.where('id', '=', upload.id)
-			.execute()
-	})
+	// accepted leads get their EmailBison id, rejected ones their reason, in the same statement
+	const leadIds = accepted.map((a) => a.lead_id).concat([...rejected.keys()])
+	const ebIds = accepted.map((a) => a.eb_lead_id as string | null)
+	const reasons = accepted.map(() => null as string | null).concat([...rejected.values()])
+	for (let i = accepted.length; i < leadIds.length; i++) ebIds.push(null)
+	await sql`
+		with outcome as (
+			update emailbison_upload_leads u
+			set eb_lead_id = v.eb_lead_id, rejected_reason = v.reason
+			from unnest(${leadIds}::uuid[], ${ebIds}::text[], ${reasons}::text[])
+				as v(lead_id, eb_lead_id, reason)
+			where u.upload_id = ${upload.id} and u.lead_id = v.lead_id
+		)
+		update emailbison_upload set
+			sent = sent + ${accepted.length}, created = created + ${created},
+			updated = updated + ${updated}, rejected = rejected + ${rejected.size},
+			last_batch = last_batch + 1,
+			attach_unsure = attach_unsure or ${accepted.length > 0}, updated_at = now()
+		where id = ${upload.id}
+	`.execute(db)
 	if (accepted.length) upload.attach_unsure = true
 	return accepted
 }
@@ -343,25 +338,20 @@ async function attachPending(client: EmailBisonClient, upload: Upload, signal: A
 }
 
 /**
- * The attach checkpoint: these leads are in the campaign, and (unless `keepMark`: the next
- * batch's attach may already be marked) no attach is in flight.
+ * The attach checkpoint, one statement: these leads are in the campaign, and (unless
+ * `keepMark`: the next batch's attach may already be marked) no attach is in flight.
  */
 async function markAttached(upload: Upload, leadIds: string[], options = { keepMark: false }) {
-	await db.transaction().execute(async (trx) => {
-		await sql`
+	await sql`
+		with marked as (
 			update emailbison_upload_leads set attached = true
 			where upload_id = ${upload.id} and lead_id = any(${leadIds}::uuid[])
-		`.execute(trx)
-		await trx
-			.updateTable('emailbison_upload')
-			.set({
-				attached: sql`attached + ${leadIds.length}`,
-				...(options.keepMark ? {} : { attach_unsure: false }),
-				updated_at: sql`now()`,
-			})
-			.where('id', '=', upload.id)
-			.execute()
-	})
+		)
+		update emailbison_upload set
+			attached = attached + ${leadIds.length},
+			attach_unsure = attach_unsure and ${options.keepMark}, updated_at = now()
+		where id = ${upload.id}
+	`.execute(db)
 	if (!options.keepMark) upload.attach_unsure = false
 }
 
@@ -381,6 +371,10 @@ async function uploadBatches(client: EmailBisonClient, upload: Upload, signal: A
 		promise.catch(() => {})
 		return promise
 	}
+	// the database work of one call starts once the next call is on the wire (setImmediate runs
+	// after the request's write), so none of it sits between an answer and the next call
+	const afterTheCallIsSent = <T>(work: () => Promise<T>) =>
+		settled(new Promise<void>((resolve) => setImmediate(resolve)).then(work))
 	let next = settled(prepareBatch(upload, '00000000-0000-0000-0000-000000000000'))
 	// the previous batch: upserted, its checkpoint committing, its attach still to make
 	let waiting: Promise<Accepted[]> | null = null
@@ -408,9 +402,10 @@ async function uploadBatches(client: EmailBisonClient, upload: Upload, signal: A
 			if (signal.aborted) throw new Error('worker stopping')
 			const prepared = await next
 			if (prepared.batch.length === 0) break
-			next = settled(prepareBatch(upload, prepared.batch.at(-1)!.lead_id))
+			const after = prepared.batch.at(-1)!.lead_id
+			next = afterTheCallIsSent(() => prepareBatch(upload, after))
 			const outcome = await upsertBatch(client, upload, prepared, signal)
-			const saving = settled(saveBatch(upload, outcome))
+			const saving = afterTheCallIsSent(() => saveBatch(upload, outcome))
 			if (waiting) await attach(await waiting)
 			waiting = saving
 		}

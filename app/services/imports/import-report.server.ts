@@ -15,7 +15,8 @@ export type ImportSummary = {
 	hasHeader: boolean
 }
 
-async function summaryOf(listId: string): Promise<ImportSummary | null> {
+/** The import's counts of a list already found (findLeadList) for the signed-in account. */
+export async function summaryOf(listId: string): Promise<ImportSummary | null> {
 	const row = await db
 		.selectFrom('csv_imports')
 		.select(['rows_total', 'rows_done', 'imported', 'invalid', 'duplicates', 'has_header'])

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { isUuid } from '../../utils/http-errors.server.ts'
-import { findLeadList } from './find-list.server.ts'
+import { findLeadList, type LeadList } from './find-list.server.ts'
 import { LEADS_PAGE_SIZE, parseLeadsQuery, type LeadsQuery, type LeadSort } from './leads-query.ts'
 
 export type LeadRow = {
@@ -71,6 +71,11 @@ export async function listLeadsPage(
 	search: URLSearchParams,
 ) {
 	const { list } = await findLeadList(context, listId)
+	return leadsPageOf(list, search)
+}
+
+/** listLeadsPage for a list already found (findLeadList) for the signed-in account. */
+export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 	const query = parseLeadsQuery(search)
 	const keyOf = query.sort === 'added' ? null : SORT_KEY[query.sort]
 	const descending = query.dir === 'desc'
@@ -239,12 +244,17 @@ export async function countSearchMatches(
 	cap = 10_000,
 ) {
 	const { list } = await findLeadList(context, listId)
+	return countSearchMatchesOf(list.id, q, cap)
+}
+
+/** countSearchMatches for a list already found (findLeadList) for the signed-in account. */
+export async function countSearchMatchesOf(listId: string, q: string, cap = 10_000) {
 	const { n } = await db
 		.selectFrom((eb) =>
 			eb
 				.selectFrom('leads')
 				.select('id')
-				.where('list_id', '=', list.id)
+				.where('list_id', '=', listId)
 				.where(searchCondition(q))
 				.limit(cap + 1)
 				.as('hit'),

@@ -46,6 +46,8 @@ export type FakeEmailBison = {
 	url: string
 	superAdminKey: string
 	calls: string[]
+	/** per call, in arrival order: when it arrived and when its answer was written (ms, performance.now) */
+	timings: { arrived: number; answered: number }[]
 	/** every Bearer key received, in arrival order (wrong ones too) */
 	keysReceived: string[]
 	count(prefix: string): number
@@ -79,6 +81,7 @@ export async function startFakeEmailBison(
 ): Promise<FakeEmailBison> {
 	const superAdminKey = options.superAdminKey ?? 'eb-super-admin-key-1234'
 	const calls: string[] = []
+	const timings: { arrived: number; answered: number }[] = []
 	const keysReceived: string[] = []
 	let latency = options.latencyMs ?? 0
 	let limited = 0
@@ -134,22 +137,39 @@ export async function startFakeEmailBison(
 	const validEmail = (email: unknown) =>
 		typeof email === 'string' && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)
 
+	// The latency counts from the request's arrival and the fake's own work happens within it:
+	// an instance answering every call after `latency` ms, whatever this process costs (a
+	// benchmark's floor is calls x latency; the fake's CPU is not the uploader's time).
 	const server = http.createServer((req, res) => {
+		const arrived = performance.now()
 		let raw = ''
 		req.on('data', (chunk) => (raw += chunk))
-		req.on('end', () => {
-			setTimeout(() => void handle(req, res, raw), latency)
-		})
+		req.on('end', () => void handle(req, res, raw, arrived))
 	})
 
-	async function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
+	async function handle(
+		req: http.IncomingMessage,
+		res: http.ServerResponse,
+		raw: string,
+		arrived: number,
+	) {
 		const url = new URL(req.url ?? '/', 'http://fake')
 		const path = url.pathname.replace(/\/+$/, '')
 		const method = req.method ?? 'GET'
 		calls.push(`${method} ${path}`)
+		const timing = { arrived, answered: 0 }
+		timings.push(timing)
 		const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-			res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
-			res.end(JSON.stringify(body))
+			const text = JSON.stringify(body)
+			const write = () => {
+				if (res.destroyed) return
+				res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
+				res.end(text)
+				timing.answered = performance.now()
+			}
+			const wait = arrived + latency - performance.now()
+			if (wait > 0) setTimeout(write, wait)
+			else write()
 		}
 		const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
 		if (auth) keysReceived.push(auth)
@@ -364,6 +384,7 @@ export async function startFakeEmailBison(
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		superAdminKey,
 		calls,
+		timings,
 		keysReceived,
 		count: (prefix) => calls.filter((c) => c.startsWith(prefix)).length,
 		workspaces,
@@ -389,6 +410,7 @@ export async function startFakeEmailBison(
 		},
 		reset() {
 			calls.length = 0
+			timings.length = 0
 			keysReceived.length = 0
 			limited = 0
 			failing = 0
