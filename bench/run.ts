@@ -5,7 +5,7 @@
 // machine, and the web process's memory (RSS) before, at its peak during and after the load.
 // Needs a build (`npm run build`); builds the ceiling itself when its sources changed.
 //
-// BENCH_SECONDS (10), BENCH_CONNECTIONS (50); BENCH_PORT and BENCH_DB_PORT pick the ports (the
+// BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARM_UP_SECONDS (3, before each measurement); BENCH_PORT and BENCH_DB_PORT pick the ports (the
 // app, the ceiling, the bare server: BENCH_PORT..+2) instead of free ones; BENCH_SERVER_FLAGS are
 // node flags for the app (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 import { execFileSync, spawn } from 'node:child_process'
@@ -31,6 +31,7 @@ import { seedAccount } from './seed.ts'
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3)
 const portBase = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : null
 const nextPort = (offset: number) => (portBase ? Promise.resolve(portBase + offset) : freePort())
 const dbPortGiven = process.env.BENCH_DB_PORT ? Number(process.env.BENCH_DB_PORT) : null
@@ -210,13 +211,18 @@ async function pageOf(url: string, cookie?: string) {
  * (from /proc): on a machine others load too, throughput swings, CPU per answer much less.
  */
 async function measure(url: string, headers: Record<string, string>, pid?: number) {
+	// Not measured: a server that has been serving is warm (V8's compiled code, the pool's
+	// connections, and each connection's plans of its prepared statements: PostgreSQL plans the
+	// first five calls afresh and then reuses one plan).
+	await autocannon({ url, headers, connections: CONNECTIONS, duration: WARM_UP_SECONDS })
 	const cpuBefore = pid ? cpuMsOf(pid) : 0
 	const dbBefore = pid ? childrenCpuMs(pid) : new Map<number, number>()
 	const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION })
 	const cpuMs = pid ? cpuMsOf(pid) - cpuBefore : 0
 	// the embedded PostgreSQL's processes (the app's children): its backends serve this load too
 	let dbCpuMs = 0
-	for (const [child, ms] of pid ? childrenCpuMs(pid) : []) dbCpuMs += ms - (dbBefore.get(child) ?? 0)
+	for (const [child, ms] of pid ? childrenCpuMs(pid) : [])
+		dbCpuMs += ms - (dbBefore.get(child) ?? 0)
 	if (result.non2xx > 0 || result.errors > result.timeouts) {
 		throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
 	}

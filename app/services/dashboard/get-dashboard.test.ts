@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
@@ -160,6 +161,48 @@ describe('dashboard', () => {
 		expect((await getDashboard(stranger, workspaces.Z)).lists.map((l) => l.id).sort()).toEqual(
 			[inZ.list, inZ.companyList].sort(),
 		)
+	})
+
+	test('each connection plans the statement once and reuses it, on the pool server.ts makes', async () => {
+		const me = await accountWithCredits(100)
+		const id = me.accountId!
+		const list = await leadList(id, 'Done search', { status: 2, found: 40, progress: 100 })
+		await leadList(id, 'Searching', { status: 1, progress: 10 })
+		await db
+			.insertInto('enrichment_runs')
+			.values(
+				[1, 2].map((status) => ({
+					user_id: id,
+					list_id: list,
+					name: `Run ${status}`,
+					key_kind: 'ownKey',
+					steps: JSON.stringify([]),
+					status,
+					total: 4,
+					prepared: true,
+				})),
+			)
+			.execute()
+		await reserveCredits(db, { accountId: id, amount: 5, reference: 'job-a' })
+		// server.ts makes the pool from Node's copy of the database module; the routes register
+		// their statements from the server bundle's own copy (here: the test's)
+		const modulePath = '../../../db/index.server.ts?server-copy'
+		const serverCopy = (await import(modulePath)) as typeof import('../../../db/index.server.ts')
+		const oneConnection = serverCopy.createDb(process.env.DATABASE_URL!, { max: 1 })
+		try {
+			const first = await getDashboard(me, null, oneConnection)
+			for (let i = 0; i < 7; i++) await getDashboard(me, null, oneConnection)
+			expect(await getDashboard(me, null, oneConnection)).toEqual(first)
+			const { rows } = await sql<{ generic_plans: number; custom_plans: number }>`
+				select generic_plans, custom_plans from pg_prepared_statements
+				where name like 'dashboard_%'`.execute(oneConnection)
+			expect(rows).toHaveLength(1)
+			// PostgreSQL plans the first five calls afresh, then keeps one plan when it costs no more
+			expect(rows[0]!.custom_plans).toBeLessThanOrEqual(5)
+			expect(rows[0]!.generic_plans).toBeGreaterThanOrEqual(4)
+		} finally {
+			await oneConnection.destroy()
+		}
 	})
 
 	test('a member whose access ended gets an empty dashboard, not an error', async () => {
