@@ -5,7 +5,7 @@ import { insertUser } from '../../../tests/support/factories.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import { buildAccounts, contextOf } from '../../../tests/support/team.ts'
 import { loadAccountContext } from '../../context.server.ts'
-import { commitCredits, reserveCredits } from '../billing/credits.server.ts'
+import { commitCredits, releaseCredits, reserveCredits } from '../billing/credits.server.ts'
 import { fillDays, getDashboard, SPENT_DAYS } from './get-dashboard.server.ts'
 
 async function leadList(userId: string, name: string, values: Record<string, unknown> = {}) {
@@ -135,6 +135,26 @@ describe('dashboard', () => {
 		expect(spent.at(-1)).toEqual({ day: today, credits: 27 })
 		expect(spent.at(-3)!.credits).toBe(30)
 		expect(spent.reduce((sum, d) => sum + d.credits, 0)).toBe(57)
+	})
+
+	test('the per-day sums follow every reservation: released, settled twice, and gone with the account', async () => {
+		const me = await accountWithCredits(500)
+		const id = me.accountId!
+		await reserveCredits(db, { accountId: id, amount: 40, reference: 'job-a' })
+		await reserveCredits(db, { accountId: id, amount: 25, reference: 'job-b' })
+		expect((await getDashboard(me, null)).spent.at(-1)!.credits).toBe(65)
+		// a failed job gives everything back: it spent nothing
+		await releaseCredits(db, { accountId: id, reference: 'job-a' })
+		await commitCredits(db, { accountId: id, reference: 'job-b', used: 10 })
+		await commitCredits(db, { accountId: id, reference: 'job-b', used: 10 })
+		const { spent } = await getDashboard(me, null)
+		expect(spent.reduce((sum, d) => sum + d.credits, 0)).toBe(10)
+		// deleting the account takes its reservations and their sums with it
+		await db.deleteFrom('auth.users').where('id', '=', id).execute()
+		const { rows } = await sql<{
+			n: number
+		}>`select count(*)::int as n from credits_spent_daily where user_id = ${id}`.execute(db)
+		expect(rows[0]!.n).toBe(0)
 	})
 
 	test('only what the user may see: the current workspace, never another account', async () => {
