@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
+import type * as DatabaseModule from '../../../db/index.server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import { buildAccounts, contextOf } from '../../../tests/support/team.ts'
@@ -207,7 +208,7 @@ describe('dashboard', () => {
 		// server.ts makes the pool from Node's copy of the database module; the routes register
 		// their statements from the server bundle's own copy (here: the test's)
 		const modulePath = '../../../db/index.server.ts?server-copy'
-		const serverCopy = (await import(modulePath)) as typeof import('../../../db/index.server.ts')
+		const serverCopy = (await import(modulePath)) as typeof DatabaseModule
 		const oneConnection = serverCopy.createDb(process.env.DATABASE_URL!, { max: 1 })
 		try {
 			const first = await getDashboard(me, null, oneConnection)
