@@ -28,25 +28,39 @@ export default function handleRequest(
 		// Bots and SPA-less clients get the whole document at once.
 		const readyEvent =
 			(userAgent && isbot(userAgent)) || routerContext.isSpaMode ? 'onAllReady' : 'onShellReady'
+		let finished = false
+		let timer: ReturnType<typeof setTimeout> | undefined
+		const finish = () => {
+			finished = true
+			clearTimeout(timer)
+		}
+		const start = () => {
+			shellRendered = true
+			const body = new CoalescedWrites()
+			responseHeaders.set('Content-Type', 'text/html; charset=utf-8')
+			resolve(
+				new Response(createReadableStreamFromReadable(body), {
+					headers: responseHeaders,
+					status: responseStatusCode,
+				}),
+			)
+			pipe(body)
+		}
 		const { pipe, abort } = renderToPipeableStream(
 			<NonceProvider value={nonce}>
 				<ServerRouter context={routerContext} url={request.url} nonce={nonce} />
 			</NonceProvider>,
 			{
 				nonce,
-				[readyEvent]() {
-					shellRendered = true
-					const body = new CoalescedWrites()
-					responseHeaders.set('Content-Type', 'text/html; charset=utf-8')
-					resolve(
-						new Response(createReadableStreamFromReadable(body), {
-							headers: responseHeaders,
-							status: responseStatusCode,
-						}),
-					)
-					pipe(body)
+				onShellReady() {
+					if (readyEvent === 'onShellReady') start()
+				},
+				onAllReady() {
+					finish()
+					if (readyEvent === 'onAllReady') start()
 				},
 				onShellError(error: unknown) {
+					finish()
 					reject(error)
 				},
 				onError(error: unknown) {
@@ -55,7 +69,9 @@ export default function handleRequest(
 				},
 			},
 		)
-		setTimeout(abort, streamTimeout + 1000)
+		// Aborts a render still waiting after streamTimeout; one that finished clears it, so
+		// its timer does not keep the request's render alive for seconds after the answer.
+		if (!finished) timer = setTimeout(abort, streamTimeout + 1000)
 	})
 }
 

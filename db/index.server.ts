@@ -13,7 +13,10 @@ export type Database = Kysely<DB>
 
 // Statements sent on (nearly) every request, keyed by their exact SQL text: sent as named
 // prepared statements, so each connection parses and plans them once instead of every time.
-const preparedNames = new Map<string, string>()
+// One map per process: server.ts makes the pool from this module as Node loads it, while the
+// routes' code registers its statements from the copy inside the server bundle; with a map per
+// copy, the pool's clients never saw those names and PostgreSQL planned them on every call.
+const preparedNames = singleton('prepared-statement-names', () => new Map<string, string>())
 
 /** Sends `text` as the named prepared statement `name` from now on (per connection, once). */
 export function prepareStatement(name: string, text: string) {

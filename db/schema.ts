@@ -338,6 +338,12 @@ export interface Credits {
   user_id: string;
 }
 
+export interface CreditsSpentDaily {
+  credits: number;
+  day: Timestamp;
+  user_id: string;
+}
+
 export interface CsvImportErrors {
   email: string | null;
   kind: string;
@@ -752,6 +758,7 @@ export interface DB {
   credit_pack_prices: CreditPackPrices;
   credit_reservations: CreditReservations;
   credits: Credits;
+  credits_spent_daily: CreditsSpentDaily;
   csv_import_errors: CsvImportErrors;
   csv_imports: CsvImports;
   domain_subscriptions: DomainSubscriptions;

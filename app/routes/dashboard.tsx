@@ -17,7 +17,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 				? {
 						name: planName,
 						detail: account.subscription?.expire_date
-							? `${account.subscription.cancel_at_period_end ? 'Ends' : 'Renews'} on ${new Date(account.subscription.expire_date).toLocaleDateString('en', { dateStyle: 'medium' })}`
+							? `${account.subscription.cancel_at_period_end ? 'Ends' : 'Renews'} on ${renewalDate.format(new Date(account.subscription.expire_date))}`
 							: undefined,
 					}
 				: null,
@@ -33,6 +33,9 @@ export async function loader({ context }: Route.LoaderArgs) {
 		spent,
 	}
 }
+
+// One formatter for the process: toLocaleDateString builds a new Intl formatter on every call.
+const renewalDate = new Intl.DateTimeFormat('en', { dateStyle: 'medium' })
 
 const QUICK_ACTIONS = [
 	{ to: '/create-leads', label: 'Create leads', screen: 'create-leads' },

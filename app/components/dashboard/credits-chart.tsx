@@ -4,12 +4,13 @@ export type SpentDay = { day: string; credits: number }
 const WIDTH = 300
 const HEIGHT = 80
 
+// Made once: toLocaleDateString and toLocaleString build a new Intl formatter on every call,
+// and the chart labels 30 days on every render.
+const dayFormat = new Intl.DateTimeFormat('en', { month: 'short', day: 'numeric', timeZone: 'UTC' })
+const numberFormat = new Intl.NumberFormat('en')
+
 function dayLabel(day: string) {
-	return new Date(`${day}T00:00:00Z`).toLocaleDateString('en', {
-		month: 'short',
-		day: 'numeric',
-		timeZone: 'UTC',
-	})
+	return dayFormat.format(new Date(`${day}T00:00:00Z`))
 }
 
 /** What the chart says, in words: the total and the busiest day. */
@@ -17,7 +18,7 @@ export function spentSummary(days: SpentDay[]) {
 	const total = days.reduce((sum, d) => sum + d.credits, 0)
 	if (total === 0) return 'No credits spent in the last 30 days.'
 	const top = days.reduce((a, b) => (b.credits > a.credits ? b : a))
-	return `${total.toLocaleString('en')} ${total === 1 ? 'credit' : 'credits'} spent in the last 30 days; the most on ${dayLabel(top.day)} (${top.credits.toLocaleString('en')}).`
+	return `${numberFormat.format(total)} ${total === 1 ? 'credit' : 'credits'} spent in the last 30 days; the most on ${dayLabel(top.day)} (${numberFormat.format(top.credits)}).`
 }
 
 /**
@@ -51,7 +52,7 @@ export function CreditsChart({ days }: { days: SpentDay[] }) {
 							height={(d.credits / max) * (HEIGHT - 4)}
 							className="fill-indigo-500"
 						>
-							<title>{`${dayLabel(d.day)}: ${d.credits.toLocaleString('en')}`}</title>
+							<title>{`${dayLabel(d.day)}: ${numberFormat.format(d.credits)}`}</title>
 						</rect>
 					) : null,
 				)}

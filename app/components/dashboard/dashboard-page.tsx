@@ -31,8 +31,10 @@ const JOB_KIND = {
 	upload: 'EmailBison upload',
 } as const
 
-const when = (iso: string) =>
-	new Date(iso).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' })
+// Made once, not per call (toLocaleString builds a new Intl formatter each time).
+const whenFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' })
+const numberFormat = new Intl.NumberFormat('en')
+const when = (iso: string) => whenFormat.format(new Date(iso))
 
 /** The dashboard's page, apart from its loader (the bench's framework ceiling renders it too). */
 export function DashboardPage({ loaderData }: { loaderData: DashboardData }) {
@@ -78,7 +80,7 @@ export function DashboardPage({ loaderData }: { loaderData: DashboardData }) {
 				<Card>
 					<h2 className="text-sm font-semibold text-slate-600">Credits</h2>
 					<p className="mt-2 text-2xl font-bold text-slate-900" data-testid="credits">
-						{credits.toLocaleString('en')}
+						{numberFormat.format(credits)}
 					</p>
 					<p className="mt-1 text-sm text-slate-600">
 						Spent on scraping and AI enrichment run with platform keys.
@@ -167,7 +169,7 @@ export function DashboardPage({ loaderData }: { loaderData: DashboardData }) {
 										</span>
 									</span>
 									<span className="text-sm text-slate-700 tabular-nums">
-										{list.found.toLocaleString('en')}{' '}
+										{numberFormat.format(list.found)}{' '}
 										{list.kind === 'leads'
 											? list.found === 1
 												? 'lead'

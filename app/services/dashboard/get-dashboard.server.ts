@@ -74,108 +74,135 @@ export async function getDashboard(
 	// see every workspace; a member with neither sees nothing.
 	const workspace =
 		workspaceId !== null && canUseWorkspace(account, workspaceId) ? workspaceId : null
+	// Each part of the scope is its own index range (user_id, workspace_id, created_at desc):
+	// `workspace_id = $w` and `workspace_id is null` read apart stop after a few rows each, where
+	// an `or` of the two reads every row of both and sorts them.
+	const scopeParts = [
+		...(workspace ? [(column: RawBuilder<unknown>) => sql<boolean>`${column} = ${workspace}`] : []),
+		...(account.accessAllWorkspaces
+			? [(column: RawBuilder<unknown>) => sql<boolean>`${column} is null`]
+			: []),
+	]
 	const inScope = (alias: string) => {
-		const column = sql.ref(`${alias}.workspace_id`)
-		const parts = [
-			...(workspace ? [sql<boolean>`${column} = ${workspace}`] : []),
-			...(account.accessAllWorkspaces ? [sql<boolean>`${column} is null`] : []),
-		]
-		return parts.length ? sql<boolean>`(${sql.join(parts, sql` or `)})` : sql<boolean>`false`
+		const column = sql.ref(`${alias}.workspace_id`) as RawBuilder<unknown>
+		return sql<boolean>`(${sql.join(
+			scopeParts.map((part) => part(column)),
+			sql` or `,
+		)})`
 	}
 	// Per kind, its running jobs (partial indexes `*_running_idx` of migration 2026-11-24T0220)
-	// and its newest finished ones (the owner indexes), each at most DASHBOARD_JOBS, so an
-	// account with thousands of lists reads a few rows, not all of them.
-	const jobsOf = (table: string, alias: string, columns: RawBuilder<unknown>) => {
-		const from = sql`from ${sql.table(table)} as ${sql.ref(alias)}
-			where ${sql.ref(`${alias}.user_id`)} = ${accountId} and ${inScope(alias)}`
+	// and its newest finished ones per part of the scope (the owner indexes), each at most
+	// DASHBOARD_JOBS, so an account with thousands of lists reads a few rows, not all of them.
+	// Running and finished rows have their own columns (`running`, `finished`): a finished
+	// enrichment run never counts its rows, and the planner knows it (its generic plan, reused
+	// by every later call on a connection, would otherwise price a count per finished run).
+	const jobsOf = (
+		table: string,
+		alias: string,
+		columns: { running: RawBuilder<unknown>; finished: RawBuilder<unknown> },
+	) => {
+		const owner = sql`${sql.ref(`${alias}.user_id`)} = ${accountId}`
+		const from = sql`from ${sql.table(table)} as ${sql.ref(alias)}`
 		const status = sql.ref(`${alias}.status`)
 		const created = sql.ref(`${alias}.created_at`)
-		return sql`(select ${columns} ${from} and ${status} < 2
-				order by ${created} desc limit ${DASHBOARD_JOBS})
-			union all
-			(select ${columns} ${from} and ${status} >= 2
-				order by ${created} desc limit ${DASHBOARD_JOBS})`
+		const column = sql.ref(`${alias}.workspace_id`) as RawBuilder<unknown>
+		return [
+			sql`(select ${columns.running} ${from} where ${owner} and ${status} < 2 and ${inScope(alias)}
+				order by ${created} desc limit ${DASHBOARD_JOBS})`,
+			...scopeParts.map(
+				(part) => sql`(select ${columns.finished} ${from}
+					where ${owner} and ${part(column)} and ${status} >= 2
+					order by ${created} desc limit ${DASHBOARD_JOBS})`,
+			),
+		]
 	}
+	const same = (columns: RawBuilder<unknown>) => ({ running: columns, finished: columns })
 	const jobs = [
-		jobsOf(
+		...jobsOf(
 			'processing_list',
 			'p',
-			sql`p.id, case when p.source_type = 'upload' then 'csv-import' else 'lead-search' end as kind,
-				p.name, p.status, p.progress, p.error, p.id as list_id, p.created_at`,
+			same(sql`p.id, case when p.source_type = 'upload' then 'csv-import' else 'lead-search' end as kind,
+				p.name, p.status, p.progress, p.error, p.id as list_id, p.created_at`),
 		),
-		jobsOf(
+		...jobsOf(
 			'company_scraping_list',
 			'c',
-			sql`c.id, 'company-search', c.name, c.status, c.progress, c.error, c.id, c.created_at`,
+			same(sql`c.id, 'company-search', c.name, c.status, c.progress, c.error, c.id, c.created_at`),
 		),
-		jobsOf(
-			'enrichment_runs',
-			'e',
-			sql`e.id, case when e.company_list_id is null then 'enrichment' else 'company-enrichment' end,
+		...jobsOf('enrichment_runs', 'e', {
+			// only a running run counts its finished rows (index run_id, status); a company run
+			// has its own rows table
+			running: sql`e.id, case when e.company_list_id is null then 'enrichment' else 'company-enrichment' end,
 				e.name, e.status,
-				case
-					when e.status >= 2 then 100
-					when e.total = 0 then 0
-					-- only a running run counts its rows (index run_id, status)
+				case when e.total = 0 then 0
 					when e.company_list_id is null then least(100, (select count(*) from enrichment_run_rows r
 						where r.run_id = e.id and r.status >= 2) * 100 / e.total)::int
 					else least(100, (select count(*) from enrichment_company_rows r
 						where r.run_id = e.id and r.status >= 2) * 100 / e.total)::int
 				end,
 				e.error, coalesce(e.list_id, e.company_list_id), e.created_at`,
-		),
-		jobsOf(
+			finished: sql`e.id, case when e.company_list_id is null then 'enrichment' else 'company-enrichment' end,
+				e.name, e.status, 100, e.error, coalesce(e.list_id, e.company_list_id), e.created_at`,
+		}),
+		...jobsOf(
 			'emailbison_upload',
 			'u',
-			sql`u.id, 'upload', coalesce(nullif(u.campaign_name, ''), 'EmailBison upload'), u.status,
+			same(sql`u.id, 'upload', coalesce(nullif(u.campaign_name, ''), 'EmailBison upload'), u.status,
 				case when u.status >= 2 then 100 when u.total = 0 then 0
 					else least(100, u.sent * 100 / u.total) end,
-				u.error, u.list_id, u.created_at`,
+				u.error, u.list_id, u.created_at`),
 		),
 	]
-	const query = sql<Row>`
-		select
-			(select name from price_plans where id = ${account.activePlan}) as plan_name,
-			coalesce((
+	const lists = scopeParts.flatMap((part) => [
+		sql`(select p.id, 'leads' as kind, p.name, p.status, p.found, p.created_at
+			from processing_list p
+			where p.user_id = ${accountId} and ${part(sql.ref('p.workspace_id') as RawBuilder<unknown>)}
+			order by p.created_at desc limit ${DASHBOARD_LISTS})`,
+		sql`(select c.id, 'companies', c.name, c.status, c.found, c.created_at
+			from company_scraping_list c
+			where c.user_id = ${accountId} and ${part(sql.ref('c.workspace_id') as RawBuilder<unknown>)}
+			order by c.created_at desc limit ${DASHBOARD_LISTS})`,
+	])
+	// nothing in scope (a member limited elsewhere): no job or list to read at all
+	const jobsPart = scopeParts.length
+		? sql`coalesce((
 				select json_agg(j order by (j.status < 2) desc, j.created_at desc)
 				from (
 					select * from (${sql.join(jobs, sql` union all `)}) k
 					order by (status < 2) desc, created_at desc
 					limit ${DASHBOARD_JOBS}
 				) j
-			), '[]') as jobs,
-			coalesce((
+			), '[]')`
+		: sql`'[]'::json`
+	const listsPart = scopeParts.length
+		? sql`coalesce((
 				select json_agg(l order by l.created_at desc)
 				from (
-					select * from (
-						(select p.id, 'leads' as kind, p.name, p.status, p.found, p.created_at
-						from processing_list p
-						where p.user_id = ${accountId} and ${inScope('p')}
-						order by created_at desc limit ${DASHBOARD_LISTS})
-						union all
-						(select c.id, 'companies', c.name, c.status, c.found, c.created_at
-						from company_scraping_list c
-						where c.user_id = ${accountId} and ${inScope('c')}
-						order by created_at desc limit ${DASHBOARD_LISTS})
-					) k
+					select * from (${sql.join(lists, sql` union all `)}) k
 					order by created_at desc
 					limit ${DASHBOARD_LISTS}
 				) l
-			), '[]') as lists,
+			), '[]')`
+		: sql`'[]'::json`
+	const query = sql<Row>`
+		select
+			(select name from price_plans where id = ${account.activePlan}) as plan_name,
+			${jobsPart} as jobs,
+			${listsPart} as lists,
+			-- per-day sums kept by a trigger on credit_reservations (migration 2026-11-24T0510):
+			-- at most SPENT_DAYS rows of its primary key
 			coalesce((
-				select json_agg(s order by s.day)
-				from (
-					select to_char((created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day,
-						sum(case when status = 'settled' then used else amount end)::int as credits
-					from credit_reservations
-					where user_id = ${accountId}
-						and created_at >= (now() at time zone 'UTC')::date - ${SPENT_DAYS - 1}::int
-					group by 1
-				) s
+				select json_agg(json_build_object('day', s.day, 'credits', s.credits) order by s.day)
+				from credits_spent_daily s
+				where s.user_id = ${accountId}
+					and s.day >= (now() at time zone 'UTC')::date - ${SPENT_DAYS - 1}::int
+					and s.credits <> 0
 			), '[]') as spent
 	`.compile(db)
 	// Planning this statement costs more than running it: prepared once per connection, one
-	// name per form of its text (the scope makes a few).
+	// name per form of its text (the scope makes a few). PostgreSQL then plans it once per
+	// connection (a generic plan) as long as that plan costs no more than a fresh one: a test
+	// holds it to that (get-dashboard.test.ts).
 	prepareStatement(
 		`dashboard_${createHash('sha1').update(query.sql).digest('hex').slice(0, 16)}`,
 		query.sql,

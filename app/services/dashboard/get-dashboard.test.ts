@@ -1,10 +1,12 @@
+import { sql } from 'kysely'
 import { describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
+import type * as DatabaseModule from '../../../db/index.server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import { buildAccounts, contextOf } from '../../../tests/support/team.ts'
 import { loadAccountContext } from '../../context.server.ts'
-import { commitCredits, reserveCredits } from '../billing/credits.server.ts'
+import { commitCredits, releaseCredits, reserveCredits } from '../billing/credits.server.ts'
 import { fillDays, getDashboard, SPENT_DAYS } from './get-dashboard.server.ts'
 
 async function leadList(userId: string, name: string, values: Record<string, unknown> = {}) {
@@ -136,6 +138,26 @@ describe('dashboard', () => {
 		expect(spent.reduce((sum, d) => sum + d.credits, 0)).toBe(57)
 	})
 
+	test('the per-day sums follow every reservation: released, settled twice, and gone with the account', async () => {
+		const me = await accountWithCredits(500)
+		const id = me.accountId!
+		await reserveCredits(db, { accountId: id, amount: 40, reference: 'job-a' })
+		await reserveCredits(db, { accountId: id, amount: 25, reference: 'job-b' })
+		expect((await getDashboard(me, null)).spent.at(-1)!.credits).toBe(65)
+		// a failed job gives everything back: it spent nothing
+		await releaseCredits(db, { accountId: id, reference: 'job-a' })
+		await commitCredits(db, { accountId: id, reference: 'job-b', used: 10 })
+		await commitCredits(db, { accountId: id, reference: 'job-b', used: 10 })
+		const { spent } = await getDashboard(me, null)
+		expect(spent.reduce((sum, d) => sum + d.credits, 0)).toBe(10)
+		// deleting the account takes its reservations and their sums with it
+		await db.deleteFrom('auth.users').where('id', '=', id).execute()
+		const { rows } = await sql<{
+			n: number
+		}>`select count(*)::int as n from credits_spent_daily where user_id = ${id}`.execute(db)
+		expect(rows[0]!.n).toBe(0)
+	})
+
 	test('only what the user may see: the current workspace, never another account', async () => {
 		const { users, workspaces, inX, inZ } = await buildAccounts(db)
 		await db
@@ -160,6 +182,48 @@ describe('dashboard', () => {
 		expect((await getDashboard(stranger, workspaces.Z)).lists.map((l) => l.id).sort()).toEqual(
 			[inZ.list, inZ.companyList].sort(),
 		)
+	})
+
+	test('each connection plans the statement once and reuses it, on the pool server.ts makes', async () => {
+		const me = await accountWithCredits(100)
+		const id = me.accountId!
+		const list = await leadList(id, 'Done search', { status: 2, found: 40, progress: 100 })
+		await leadList(id, 'Searching', { status: 1, progress: 10 })
+		await db
+			.insertInto('enrichment_runs')
+			.values(
+				[1, 2].map((status) => ({
+					user_id: id,
+					list_id: list,
+					name: `Run ${status}`,
+					key_kind: 'ownKey',
+					steps: JSON.stringify([]),
+					status,
+					total: 4,
+					prepared: true,
+				})),
+			)
+			.execute()
+		await reserveCredits(db, { accountId: id, amount: 5, reference: 'job-a' })
+		// server.ts makes the pool from Node's copy of the database module; the routes register
+		// their statements from the server bundle's own copy (here: the test's)
+		const modulePath = '../../../db/index.server.ts?server-copy'
+		const serverCopy = (await import(modulePath)) as typeof DatabaseModule
+		const oneConnection = serverCopy.createDb(process.env.DATABASE_URL!, { max: 1 })
+		try {
+			const first = await getDashboard(me, null, oneConnection)
+			for (let i = 0; i < 7; i++) await getDashboard(me, null, oneConnection)
+			expect(await getDashboard(me, null, oneConnection)).toEqual(first)
+			const { rows } = await sql<{ generic_plans: number; custom_plans: number }>`
+				select generic_plans, custom_plans from pg_prepared_statements
+				where name like 'dashboard_%'`.execute(oneConnection)
+			expect(rows).toHaveLength(1)
+			// PostgreSQL plans the first five calls afresh, then keeps one plan when it costs no more
+			expect(rows[0]!.custom_plans).toBeLessThanOrEqual(5)
+			expect(rows[0]!.generic_plans).toBeGreaterThanOrEqual(4)
+		} finally {
+			await oneConnection.destroy()
+		}
 	})
 
 	test('a member whose access ended gets an empty dashboard, not an error', async () => {
