@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { accountOf, subscribedDomains, uniqueDomain } from './domains-support.ts'
 import { seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { expectNoSeriousA11yViolations, withDatabase } from './support.ts'
+import { expectNoSeriousA11yViolations, PASSWORD, uniqueEmail, withDatabase } from './support.ts'
 
 /** At 390 and 1280 px: no serious axe violation, and nothing makes the page scroll sideways. */
 async function checkAtBothWidths(page: Page, path: string, ready: (page: Page) => Promise<void>) {
@@ -50,6 +50,22 @@ test.describe('no serious accessibility violations', () => {
 		await checkAtBothWidths(page, `/enrichments?editChain=${chainId}`, (p) =>
 			expect(p.getByRole('heading', { name: 'Edit chain “Domains then opener”' })).toBeVisible(),
 		)
+	})
+
+	test('a success toast is readable (contrast of its text on its tint)', async ({ page }) => {
+		await page.emulateMedia({ reducedMotion: 'reduce' }) // no fade: axe reads the final colours
+		const response = await page.request.post('/signup', {
+			form: { fullName: 'Ada Lovelace', email: uniqueEmail('toast'), password: PASSWORD },
+			maxRedirects: 0,
+		})
+		expect(response.status()).toBe(302)
+		// the page after sign-up shows the welcome toast; a pointer over it keeps it open
+		await page.goto('/subscription')
+		const toast = page.locator('[data-sonner-toast][data-type="success"]')
+		await expect(toast).toContainText('Welcome to Leadsmith!')
+		await toast.hover()
+		await expectNoSeriousA11yViolations(page)
+		await expect(toast).toBeVisible()
 	})
 
 	test('the enrich page with a finished run, at 390 and 1280 px', async ({ page }) => {
