@@ -466,31 +466,14 @@ export async function runResults(
 		.limit(RESULTS_PAGE_SIZE + 1)
 		.offset(cursor ? 0 : (query.page - 1) * RESULTS_PAGE_SIZE)
 		.execute()
-	const more = fetched.length > RESULTS_PAGE_SIZE
-	const rows = fetched.slice(0, RESULTS_PAGE_SIZE)
-	if (backwards) rows.reverse()
-	const first = rows[0]
-	const last = rows.at(-1)
-	const hasPrevious = backwards ? more : query.page > 1
-	const hasNext = backwards ? true : more
-	return {
-		rows: rows.map((r) => ({
-			id: r.id,
-			email: r.email,
-			name: [r.first_name, r.last_name].filter(Boolean).join(' '),
-			data: r.data as Record<string, unknown>,
-			status: r.status,
-			error: r.error,
-		})),
-		firstIndex: (query.page - 1) * RESULTS_PAGE_SIZE + 1,
-		previous:
-			hasPrevious && first
-				? query.page <= 2
-					? { page: 1 }
-					: { page: query.page - 1, before: first.id }
-				: null,
-		next: hasNext && last ? { page: query.page + 1, after: last.id } : null,
-	}
+	return resultsPage(fetched, query, backwards, (r) => ({
+		id: r.id,
+		email: r.email,
+		name: [r.first_name, r.last_name].filter(Boolean).join(' '),
+		data: r.data as Record<string, unknown>,
+		status: r.status,
+		error: r.error,
+	}))
 }
 
 /**
@@ -520,6 +503,23 @@ export async function companyRunResults(
 		.limit(RESULTS_PAGE_SIZE + 1)
 		.offset(cursor ? 0 : (query.page - 1) * RESULTS_PAGE_SIZE)
 		.execute()
+	return resultsPage(fetched, query, backwards, (r) => ({
+		id: r.id,
+		name: r.name ?? '',
+		domain: r.domain ?? '',
+		data: r.data as Record<string, unknown>,
+		status: r.status,
+		error: r.error,
+	}))
+}
+
+/** A page of run rows fetched one past the page size (keyset by id), with its Previous and Next. */
+function resultsPage<Fetched extends { id: string }, Row>(
+	fetched: Fetched[],
+	query: ResultsQuery,
+	backwards: boolean,
+	toRow: (fetched: Fetched) => Row,
+) {
 	const more = fetched.length > RESULTS_PAGE_SIZE
 	const rows = fetched.slice(0, RESULTS_PAGE_SIZE)
 	if (backwards) rows.reverse()
@@ -528,14 +528,7 @@ export async function companyRunResults(
 	const hasPrevious = backwards ? more : query.page > 1
 	const hasNext = backwards ? true : more
 	return {
-		rows: rows.map((r) => ({
-			id: r.id,
-			name: r.name ?? '',
-			domain: r.domain ?? '',
-			data: r.data as Record<string, unknown>,
-			status: r.status,
-			error: r.error,
-		})),
+		rows: rows.map(toRow),
 		firstIndex: (query.page - 1) * RESULTS_PAGE_SIZE + 1,
 		previous:
 			hasPrevious && first
