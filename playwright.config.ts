@@ -8,6 +8,19 @@ export const e2eDatabasePort = Number(process.env.E2E_DB_PORT ?? 54399)
 // Records the e2e server's fake DNS answers, one file per name (tests/fakes/dns/server.ts).
 export const e2eDnsZoneDir = path.resolve(`.data/e2e-dns-${port}`)
 
+// Chromium keeps only the last --disable-features it is given, and Playwright passes its own
+// first: this list repeats Playwright's (playwright-core 1.65; less its Windows and Edge ones)
+// and adds the omnibox popup's WebUI, which Chromium 156 renders in a renderer of its own for
+// every browser even when headless. That hidden renderer took 1.7 s of CPU per page opened and
+// half of the suite's CPU (docs/decisions/0042-a-faster-browser-suite.md).
+const disabledFeatures = [
+	...['AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades'],
+	...['HttpsFirstBalancedModeAutoEnable', 'LensOverlay', 'MediaRouter', 'PaintHolding'],
+	...['ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect', 'OptimizationHints'],
+	...['NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch'],
+	...['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'],
+]
+
 // Debian's Chromium (no browser download here), with the flags this network needs.
 const chromium = {
 	executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -20,6 +33,7 @@ const chromium = {
 		'--disable-background-networking',
 		'--disable-component-update',
 		'--disable-sync',
+		`--disable-features=${disabledFeatures.join(',')}`,
 	],
 }
 
@@ -37,7 +51,13 @@ export default defineConfig({
 	// 20 s: a form's answer on a 2-core machine running other work beside the suite took over 10 s
 	expect: { timeout: 20_000 },
 	reporter: process.env.CI ? [['list']] : [['list']],
-	use: { baseURL, launchOptions: chromium, trace: 'retain-on-failure' },
+	use: {
+		baseURL,
+		launchOptions: chromium,
+		// the DOM at each step of a failed test; screenshots would keep the compositor drawing
+		// frames all through every test, passing or not (a quarter of the suite's CPU)
+		trace: { mode: 'retain-on-failure', screenshots: false, snapshots: true },
+	},
 	projects: [
 		{ name: 'js', use: { javaScriptEnabled: true } },
 		{ name: 'no-js', use: { javaScriptEnabled: false } },
