@@ -156,12 +156,12 @@ export async function findForward(host: string) {
  * (no session, no static files, no React Router).
  */
 export function forwardByHost(): RequestHandler {
+	// the configuration is read once per process: not parsed again (3 URLs) on every request
+	const ownHosts = appHostNames()
 	return (req, res, next) => {
 		const host = req.hostname
 		// The app's own host (nearly every request) goes on at once, without a promise.
-		if (!host || !host.includes('.') || isAppHost(host.toLowerCase().replace(/\.$/, ''))) {
-			return next()
-		}
+		if (!host || !host.includes('.') || isAppHost(host, ownHosts)) return next()
 		findForward(host).then(
 			(forward) => {
 				if (!forward) return next()
