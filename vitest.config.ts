@@ -1,4 +1,19 @@
 import { defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
+
+/**
+ * The files that start, kill and restart processes (tests/faults, tests/processes) wait more
+ * than they compute and take 10 to 60 s each: they go first, so they overlap the many short
+ * files instead of trailing after them on a clean checkout (where Vitest, with no timings
+ * kept yet, would start the largest files first).
+ */
+class ProcessFilesFirst extends BaseSequencer {
+	override async sort(files: TestSpecification[]) {
+		const sorted = await super.sort(files)
+		const waits = (file: TestSpecification) => /\/tests\/(faults|processes)\//.test(file.moduleId)
+		return [...sorted.filter(waits), ...sorted.filter((file) => !waits(file))]
+	}
+}
 
 export default defineConfig({
 	test: {
@@ -11,6 +26,7 @@ export default defineConfig({
 		pool: 'forks',
 		// the longest files wait on processes they kill and restart: 4 at once keep 2 cores busy
 		maxWorkers: 4,
+		sequence: { sequencer: ProcessFilesFirst },
 		env: {
 			NODE_ENV: 'test',
 			LOG_LEVEL: 'silent',

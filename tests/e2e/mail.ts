@@ -25,3 +25,14 @@ export async function latestMail(email: string, options: { after?: number } = {}
 	const code = /code: (\d{6})/.exec(mail!.text)?.[1]
 	return { ...mail!, link, code }
 }
+
+/** The id of the newest mail to `email` now (0 when none): what `latestMail`'s `after` takes. */
+export async function lastMailId(email: string) {
+	return withDatabase(async (db) => {
+		const { rows } = await db.query<{ id: string | null }>(
+			'select max(id) as id from mailbox where to_address = $1',
+			[email],
+		)
+		return Number(rows[0]?.id ?? 0)
+	})
+}

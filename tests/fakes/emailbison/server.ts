@@ -77,7 +77,14 @@ export type FakeEmailBison = {
 const PER_PAGE = 15
 
 export async function startFakeEmailBison(
-	options: { port?: number; superAdminKey?: string; workspaces?: number; latencyMs?: number } = {},
+	options: {
+		port?: number
+		superAdminKey?: string
+		workspaces?: number
+		latencyMs?: number
+		/** the name /api/users answers for the super-admin (two instances told apart on a page) */
+		adminName?: string
+	} = {},
 ): Promise<FakeEmailBison> {
 	const superAdminKey = options.superAdminKey ?? 'eb-super-admin-key-1234'
 	const calls: string[] = []
@@ -210,7 +217,9 @@ export async function startFakeEmailBison(
 		}
 
 		if (method === 'GET' && path === '/api/users')
-			return send(200, { data: { id: 1, name: 'Fake Admin', email: 'admin@fake.test' } })
+			return send(200, {
+				data: { id: 1, name: options.adminName ?? 'Fake Admin', email: 'admin@fake.test' },
+			})
 
 		// workspaces: the super-admin key only
 		if (path.startsWith('/api/workspaces/v1.1')) {
