@@ -42,9 +42,8 @@ export default defineConfig({
 	// one directory per port, so parallel runs in one tree keep their own artifacts
 	outputDir: `test-results/${port}`,
 	fullyParallel: true,
-	// Chromium's renderers are the suite's work: a third worker keeps both cores busy while one
-	// waits on the server (8% shorter than 2 on the same 34 tests)
-	workers: 3,
+	// 3 was tried: 8% shorter on 34 tests, no shorter on the whole suite, and a busier machine
+	workers: 2,
 	retries: 0,
 	// upper bounds for conditions, not waits: axe scans and first page builds on a busy 2-core
 	// machine took 25-31 s of the old 30 s; with the machine 10x oversubscribed a sign-up flow
