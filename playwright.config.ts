@@ -3,8 +3,9 @@ import { defineConfig } from '@playwright/test'
 
 const port = Number(process.env.E2E_PORT ?? 4310)
 export const baseURL = `http://localhost:${port}`
-// Fixed so that tests can reach the server's database directly (tests/e2e/db.ts).
-export const e2eDatabasePort = Number(process.env.E2E_DB_PORT ?? 54399)
+// Fixed so that tests can reach the server's database directly (tests/e2e/db.ts); below the
+// kernel's ephemeral range (32768 up), so no outgoing connection can hold it when it starts.
+export const e2eDatabasePort = Number(process.env.E2E_DB_PORT ?? 25399)
 // Records the e2e server's fake DNS answers, one file per name (tests/fakes/dns/server.ts).
 export const e2eDnsZoneDir = path.resolve(`.data/e2e-dns-${port}`)
 

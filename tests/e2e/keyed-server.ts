@@ -21,7 +21,7 @@ export async function startKeyedServer(
 ): Promise<KeyedServer> {
 	const offset = options.offset ?? 37
 	const port = Number(process.env.E2E_PORT ?? 4310) + offset
-	const dbPort = Number(process.env.E2E_DB_PORT ?? 54399) + offset
+	const dbPort = Number(process.env.E2E_DB_PORT ?? 25399) + offset
 	const posthogPort = port + 1
 	const source = process.env.BUILD_DIR ?? 'build'
 	const buildDir = path.resolve(`${source}-keyed-${port}`)

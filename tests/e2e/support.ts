@@ -107,7 +107,7 @@ export async function expectNoSeriousA11yViolations(page: Page) {
 /** The e2e server's own database (the port is fixed in playwright.config.ts), or a keyed server's. */
 export async function withDatabase<T>(
 	work: (client: pg.Client) => Promise<T>,
-	port = Number(process.env.E2E_DB_PORT ?? 54399),
+	port = Number(process.env.E2E_DB_PORT ?? 25399),
 ) {
 	const client = new pg.Client({
 		connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
