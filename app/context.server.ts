@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { CompiledQuery } from 'kysely'
 import { createContext } from 'react-router'
 import { prepareStatement, type Database } from '../db/index.server.ts'
 import type { Supabase } from './services/auth/session.server.ts'
@@ -114,6 +114,93 @@ export async function loadAccountContext(
 	return context!
 }
 
+/** The request-context statement: $1 check the session, $2 the session id, $3 the user id. */
+const CONTEXT_SQL = `
+	with
+	live as (
+		-- the token's session row still exists and its user is neither banned nor deleted
+		select not $1::boolean or exists (
+			select 1 from auth.sessions s join auth.users u on u.id = s.user_id
+			where s.id = $2::uuid and s.user_id = $3::uuid
+				and (s.not_after is null or s.not_after > now())
+				and (u.banned_until is null or u.banned_until <= now())
+				and u.deleted_at is null
+		) as ok
+	),
+	me as (select primary_user_id from profiles where user_id = $3),
+	tm as (
+		select t.id, t.role, t.access_all_workspaces, t.scopes, t.user_id as owner_id
+		from team_members t
+		where t.member_user_id = $3
+			and t.status = 'active'
+			and t.user_id = (select primary_user_id from me)
+		limit 1
+	),
+	acct as (
+		select case
+			when not (select ok from live) then null
+			when (select primary_user_id from me) is null then $3::uuid
+			else (select owner_id from tm)
+		end as id
+	),
+	inserted_settings as (
+		insert into settings (user_id, emailbison_api_url)
+		select acct.id, '' from acct
+		where acct.id is not null
+			and not exists (select 1 from settings s where s.user_id = acct.id)
+		on conflict (user_id) do nothing
+		returning id, emailbison_api_url, super_admin_api_key
+	),
+	st as (
+		select id, emailbison_api_url, super_admin_api_key from settings
+		where user_id = (select id from acct)
+		union all
+		select id, emailbison_api_url, super_admin_api_key from inserted_settings
+		limit 1
+	),
+	sub as (
+		select active_plan, status, billing_date, expire_date, cancel_at_period_end
+		from subscriptions
+		where user_id = (select id from acct) and status = 'active' and expire_date > now()
+		order by expire_date desc
+		limit 1
+	),
+	allowed as (
+		select workspace_id from team_member_workspace_acess
+		where team_member_id = (select id from tm)
+	)
+	select
+		(select ok from live) as session_live,
+		(select id from acct) as account_id,
+		(select primary_user_id from me) as primary_user_id,
+		(select role from roles where user_id = $3 order by created_at, id limit 1) as platform_role,
+		coalesce((select is_ltd from profiles where user_id = (select id from acct)), false) as is_ltd,
+		(select json_build_object(
+			'id', id, 'emailbison_api_url', emailbison_api_url,
+			'has_super_admin_key', super_admin_api_key is not null) from st) as settings,
+		(select row_to_json(sub) from sub) as subscription,
+		coalesce((select array_agg(provider order by provider) from api_keys
+			where user_id = (select id from acct)), '{}') as providers,
+		(select json_build_object('id', id, 'role', role,
+			'access_all_workspaces', access_all_workspaces, 'scopes', scopes) from tm) as team_member,
+		coalesce((select array_agg(workspace_id) from allowed), '{}') as allowed_workspace_ids,
+		coalesce((select balance from credit_balances where user_id = (select id from acct)), 0) as credit_balance,
+		coalesce((
+			select json_agg(json_build_object('id', w.id, 'name', w.name) order by lower(w.name))
+			from workspaces w
+			where w.user_id = (select id from acct)
+				and (
+					not exists (select 1 from tm)
+					or (select access_all_workspaces from tm)
+					or w.id in (select workspace_id from allowed)
+				)
+		), '[]') as workspaces,
+		coalesce((select completed_at is not null from onboarding
+			where user_id = (select id from acct)), false) as onboarding_completed,
+		exists (select 1 from auth.mfa_factors where user_id = $3::uuid
+			and status = 'verified') as two_factor_enabled
+`
+
 /**
  * The whole request context in ONE statement (one round trip): whether the session is
  * live, settings (inserted with an empty emailbison_api_url when missing), platform role,
@@ -125,94 +212,11 @@ async function runContextQuery(
 	user: { id: string; email: string; aal?: 'aal1' | 'aal2' | null },
 	session: { sessionId: string | null; checkSession: boolean },
 ): Promise<AccountContext | null> {
-	const query = sql<ContextRow>`
-		with
-		live as (
-			-- the token's session row still exists and its user is neither banned nor deleted
-			select not ${session.checkSession}::boolean or exists (
-				select 1 from auth.sessions s join auth.users u on u.id = s.user_id
-				where s.id = ${session.sessionId}::uuid and s.user_id = ${user.id}::uuid
-					and (s.not_after is null or s.not_after > now())
-					and (u.banned_until is null or u.banned_until <= now())
-					and u.deleted_at is null
-			) as ok
-		),
-		me as (select primary_user_id from profiles where user_id = ${user.id}),
-		tm as (
-			select t.id, t.role, t.access_all_workspaces, t.scopes, t.user_id as owner_id
-			from team_members t
-			where t.member_user_id = ${user.id}
-				and t.status = 'active'
-				and t.user_id = (select primary_user_id from me)
-			limit 1
-		),
-		acct as (
-			select case
-				when not (select ok from live) then null
-				when (select primary_user_id from me) is null then ${user.id}::uuid
-				else (select owner_id from tm)
-			end as id
-		),
-		inserted_settings as (
-			insert into settings (user_id, emailbison_api_url)
-			select acct.id, '' from acct
-			where acct.id is not null
-				and not exists (select 1 from settings s where s.user_id = acct.id)
-			on conflict (user_id) do nothing
-			returning id, emailbison_api_url, super_admin_api_key
-		),
-		st as (
-			select id, emailbison_api_url, super_admin_api_key from settings
-			where user_id = (select id from acct)
-			union all
-			select id, emailbison_api_url, super_admin_api_key from inserted_settings
-			limit 1
-		),
-		sub as (
-			select active_plan, status, billing_date, expire_date, cancel_at_period_end
-			from subscriptions
-			where user_id = (select id from acct) and status = 'active' and expire_date > now()
-			order by expire_date desc
-			limit 1
-		),
-		allowed as (
-			select workspace_id from team_member_workspace_acess
-			where team_member_id = (select id from tm)
-		)
-		select
-			(select ok from live) as session_live,
-			(select id from acct) as account_id,
-			(select primary_user_id from me) as primary_user_id,
-			(select role from roles where user_id = ${user.id} order by created_at, id limit 1) as platform_role,
-			coalesce((select is_ltd from profiles where user_id = (select id from acct)), false) as is_ltd,
-			(select json_build_object(
-				'id', id, 'emailbison_api_url', emailbison_api_url,
-				'has_super_admin_key', super_admin_api_key is not null) from st) as settings,
-			(select row_to_json(sub) from sub) as subscription,
-			coalesce((select array_agg(provider order by provider) from api_keys
-				where user_id = (select id from acct)), '{}') as providers,
-			(select json_build_object('id', id, 'role', role,
-				'access_all_workspaces', access_all_workspaces, 'scopes', scopes) from tm) as team_member,
-			coalesce((select array_agg(workspace_id) from allowed), '{}') as allowed_workspace_ids,
-			coalesce((select balance from credit_balances where user_id = (select id from acct)), 0) as credit_balance,
-			coalesce((
-				select json_agg(json_build_object('id', w.id, 'name', w.name) order by lower(w.name))
-				from workspaces w
-				where w.user_id = (select id from acct)
-					and (
-						not exists (select 1 from tm)
-						or (select access_all_workspaces from tm)
-						or w.id in (select workspace_id from allowed)
-					)
-			), '[]') as workspaces,
-			coalesce((select completed_at is not null from onboarding
-				where user_id = (select id from acct)), false) as onboarding_completed,
-			exists (select 1 from auth.mfa_factors where user_id = ${user.id}::uuid
-				and status = 'verified') as two_factor_enabled
-	`.compile(db)
+	// Text and parameters fixed: compiled once, not per request (Kysely would rebuild and walk it).
+	const query = CompiledQuery.raw(CONTEXT_SQL, [session.checkSession, session.sessionId, user.id])
 	// Planning this statement costs more than running it: prepared once per connection.
-	prepareStatement('account_context', query.sql)
-	const { rows } = await db.executeQuery(query)
+	prepareStatement('account_context', CONTEXT_SQL)
+	const { rows } = await db.executeQuery<ContextRow>(query)
 	const row = rows[0]!
 	if (!row.session_live) return null
 	const team = row.team_member

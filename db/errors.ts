@@ -52,6 +52,8 @@ export function isDatabaseConnectionError(error: unknown): boolean {
 		const code = typeof e.code === 'string' ? e.code : ''
 		if (NETWORK_CODES.has(code) || CONNECTION_SQLSTATES.has(code) || code.startsWith('08'))
 			return true
+		// a Unix socket whose server is gone (no socket file): not any missing file
+		if (code === 'ENOENT' && e.syscall === 'connect') return true
 		const message = typeof e.message === 'string' ? e.message : ''
 		if (!('severity' in e) && CONNECTION_MESSAGES.some((m) => message.includes(m))) return true
 	}

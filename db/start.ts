@@ -44,13 +44,16 @@ async function checkReachable(url: string) {
 // host, port and database only: the URL's password never reaches the output
 function describe(url: string) {
 	const parsed = new URL(url)
-	return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`
+	// a Unix socket's directory, given as ?host=
+	const host = parsed.searchParams.get('host') ?? parsed.hostname
+	return `${host}:${parsed.port || 5432}${parsed.pathname}`
 }
 
 function reason(error: unknown) {
 	const e = error as { code?: string; message?: string }
 	switch (e.code) {
 		case 'ECONNREFUSED':
+		case 'ENOENT':
 			return 'nothing listens there'
 		case 'ENOTFOUND':
 		case 'EAI_AGAIN':

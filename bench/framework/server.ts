@@ -18,3 +18,5 @@ app.use(express.static(path.join(dir, 'client'), { maxAge: '1h', index: false })
 app.all('/{*splat}', createRequestHandler({ build, mode: 'production' }))
 const port = Number(process.env.PORT ?? 3000)
 app.listen(port, '127.0.0.1', () => console.log(`framework ceiling at http://127.0.0.1:${port}`))
+// a normal exit, so that `--cpu-prof` (BENCH_CEILING_FLAGS) writes its profile
+process.on('SIGTERM', () => process.exit(0))

@@ -203,10 +203,7 @@ export async function getDashboard(
 	// name per form of its text (the scope makes a few). PostgreSQL then plans it once per
 	// connection (a generic plan) as long as that plan costs no more than a fresh one: a test
 	// holds it to that (get-dashboard.test.ts).
-	prepareStatement(
-		`dashboard_${createHash('sha1').update(query.sql).digest('hex').slice(0, 16)}`,
-		query.sql,
-	)
+	prepareStatement(statementName(query.sql), query.sql)
 	const { rows } = await db.executeQuery(query)
 	const row = rows[0]!
 	return {
@@ -232,6 +229,17 @@ export async function getDashboard(
 		})),
 		spent: fillDays(row.spent, new Date()),
 	}
+}
+
+// the few forms of the text, each named once rather than hashed on every request
+const statementNames = new Map<string, string>()
+function statementName(text: string) {
+	let name = statementNames.get(text)
+	if (!name) {
+		name = `dashboard_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`
+		statementNames.set(text, name)
+	}
+	return name
 }
 
 function jobHref(kind: DashboardJobKind, listId: string) {
