@@ -34,7 +34,11 @@ function parseType(type: unknown): AttachableType {
 }
 
 // Where each kind of item lives, and the rows that carry its workspace with it.
-type Carrier = { table: string; key: 'id' | 'list_id' | 'order_id'; stamped: boolean }
+type Carrier = {
+	table: string
+	key: 'id' | 'list_id' | 'company_list_id' | 'order_id'
+	stamped: boolean
+}
 const ITEM_TABLES: Record<Exclude<AttachableType, 'inbox-order'>, string> = {
 	list: 'processing_list',
 	'company-list': 'company_scraping_list',
@@ -45,10 +49,13 @@ const CARRIERS: Record<AttachableType, Carrier[]> = {
 		{ table: 'processing_list', key: 'id', stamped: true },
 		{ table: 'leads', key: 'list_id', stamped: false },
 		{ table: 'emailbison_upload', key: 'list_id', stamped: true },
+		// a list's enrichment runs are shown where the list is (dashboard, enrichments page)
+		{ table: 'enrichment_runs', key: 'list_id', stamped: true },
 	],
 	'company-list': [
 		{ table: 'company_scraping_list', key: 'id', stamped: true },
 		{ table: 'companies', key: 'list_id', stamped: false },
+		{ table: 'enrichment_runs', key: 'company_list_id', stamped: true },
 	],
 	domain: [{ table: 'domains', key: 'id', stamped: true }],
 	'inbox-order': [
@@ -117,7 +124,7 @@ export async function findAttachableItem(
 
 /**
  * Moves the item into another workspace of the account that the user may use,
- * with the rows that carry its workspace (leads, companies, uploads, inboxes).
+ * with the rows that carry its workspace (leads, companies, uploads, enrichment runs, inboxes).
  */
 export async function moveToWorkspace(
 	account: ActingAccount,

@@ -10,6 +10,7 @@ import { listWorkspaces } from './list-workspaces.server.ts'
 import { moveToWorkspace } from './move-to-workspace.server.ts'
 import { renameWorkspace } from './rename-workspace.server.ts'
 import { updateMember } from '../team/update-member.server.ts'
+import { getDashboard } from '../dashboard/get-dashboard.server.ts'
 
 async function formError(run: () => Promise<unknown>) {
 	try {
@@ -106,6 +107,44 @@ describe('workspaces', () => {
 		expect(await moveToWorkspace(owner, 'list', inX.list, workspaces.Y)).toMatchObject({
 			moved: false,
 		})
+	})
+
+	test("a list's enrichment runs move with it: those who may use the new workspace see them, the others no longer", async () => {
+		const { users, workspaces, inX } = await buildAccounts(db)
+		const owner = await contextOf(db, users.owner)
+		const run = async (column: 'list_id' | 'company_list_id', listId: string, name: string) =>
+			db
+				.insertInto('enrichment_runs')
+				.values({
+					user_id: users.owner.id,
+					[column]: listId,
+					workspace_id: workspaces.X,
+					name,
+					steps: JSON.stringify([]),
+					key_kind: 'ownKey',
+					total: 10,
+				})
+				.returning('id')
+				.executeTakeFirstOrThrow()
+		const leadRun = await run('list_id', inX.list, 'Openers')
+		const companyRun = await run('company_list_id', inX.companyList, 'Company summaries')
+		const onlyY = await loadAccountContext(db, users.noX)
+		const runsOnDashboard = async (context: typeof onlyY, workspaceId: string) =>
+			(await getDashboard(context, workspaceId)).jobs
+				.filter((job) => job.id === leadRun.id || job.id === companyRun.id)
+				.map((job) => job.name)
+				.sort()
+		const ownerContext = await loadAccountContext(db, users.owner)
+		expect(await runsOnDashboard(ownerContext, workspaces.X)).toEqual([
+			'Company summaries',
+			'Openers',
+		])
+		expect(await runsOnDashboard(onlyY, workspaces.Y)).toEqual([])
+
+		await moveToWorkspace(owner, 'list', inX.list, workspaces.Y)
+		await moveToWorkspace(owner, 'company-list', inX.companyList, workspaces.Y)
+		expect(await runsOnDashboard(onlyY, workspaces.Y)).toEqual(['Company summaries', 'Openers'])
+		expect(await runsOnDashboard(ownerContext, workspaces.X)).toEqual([])
 	})
 
 	test('rows without a workspace are for those with access to all workspaces', async () => {
