@@ -36,7 +36,10 @@ export const ENRICH_JOB_RETRY_LIMIT = 5
 /** tries of one model call on 429 and 5xx before the row fails */
 export const CALL_TRIES = 5
 const PAGE_SIZE = 500
+// Finished rows are written every FLUSH_ROWS rows or FLUSH_MS, whichever comes first: a worker
+// killed outright loses (and the next one asks again) at most that much of the answers it had.
 const FLUSH_ROWS = 100
+const FLUSH_MS = 2000
 
 /** Run rows the job writes per statement while it prepares a run (tests make it small). */
 export const runRowsTuning = { batchRows: 50_000 }
@@ -483,9 +486,11 @@ export async function runEnrichment(runId: string, job: JobContext) {
 			let fatal: FatalRunError | null = null
 			let cancelled = false
 			let writing = Promise.resolve()
+			let lastWrite = Date.now()
 			const write = () => {
 				const batch = buffer
 				buffer = []
+				lastWrite = Date.now()
 				writing = writing.then(async () => {
 					await flush(run, batch)
 					if (!(await stillRunning(run.id))) cancelled = true
@@ -503,7 +508,11 @@ export async function runEnrichment(runId: string, job: JobContext) {
 						else throw error
 					}
 					// written in the background, one batch after another
-					if (buffer.length >= FLUSH_ROWS) void write()
+					if (
+						buffer.length >= FLUSH_ROWS ||
+						(buffer.length > 0 && Date.now() - lastWrite >= FLUSH_MS)
+					)
+						void write()
 				}
 			}
 			await Promise.all(Array.from({ length: Math.min(concurrency, leads.length) }, worker))
