@@ -23,6 +23,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
+	// another account's list is a 404 before anything is read from the form
+	await findLeadList(account, params.listId)
 	return enrichPageAction(account, request, {
 		listId: params.listId,
 		source: 'leads',

@@ -1,0 +1,39 @@
+import { RouterContextProvider } from 'react-router'
+import { expect, test } from 'vitest'
+import { db } from '../../db/index.server.ts'
+import { insertLeadList } from '../../tests/support/enrichment.ts'
+import { accountWithCredits } from '../../tests/support/jobs.ts'
+import { requestContext, type AccountContext } from '../context.server.ts'
+import { statusOf } from '../utils/http-errors.server.ts'
+import * as page from './enrich-list.tsx'
+
+// The lead list enrich page's loader and action for an account that does not own the list.
+
+function args(account: AccountContext, listId: string, form?: Record<string, string>) {
+	const context = new RouterContextProvider()
+	context.set(requestContext, { account, responseHeaders: new Headers(), supabase: null } as never)
+	const url = `http://localhost/lists/${listId}/enrich`
+	const request = form
+		? new Request(url, { method: 'POST', body: new URLSearchParams(form) })
+		: new Request(url)
+	return { request, context, params: { listId } } as never
+}
+
+const outcome = (promise: Promise<unknown>) => promise.then(() => 200, statusOf)
+
+test("another account's lead list is a 404 for the page and for each of its forms, bad input or not", async () => {
+	const owner = await accountWithCredits(100)
+	const other = await accountWithCredits(100)
+	const listId = await insertLeadList(owner.accountId!, 3)
+	expect(await outcome(page.loader(args(owner, listId)))).toBe(200)
+	expect(await outcome(page.loader(args(other, listId)))).toBe(404)
+	// an empty form (no target, no payment) would be a 400 on one's own list
+	for (const intent of ['estimate', 'run', 'cancel', 'retry-failed'])
+		expect(await outcome(page.action(args(other, listId, { intent })))).toBe(404)
+	const runs = await db
+		.selectFrom('enrichment_runs')
+		.select('id')
+		.where('list_id', '=', listId)
+		.execute()
+	expect(runs).toHaveLength(0)
+})
