@@ -1,6 +1,5 @@
 // The web process: PostgreSQL (DATABASE_URL or embedded), migrations, the
 // embedded auth service, static assets and React Router behind Express.
-import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -27,7 +26,8 @@ const { database, db, logger, workers, server, prepared } = await (async () => {
 	const { logger } = await import('./app/utils/logger.server.ts')
 	await migrateOrExplain(db)
 	const prepared = await prepareDatabase()
-	const app = await createApp({ nonce: () => randomBytes(16).toString('base64') })
+	const { cspNonce } = await import('./app/server/nonce.server.ts')
+	const app = await createApp({ nonce: cspNonce })
 	// Web and workers share one process unless WORKERS=0 (then run `npm run worker` elsewhere).
 	const { startWorkers } = await import('./app/jobs/worker.server.ts')
 	const workers = config.WORKERS > 0 ? await startWorkers({ concurrency: config.WORKERS }) : null

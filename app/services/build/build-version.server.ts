@@ -6,14 +6,17 @@ export function versionFile() {
 	return path.resolve(process.env.BUILD_DIR ?? 'build', 'client', 'version.json')
 }
 
-let cached: { key: string; id: string | null } | null = null
+let cached: { key: string; id: string | null; checkedAt: number } | null = null
+// Every page carries the id: the file is looked at (a stat) at most once a second.
+const CHECK_EVERY_MS = 1000
 
 /**
  * The id of the build being served: read from <BUILD_DIR>/client/version.json, and
- * read again whenever that file changes (a deploy that swaps the client files).
+ * read again when that file changes (a deploy that swaps the client files), within a second.
  * null without the file (development).
  */
-export function currentBuildId(): string | null {
+export function currentBuildId(now = Date.now()): string | null {
+	if (cached && now - cached.checkedAt < CHECK_EVERY_MS) return cached.id
 	const file = versionFile()
 	let key: string
 	try {
@@ -22,7 +25,10 @@ export function currentBuildId(): string | null {
 	} catch {
 		return null
 	}
-	if (cached?.key === key) return cached.id
+	if (cached?.key === key) {
+		cached.checkedAt = now
+		return cached.id
+	}
 	let id: string | null
 	try {
 		const parsed = JSON.parse(readFileSync(file, 'utf8')) as { id?: unknown }
@@ -30,6 +36,6 @@ export function currentBuildId(): string | null {
 	} catch {
 		id = null
 	}
-	cached = { key, id }
+	cached = { key, id, checkedAt: now }
 	return id
 }
