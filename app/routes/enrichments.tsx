@@ -30,6 +30,7 @@ import {
 	updateEnrichment,
 	type Chain,
 	type Enrichment,
+	type Preview,
 	type PreviewRow,
 } from '../services/enrichments/enrichments.server.ts'
 import {
@@ -70,7 +71,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 type ActionResult = {
 	intent: string
 	result: SubmissionResult<string[]>
-	preview: PreviewRow[] | null
+	preview: Preview | null
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -288,7 +289,7 @@ function EnrichmentForm({
 				</div>
 				<div>
 					<label htmlFor={fields.listId.id} className="block text-sm font-medium text-slate-800">
-						Preview on 5 leads of
+						Preview on 5 rows of
 					</label>
 					<select
 						id={fields.listId.id}
@@ -297,11 +298,18 @@ function EnrichmentForm({
 						className={`mt-1 ${inputClasses}`}
 					>
 						<option value="">Choose a list</option>
-						{loaderData.lists.map((l) => (
-							<option key={l.id} value={l.id}>
-								{l.name} ({l.found} leads)
-							</option>
-						))}
+						{(['leads', 'companies'] as const).map((kind) => {
+							const lists = loaderData.lists.filter((l) => l.kind === kind)
+							return lists.length > 0 ? (
+								<optgroup key={kind} label={kind === 'leads' ? 'Lead lists' : 'Company lists'}>
+									{lists.map((l) => (
+										<option key={l.id} value={l.id}>
+											{l.name} ({l.found} {kind})
+										</option>
+									))}
+								</optgroup>
+							) : null
+						})}
 					</select>
 					<ErrorList id={fields.listId.errorId} errors={fields.listId.errors} />
 				</div>
@@ -333,15 +341,17 @@ function EnrichmentForm({
 						<table className="w-full text-left text-sm">
 							<thead>
 								<tr className="text-slate-600">
-									<th className="py-1 pr-4">Lead</th>
+									<th className="py-1 pr-4">
+										{actionData.preview.kind === 'leads' ? 'Lead' : 'Company'}
+									</th>
 									<th className="min-w-48 py-1 pr-4">Prompt</th>
 									<th className="min-w-48 py-1">Answer</th>
 								</tr>
 							</thead>
 							<tbody>
-								{actionData.preview.map((row) => (
-									<tr key={row.leadId} className="border-t border-slate-100 align-top">
-										<td className="py-1 pr-4">{row.email}</td>
+								{actionData.preview.rows.map((row) => (
+									<tr key={row.id} className="border-t border-slate-100 align-top">
+										<td className="py-1 pr-4">{row.label}</td>
 										<td className="py-1 pr-4 text-slate-600">{row.prompt}</td>
 										<td className="py-1">
 											{row.error ? (

@@ -57,3 +57,38 @@ test('a company list is enriched from its page and shows the new column', async 
 		'AI(gpt-4o-mini): Pitch Firm 1 at firm1.example',
 	)
 })
+
+test('a new enrichment is previewed on a company list, from its enrich page', async ({ page }) => {
+	const { email } = await subscribedAccount(page, { credits: 100 })
+	const listId = await withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string }>(
+			`insert into company_scraping_list (user_id, name, source_type, status, found, progress)
+			 select id, 'Prospects', 'domains', 2, 6, 100 from auth.users where email = $1
+			 returning id`,
+			[email],
+		)
+		await client.query(
+			`insert into companies (list_id, user_id, name, domain)
+			 select $1, l.user_id, 'Firm ' || i, 'firm' || i || '.example'
+			 from company_scraping_list l, generate_series(1, 6) i where l.id = $1`,
+			[rows[0]!.id],
+		)
+		return rows[0]!.id
+	})
+
+	await page.goto(`/company-lists/${listId}/enrich`)
+	await page.getByRole('link', { name: 'Create an AI enrichment' }).click()
+	await expect(page).toHaveTitle('Enrichments | Leadsmith')
+	// the list the link came from is the one to preview on
+	await expect(page.getByLabel('Preview on 5 rows of')).toHaveValue(listId)
+	const form = page.locator('form#enrichment')
+	await form.getByLabel('Name').fill('Angle')
+	await form.getByLabel('Prompt').fill('Find an angle for {{name}} ({{domain}})')
+	await form.getByLabel('Output column').fill('angle')
+	await form.getByRole('button', { name: 'Preview on 5 rows' }).click()
+	const preview = page.getByTestId('preview')
+	await expect(preview.getByRole('columnheader', { name: 'Company' })).toBeVisible()
+	await expect(preview.locator('tbody tr')).toHaveCount(5)
+	await expect(preview).toContainText('Firm 1 (firm1.example)')
+	await expect(preview).toContainText('AI(gpt-4o-mini): Find an angle for Firm 1 (firm1.example)')
+})

@@ -58,7 +58,7 @@ const LISTS: Record<
 		description: (found) =>
 			`${found.toLocaleString('en')} ${found === 1 ? 'company' : 'companies'}. Results are written to each company as new columns.`,
 		listPath: (listId) => `/company-lists/${listId}`,
-		newEnrichmentPath: () => '/enrichments',
+		newEnrichmentPath: (listId) => `/enrichments?list=${listId}`,
 		hint: (
 			<p className="text-sm text-slate-600">
 				Prompts name company columns: {'{{name}}'}, {'{{domain}}'}, {'{{industry}}'},{' '}

@@ -8,7 +8,12 @@ import { statusOf } from '../../utils/http-errors.server.ts'
 import { getCreditBalance } from '../billing/credits.server.ts'
 import { getDashboard } from '../dashboard/get-dashboard.server.ts'
 import { streamCompanyListCsv } from '../lists/export.server.ts'
-import { createChain, createEnrichment } from './enrichments.server.ts'
+import {
+	createChain,
+	createEnrichment,
+	listsForPreview,
+	previewEnrichment,
+} from './enrichments.server.ts'
 import { runEnrichment } from './run-enrichment.server.ts'
 import {
 	cancelRun,
@@ -272,6 +277,47 @@ describe('enriching a company list', () => {
 		// nothing was started, nothing held
 		expect(await listRuns(me, listId, 'companies')).toHaveLength(0)
 		expect(await getCreditBalance(me.accountId!)).toBe(1000)
+	})
+
+	test('a preview runs the prompt on 5 companies of the list, free, and knows company columns only', async () => {
+		const me = await accountWithCredits(100)
+		const listId = await insertCompanyList(me.accountId!, 8)
+		const input = {
+			name: 'Pitch',
+			prompt: 'Pitch {{name}} ({{domain}}) in {{industry}}',
+			outputColumn: 'pitch',
+			outputFormat: 'text' as const,
+			model: 'gpt-4o-mini',
+			temperature: 0,
+		}
+		expect(await listsForPreview(me)).toContainEqual({
+			id: listId,
+			name: 'Companies',
+			found: 8,
+			kind: 'companies',
+		})
+		const preview = await previewEnrichment(me, { ...input, listId })
+		expect(preview.kind).toBe('companies')
+		expect(preview.rows).toHaveLength(5)
+		expect(preview.rows[0]!.label).toMatch(/^Company \d+ \(company\d+\.com\)$/)
+		expect(preview.rows[0]!.output).toMatch(
+			/^AI\(gpt-4o-mini\): Pitch Company \d+ \(company\d+\.com\) in /,
+		)
+		expect(openai.calls).toHaveLength(5)
+		// nothing written, nothing charged
+		expect(await getCreditBalance(me.accountId!)).toBe(100)
+		const written = await db
+			.selectFrom('companies')
+			.select('data')
+			.where('list_id', '=', listId)
+			.execute()
+		expect(written.every((c) => !('pitch' in (c.data as object)))).toBe(true)
+		await expect(
+			previewEnrichment(me, { ...input, prompt: 'Greet {{first_name}}', listId }),
+		).rejects.toMatchObject({ field: 'prompt', message: 'Unknown column: {{first_name}}.' })
+		const other = await accountWithCredits(100)
+		expect(await statusOfCall(previewEnrichment(other, { ...input, listId }))).toBe(404)
+		expect(await listsForPreview(other)).not.toContainEqual(expect.objectContaining({ id: listId }))
 	})
 
 	test('cancelling and retrying a company run settle its credits by its own rows', async () => {

@@ -148,8 +148,12 @@ describe('running an enrichment', () => {
 		const listId = await leadList(me, 12)
 		const e = await createEnrichment(me, enrichmentInput())
 		const preview = await previewEnrichment(me, { ...enrichmentInput(), listId })
-		expect(preview).toHaveLength(5)
-		expect(preview[0]!.output).toMatch(/^AI\(gpt-4o-mini\): Describe Company \d+ Inc for First\d+$/)
+		expect(preview.kind).toBe('leads')
+		expect(preview.rows).toHaveLength(5)
+		expect(preview.rows[0]!.label).toMatch(/^person\d+@example\.com$/)
+		expect(preview.rows[0]!.output).toMatch(
+			/^AI\(gpt-4o-mini\): Describe Company \d+ Inc for First\d+$/,
+		)
 		openai.reset()
 
 		const first = await startRun(me, { listId, target: `enrichment:${e.id}`, payWith: 'credits' })

@@ -9,7 +9,7 @@ import {
 	type OutputField,
 	type OutputFormat,
 } from '../../integrations/openai.server.ts'
-import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { FormError, isUuid, notFound, statusOf } from '../../utils/http-errors.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { findCompanyList, findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
@@ -20,8 +20,11 @@ import {
 	LEAD_COLUMNS,
 	placeholders,
 	renderPrompt,
+	type CompanyRow,
 	type Condition,
 	type LeadRow,
+	type RowColumns,
+	type RunRow,
 } from './template.ts'
 
 export type Enrichment = {
@@ -475,25 +478,43 @@ export const COMPANY_FIELDS = [
 ] as const
 
 export type PreviewRow = {
-	leadId: string
-	email: string
+	id: string
+	/** what the row is: a lead's email, a company's name and domain */
+	label: string
 	prompt: string
 	output: string | Record<string, unknown> | null
 	error: string | null
 	cached: boolean
 }
 
+export type Preview = { kind: 'leads' | 'companies'; rows: PreviewRow[] }
+
+/** Whether `listId` is a lead list or a company list the user may use (neither: 404). */
+async function previewListKind(context: AccountContext | null, listId: string) {
+	try {
+		await findLeadList(context, listId)
+		return 'leads' as const
+	} catch (error) {
+		if (statusOf(error) !== 404) throw error
+	}
+	await findCompanyList(context, listId)
+	return 'companies' as const
+}
+
 /**
- * Runs an enrichment (saved or not) on 5 sample leads of a list, without writing to them:
- * free, with the account's own key when it has one, else the platform's.
+ * Runs an enrichment (saved or not) on 5 sample rows of a lead or company list, without
+ * writing to them: free, with the account's own key when it has one, else the platform's.
  */
 export async function previewEnrichment(
 	context: AccountContext | null,
 	input: EnrichmentInput & { listId: string },
-): Promise<PreviewRow[]> {
+): Promise<Preview> {
 	const account = actingAccount(context)
-	await findLeadList(account, input.listId)
-	const columns = await knownColumns(account, input.listId)
+	const kind = await previewListKind(context, input.listId)
+	const columns =
+		kind === 'leads'
+			? await knownColumns(account, input.listId)
+			: await companyColumns(account, input.listId)
 	const unknown = placeholders(input.prompt).filter((p) => !columns.includes(p))
 	if (unknown.length)
 		throw new FormError(
@@ -511,18 +532,38 @@ export async function previewEnrichment(
 		(await modelProvider(account.accountId, 'credits'))
 	if (!provider)
 		throw new FormError('Add an OpenAI-compatible key on the API keys page to preview.')
-	const leads = (await db
-		.selectFrom('leads')
-		.select(LEAD_FIELDS)
-		.where('list_id', '=', input.listId)
-		.orderBy('id')
-		.limit(5)
-		.execute()) as LeadRow[]
-	if (leads.length === 0) throw new FormError('This list has no leads to preview on.', 'listId')
+	const samples: { row: RunRow; label: string }[] =
+		kind === 'leads'
+			? (
+					(await db
+						.selectFrom('leads')
+						.select(LEAD_FIELDS)
+						.where('list_id', '=', input.listId)
+						.orderBy('id')
+						.limit(5)
+						.execute()) as LeadRow[]
+				).map((lead) => ({ row: lead, label: lead.email }))
+			: (
+					(await db
+						.selectFrom('companies')
+						.select(COMPANY_FIELDS)
+						.where('list_id', '=', input.listId)
+						.orderBy('id')
+						.limit(5)
+						.execute()) as CompanyRow[]
+				).map((company) => ({
+					row: company,
+					label: [company.name, company.domain && `(${company.domain})`].filter(Boolean).join(' '),
+				}))
+	if (samples.length === 0) throw new FormError(`This list has no ${kind} to preview on.`, 'listId')
 	const client = createModelClient(provider)
-	return Promise.all(
-		leads.map(async (lead): Promise<PreviewRow> => {
-			const prompt = renderPrompt(input.prompt, lead)
+	const rows = await Promise.all(
+		samples.map(async ({ row, label }): Promise<PreviewRow> => {
+			const prompt = renderPrompt(
+				input.prompt,
+				row,
+				kind === 'leads' ? LEAD_COLUMNS : (COMPANY_COLUMNS as RowColumns),
+			)
 			const hash = cacheKey(prompt, input.model, format, input.temperature)
 			const hit = await db
 				.selectFrom('enrichment_cache')
@@ -530,15 +571,9 @@ export async function previewEnrichment(
 				.where('user_id', '=', account.accountId)
 				.where('hash', '=', hash)
 				.executeTakeFirst()
+			const base = { id: row.id, label, prompt }
 			if (hit)
-				return {
-					leadId: lead.id,
-					email: lead.email,
-					prompt,
-					output: hit.output as PreviewRow['output'],
-					error: null,
-					cached: true,
-				}
+				return { ...base, output: hit.output as PreviewRow['output'], error: null, cached: true }
 			try {
 				const output = await client.complete({
 					model: input.model,
@@ -546,33 +581,49 @@ export async function previewEnrichment(
 					temperature: input.temperature,
 					format,
 				})
-				return { leadId: lead.id, email: lead.email, prompt, output, error: null, cached: false }
+				return { ...base, output, error: null, cached: false }
 			} catch (error) {
 				if (!(error instanceof ModelError)) throw error
-				return {
-					leadId: lead.id,
-					email: lead.email,
-					prompt,
-					output: null,
-					error: error.message,
-					cached: false,
-				}
+				return { ...base, output: null, error: error.message, cached: false }
 			}
 		}),
 	)
+	return { kind, rows }
 }
 
-/** Lead lists to preview on: the newest the user may use. */
+/** Lead and company lists to preview on: the newest of each the user may use. */
 export async function listsForPreview(context: AccountContext | null) {
 	const account = actingAccount(context)
-	const rows = await db
-		.selectFrom('processing_list')
-		.select(['id', 'name', 'workspace_id', 'found'])
-		.where('user_id', '=', account.accountId)
-		.orderBy('created_at', 'desc')
-		.limit(100)
-		.execute()
-	return rows
-		.filter((r) => canUseWorkspace(account, r.workspace_id))
-		.map((r) => ({ id: r.id, name: r.name, found: r.found }))
+	const [leadLists, companyLists] = await Promise.all([
+		db
+			.selectFrom('processing_list')
+			.select(['id', 'name', 'workspace_id', 'found'])
+			.where('user_id', '=', account.accountId)
+			.orderBy('created_at', 'desc')
+			.limit(100)
+			.execute(),
+		db
+			.selectFrom('company_scraping_list')
+			.select(['id', 'name', 'workspace_id', 'found'])
+			.where('user_id', '=', account.accountId)
+			.orderBy('created_at', 'desc')
+			.limit(100)
+			.execute(),
+	])
+	const usable = <T extends { workspace_id: string | null }>(rows: T[]) =>
+		rows.filter((r) => canUseWorkspace(account, r.workspace_id))
+	return [
+		...usable(leadLists).map((r) => ({
+			id: r.id,
+			name: r.name,
+			found: r.found,
+			kind: 'leads' as const,
+		})),
+		...usable(companyLists).map((r) => ({
+			id: r.id,
+			name: r.name,
+			found: r.found,
+			kind: 'companies' as const,
+		})),
+	]
 }
