@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test'
-import { seedEnrichment } from './enrich-support.ts'
+import { seedCompanyList, seedEnrichment } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { jsEnabled, withDatabase } from './support.ts'
+import { jsEnabled } from './support.ts'
 
 test('a company list is enriched from its page and shows the new column', async ({
 	page,
@@ -13,21 +13,7 @@ test('a company list is enriched from its page and shows the new column', async 
 		prompt: 'Pitch {{name}} at {{domain}}',
 		outputColumn: 'pitch',
 	})
-	const listId = await withDatabase(async (client) => {
-		const { rows } = await client.query<{ id: string }>(
-			`insert into company_scraping_list (user_id, name, source_type, status, found, progress)
-			 select id, 'Targets', 'domains', 2, 3, 100 from auth.users where email = $1
-			 returning id`,
-			[email],
-		)
-		await client.query(
-			`insert into companies (list_id, user_id, name, domain)
-			 select $1, l.user_id, 'Firm ' || i, 'firm' || i || '.example'
-			 from company_scraping_list l, generate_series(1, 3) i where l.id = $1`,
-			[rows[0]!.id],
-		)
-		return rows[0]!.id
-	})
+	const listId = await seedCompanyList(email, 'Targets', 3)
 
 	await page.goto(`/company-lists/${listId}`)
 	await page.getByRole('link', { name: 'Enrich', exact: true }).click()
@@ -60,21 +46,7 @@ test('a company list is enriched from its page and shows the new column', async 
 
 test('a new enrichment is previewed on a company list, from its enrich page', async ({ page }) => {
 	const { email } = await subscribedAccount(page, { credits: 100 })
-	const listId = await withDatabase(async (client) => {
-		const { rows } = await client.query<{ id: string }>(
-			`insert into company_scraping_list (user_id, name, source_type, status, found, progress)
-			 select id, 'Prospects', 'domains', 2, 6, 100 from auth.users where email = $1
-			 returning id`,
-			[email],
-		)
-		await client.query(
-			`insert into companies (list_id, user_id, name, domain)
-			 select $1, l.user_id, 'Firm ' || i, 'firm' || i || '.example'
-			 from company_scraping_list l, generate_series(1, 6) i where l.id = $1`,
-			[rows[0]!.id],
-		)
-		return rows[0]!.id
-	})
+	const listId = await seedCompanyList(email, 'Prospects', 6)
 
 	await page.goto(`/company-lists/${listId}/enrich`)
 	await page.getByRole('link', { name: 'Create an AI enrichment' }).click()

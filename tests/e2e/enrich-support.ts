@@ -35,6 +35,33 @@ export async function seedLeadList(email: string, name: string, count: number) {
 	})
 }
 
+/**
+ * A finished company list of `count` companies for the account (by its email):
+ * `${companyName} {i}` at `${domainStem}{i}.example`, i from 1.
+ */
+export async function seedCompanyList(
+	email: string,
+	name: string,
+	count: number,
+	{ companyName = 'Firm', domainStem = 'firm' } = {},
+) {
+	return withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string }>(
+			`insert into company_scraping_list (user_id, name, source_type, status, found, progress)
+			 select id, $2, 'domains', 2, $3, 100 from auth.users where email = $1
+			 returning id`,
+			[email, name, count],
+		)
+		await client.query(
+			`insert into companies (list_id, user_id, name, domain)
+			 select $1, l.user_id, $3 || ' ' || i, $4 || i || '.example'
+			 from company_scraping_list l, generate_series(1, $2::int) i where l.id = $1`,
+			[rows[0]!.id, count, companyName, domainStem],
+		)
+		return rows[0]!.id
+	})
+}
+
 /** An AI enrichment of the account (by its email), as the enrichments page saves it. */
 export async function seedEnrichment(
 	email: string,

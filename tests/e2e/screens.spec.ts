@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { totpCode, totpStep } from '../../app/auth-service/totp.server.ts'
 import { screens } from '../../app/routes.ts'
 import { accountOf, subscribedDomains, uniqueDomain } from './domains-support.ts'
-import { seedEnrichment, seedLeadList } from './enrich-support.ts'
+import { seedCompanyList, seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
 import {
 	expectNoSeriousA11yViolations,
@@ -262,20 +262,9 @@ test.describe('every screen at 390 and 1280 px', () => {
 			prompt: 'Write a one-line opener for {{first_name}} at {{company_name}}',
 			outputColumn: 'opener',
 		})
-		const companyListId = await withDatabase(async (client) => {
-			const { rows } = await client.query<{ id: string }>(
-				`insert into company_scraping_list (user_id, name, source_type, status, found, progress)
-				 select id, 'Company screens', 'domains', 2, 3, 100 from auth.users where email = $1
-				 returning id`,
-				[email],
-			)
-			await client.query(
-				`insert into companies (list_id, user_id, name, domain)
-				 select $1, l.user_id, 'Firm number ' || i, 'firm-number-' || i || '.example'
-				 from company_scraping_list l, generate_series(1, 3) i where l.id = $1`,
-				[rows[0]!.id],
-			)
-			return rows[0]!.id
+		const companyListId = await seedCompanyList(email, 'Company screens', 3, {
+			companyName: 'Firm number',
+			domainStem: 'firm-number-',
 		})
 		const visits: Visit[] = [
 			{ screen: 'create-leads', path: '/create-leads' },

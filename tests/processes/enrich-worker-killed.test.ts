@@ -4,7 +4,7 @@ import { getCreditBalance } from '../../app/services/billing/credits.server.ts'
 import { createEnrichment } from '../../app/services/enrichments/enrichments.server.ts'
 import { startRun } from '../../app/services/enrichments/start-enrichment.server.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai/server.ts'
-import { insertLeadList, useEnrichmentSettings } from '../support/enrichment.ts'
+import { insertCompanyList, insertLeadList, useEnrichmentSettings } from '../support/enrichment.ts'
 import { accountWithCredits } from '../support/jobs.ts'
 import { workerProcesses } from '../support/worker-process.ts'
 
@@ -29,33 +29,6 @@ afterAll(async () => {
 	workers.killAll()
 	await openai.close()
 })
-
-async function insertCompanyList(accountId: string, count: number) {
-	const list = await db
-		.insertInto('company_scraping_list')
-		.values({
-			user_id: accountId,
-			name: 'Companies',
-			source_type: 'apollo',
-			status: 2,
-			found: count,
-			requested: count,
-		})
-		.returning('id')
-		.executeTakeFirstOrThrow()
-	await db
-		.insertInto('companies')
-		.values(
-			Array.from({ length: count }, (_, i) => ({
-				list_id: list.id,
-				user_id: accountId,
-				name: `Company ${i}`,
-				domain: `company${i}.com`,
-			})),
-		)
-		.execute()
-	return list.id
-}
 
 type Source = { runId: string; rows: 'enrichment_run_rows' | 'enrichment_company_rows' }
 

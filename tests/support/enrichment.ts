@@ -47,6 +47,41 @@ export async function insertLeadList(
 	return list.id
 }
 
+const INDUSTRIES = ['software', 'retail', 'banking']
+
+/**
+ * A finished company list of `count` companies: Company {i}, company{i}.com, industries
+ * software, retail and banking in turn, 10 × (i + 1) employees.
+ */
+export async function insertCompanyList(accountId: string, count: number) {
+	const list = await db
+		.insertInto('company_scraping_list')
+		.values({
+			user_id: accountId,
+			name: 'Companies',
+			source_type: 'apollo',
+			status: 2,
+			found: count,
+			requested: count,
+		})
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	await db
+		.insertInto('companies')
+		.values(
+			Array.from({ length: count }, (_, i) => ({
+				list_id: list.id,
+				user_id: accountId,
+				name: `Company ${i}`,
+				domain: `company${i}.com`,
+				industry: INDUSTRIES[i % 3]!,
+				employees: 10 * (i + 1),
+			})),
+		)
+		.execute()
+	return list.id
+}
+
 /** Waits for an enrichment run to end (status 2 or more); returns the run. */
 export async function settledRun(runId: string) {
 	await expect

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/server.ts'
-import { insertLeadList, useEnrichmentSettings } from '../../../tests/support/enrichment.ts'
+import {
+	insertCompanyList,
+	insertLeadList,
+	useEnrichmentSettings,
+} from '../../../tests/support/enrichment.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { statusOf } from '../../utils/http-errors.server.ts'
@@ -38,38 +42,6 @@ beforeEach(() => {
 	openai.reset()
 	openai.setDelay(0)
 })
-
-const INDUSTRIES = ['software', 'retail', 'banking']
-
-/** A finished company list: Company {i}, company{i}.com, industries in turn. */
-async function insertCompanyList(accountId: string, count: number) {
-	const list = await db
-		.insertInto('company_scraping_list')
-		.values({
-			user_id: accountId,
-			name: 'Companies',
-			source_type: 'apollo',
-			status: 2,
-			found: count,
-			requested: count,
-		})
-		.returning('id')
-		.executeTakeFirstOrThrow()
-	await db
-		.insertInto('companies')
-		.values(
-			Array.from({ length: count }, (_, i) => ({
-				list_id: list.id,
-				user_id: accountId,
-				name: `Company ${i}`,
-				domain: `company${i}.com`,
-				industry: INDUSTRIES[i % 3]!,
-				employees: 10 * (i + 1),
-			})),
-		)
-		.execute()
-	return list.id
-}
 
 const pitch = (me: AccountContext, overrides: Record<string, unknown> = {}) =>
 	createEnrichment(me, {
