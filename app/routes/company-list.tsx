@@ -18,6 +18,7 @@ import {
 } from '../services/lists/companies-query.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
+import { PageLinks } from '../components/ui/page-links.tsx'
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const { account } = context.get(requestContext)
@@ -62,7 +63,6 @@ export default function CompanyListPage({ loaderData }: Route.ComponentProps) {
 			sort,
 			dir: query.sort === sort && query.dir === 'asc' ? 'desc' : 'asc',
 		})
-	const lastIndex = firstIndex + companies.length - 1
 	return (
 		<>
 			<PageHeader
@@ -225,38 +225,15 @@ export default function CompanyListPage({ loaderData }: Route.ComponentProps) {
 					</tbody>
 				</table>
 			</Card>
-			<nav
-				aria-label="Pages"
-				className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm"
-			>
-				<p className="text-slate-600" data-testid="page-status">
-					{companies.length > 0
-						? `${firstIndex.toLocaleString('en')}–${lastIndex.toLocaleString('en')}${
-								total !== null ? ` of ${total.toLocaleString('en')}` : ''
-							}`
-						: ''}
-				</p>
-				<div className="flex gap-2">
-					{previous ? (
-						<Link
-							to={companiesSearch({ ...base, ...previous })}
-							className={buttonClasses('secondary')}
-							rel="prev"
-						>
-							Previous
-						</Link>
-					) : null}
-					{next ? (
-						<Link
-							to={companiesSearch({ ...base, ...next })}
-							className={buttonClasses('secondary')}
-							rel="next"
-						>
-							Next
-						</Link>
-					) : null}
-				</div>
-			</nav>
+			<PageLinks
+				label="Pages"
+				statusTestId="page-status"
+				first={firstIndex}
+				count={companies.length}
+				total={total}
+				previous={previous ? companiesSearch({ ...base, ...previous }) : null}
+				next={next ? companiesSearch({ ...base, ...next }) : null}
+			/>
 			<p className="sr-only">{COMPANIES_PAGE_SIZE} companies a page</p>
 		</>
 	)

@@ -23,6 +23,7 @@ import {
 } from '../services/lists/leads-query.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { ScrollRegion } from '../components/ui/scroll-region.tsx'
+import { PageLinks } from '../components/ui/page-links.tsx'
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const { account } = context.get(requestContext)
@@ -91,7 +92,6 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 			sort,
 			dir: query.sort === sort && query.dir === 'asc' ? 'desc' : 'asc',
 		})
-	const lastIndex = firstIndex + leads.length - 1
 	return (
 		<>
 			<PageHeader
@@ -278,38 +278,15 @@ export default function ListPage({ loaderData }: Route.ComponentProps) {
 					</tbody>
 				</table>
 			</ScrollRegion>
-			<nav
-				aria-label="Pages"
-				className="mt-4 flex flex-wrap items-center justify-between gap-3 text-sm"
-			>
-				<p className="text-slate-600" data-testid="page-status">
-					{leads.length > 0
-						? `${firstIndex.toLocaleString('en')}–${lastIndex.toLocaleString('en')}${
-								total !== null ? ` of ${total.toLocaleString('en')}` : ''
-							}`
-						: ''}
-				</p>
-				<div className="flex gap-2">
-					{previous ? (
-						<Link
-							to={leadsSearch({ ...base, ...previous })}
-							className={buttonClasses('secondary')}
-							rel="prev"
-						>
-							Previous
-						</Link>
-					) : null}
-					{next ? (
-						<Link
-							to={leadsSearch({ ...base, ...next })}
-							className={buttonClasses('secondary')}
-							rel="next"
-						>
-							Next
-						</Link>
-					) : null}
-				</div>
-			</nav>
+			<PageLinks
+				label="Pages"
+				statusTestId="page-status"
+				first={firstIndex}
+				count={leads.length}
+				total={total}
+				previous={previous ? leadsSearch({ ...base, ...previous }) : null}
+				next={next ? leadsSearch({ ...base, ...next }) : null}
+			/>
 			<p className="sr-only">{LEADS_PAGE_SIZE} leads a page</p>
 		</>
 	)

@@ -25,6 +25,7 @@ import { FILTER_SLOTS } from '../../services/enrichments/run-filter.ts'
 import { RunSchema } from '../../services/enrichments/schemas.ts'
 import { useIsPending } from '../../utils/forms.ts'
 import { useLiveRefresh } from '../../utils/use-live-refresh.ts'
+import { PageLinks } from '../ui/page-links.tsx'
 
 /** How the enrich page speaks of a lead list and of a company list, and where it links. */
 const LISTS: Record<
@@ -383,7 +384,6 @@ function RunResults<Row extends RunRow>({
 		pending: Math.max(0, run.total - run.done - run.failed),
 	}
 	const { rows, firstIndex, previous, next } = results
-	const lastIndex = firstIndex + rows.length - 1
 	return (
 		<div className="mt-6">
 			<h3 className="font-semibold">Results of “{run.name}”</h3>
@@ -466,36 +466,16 @@ function RunResults<Row extends RunRow>({
 					</tbody>
 				</table>
 			</div>
-			<nav
-				aria-label="Result pages"
-				className="mt-3 flex flex-wrap items-center justify-between gap-3 text-sm"
-			>
-				<p className="text-slate-600" data-testid="results-page">
-					{rows.length > 0
-						? `${firstIndex.toLocaleString('en')}–${lastIndex.toLocaleString('en')} of ${counts[status].toLocaleString('en')}`
-						: ''}
-				</p>
-				<div className="flex gap-2">
-					{previous ? (
-						<Link
-							to={resultsSearch({ run: run.id, status, ...previous })}
-							className={buttonClasses('secondary')}
-							rel="prev"
-						>
-							Previous
-						</Link>
-					) : null}
-					{next ? (
-						<Link
-							to={resultsSearch({ run: run.id, status, ...next })}
-							className={buttonClasses('secondary')}
-							rel="next"
-						>
-							Next
-						</Link>
-					) : null}
-				</div>
-			</nav>
+			<PageLinks
+				label="Result pages"
+				statusTestId="results-page"
+				className="mt-3"
+				first={firstIndex}
+				count={rows.length}
+				total={counts[status]}
+				previous={previous ? resultsSearch({ run: run.id, status, ...previous }) : null}
+				next={next ? resultsSearch({ run: run.id, status, ...next }) : null}
+			/>
 		</div>
 	)
 }
