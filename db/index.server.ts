@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { createHash } from 'node:crypto'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { isDatabaseConnectionError } from './errors.ts'
@@ -18,9 +19,14 @@ export type Database = Kysely<DB>
 // copy, the pool's clients never saw those names and PostgreSQL planned them on every call.
 const preparedNames = singleton('prepared-statement-names', () => new Map<string, string>())
 
-/** Sends `text` as the named prepared statement `name` from now on (per connection, once). */
-export function prepareStatement(name: string, text: string) {
-	if (!preparedNames.has(text)) preparedNames.set(text, name)
+/**
+ * Sends `text` as a named prepared statement from now on (per connection, once): named `name`,
+ * or, for a statement with several forms of its text, `name_<hash of the text>` (hashed once).
+ */
+export function prepareStatement(name: string, text: string, { perText = false } = {}) {
+	if (preparedNames.has(text)) return
+	const suffix = perText ? `_${createHash('sha1').update(text).digest('hex').slice(0, 16)}` : ''
+	preparedNames.set(text, `${name}${suffix}`)
 }
 
 class PreparingClient extends pg.Client {

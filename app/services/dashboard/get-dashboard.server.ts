@@ -1,5 +1,4 @@
 import { sql, type RawBuilder } from 'kysely'
-import { createHash } from 'node:crypto'
 import { db as defaultDb, prepareStatement, type Database } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
@@ -203,7 +202,7 @@ export async function getDashboard(
 	// name per form of its text (the scope makes a few). PostgreSQL then plans it once per
 	// connection (a generic plan) as long as that plan costs no more than a fresh one: a test
 	// holds it to that (get-dashboard.test.ts).
-	prepareStatement(statementName(query.sql), query.sql)
+	prepareStatement('dashboard', query.sql, { perText: true })
 	const { rows } = await db.executeQuery(query)
 	const row = rows[0]!
 	return {
@@ -229,17 +228,6 @@ export async function getDashboard(
 		})),
 		spent: fillDays(row.spent, new Date()),
 	}
-}
-
-// the few forms of the text, each named once rather than hashed on every request
-const statementNames = new Map<string, string>()
-function statementName(text: string) {
-	let name = statementNames.get(text)
-	if (!name) {
-		name = `dashboard_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`
-		statementNames.set(text, name)
-	}
-	return name
 }
 
 function jobHref(kind: DashboardJobKind, listId: string) {

@@ -287,6 +287,20 @@ describe('enriching a company list', () => {
 		await expect(
 			previewEnrichment(me, { ...input, prompt: 'Greet {{first_name}}', listId }),
 		).rejects.toMatchObject({ field: 'prompt', message: 'Unknown column: {{first_name}}.' })
+		// once a run has the answers, a preview reads them from the cache and calls nothing
+		const saved = await createEnrichment(me, input)
+		const { runId } = await startRun(me, {
+			listId,
+			source: 'companies',
+			target: `enrichment:${saved.id}`,
+			payWith: 'credits',
+		})
+		await runEnrichment(runId, job())
+		openai.reset()
+		const again = await previewEnrichment(me, { ...input, listId })
+		expect(again.rows.map((r) => r.cached)).toEqual([true, true, true, true, true])
+		expect(again.rows.map((r) => r.output)).toEqual(preview.rows.map((r) => r.output))
+		expect(openai.calls).toHaveLength(0)
 		const other = await accountWithCredits(100)
 		expect(await statusOfCall(previewEnrichment(other, { ...input, listId }))).toBe(404)
 		expect(await listsForPreview(other)).not.toContainEqual(expect.objectContaining({ id: listId }))

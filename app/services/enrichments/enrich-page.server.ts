@@ -114,6 +114,14 @@ export async function enrichPageAction(
 	const formData = await readFormData(request)
 	const intent = String(formData.get('intent') ?? '')
 	const here = list.path
+	// a service's FormError is the field's message, the form back with a 400; anything else throws
+	const refusedBy = (error: unknown, submission: { reply(): SubmissionResult<string[]> }) => {
+		if (!(error instanceof FormError)) throw error
+		return data<EnrichActionResult>(
+			{ intent, result: replyWithFormError(submission, error), estimate: null },
+			{ status: 400 },
+		)
+	}
 	if (intent === 'cancel' || intent === 'retry-failed') {
 		const submission = parseWithZod(formData, { schema: RunActionSchema })
 		if (submission.status !== 'success')
@@ -139,11 +147,7 @@ export async function enrichPageAction(
 			)
 			return redirectWithSuccess(done.to, done.message)
 		} catch (error) {
-			if (!(error instanceof FormError)) throw error
-			return data<EnrichActionResult>(
-				{ intent, result: replyWithFormError(submission, error), estimate: null },
-				{ status: 400 },
-			)
+			return refusedBy(error, submission)
 		}
 	}
 	const submission = parseWithZod(formData, { schema: RunSchema })
@@ -182,10 +186,6 @@ export async function enrichPageAction(
 		)
 		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data<EnrichActionResult>(
-			{ intent, result: replyWithFormError(submission, error), estimate: null },
-			{ status: 400 },
-		)
+		return refusedBy(error, submission)
 	}
 }

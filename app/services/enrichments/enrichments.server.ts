@@ -556,28 +556,39 @@ export async function previewEnrichment(
 					label: [company.name, company.domain && `(${company.domain})`].filter(Boolean).join(' '),
 				}))
 	if (samples.length === 0) throw new FormError(`This list has no ${kind} to preview on.`, 'listId')
+	const rowColumns = kind === 'leads' ? LEAD_COLUMNS : (COMPANY_COLUMNS as RowColumns)
+	const prompts = samples.map(({ row, label }) => {
+		const prompt = renderPrompt(input.prompt, row, rowColumns)
+		return {
+			id: row.id,
+			label,
+			prompt,
+			hash: cacheKey(prompt, input.model, format, input.temperature),
+		}
+	})
+	// the answers already known, in one query
+	const known = new Map(
+		(
+			await db
+				.selectFrom('enrichment_cache')
+				.select(['hash', 'output'])
+				.where('user_id', '=', account.accountId)
+				.where(
+					'hash',
+					'in',
+					prompts.map((p) => p.hash),
+				)
+				.execute()
+		).map((c) => [c.hash, c.output as PreviewRow['output']]),
+	)
 	const client = createModelClient(provider)
 	const rows = await Promise.all(
-		samples.map(async ({ row, label }): Promise<PreviewRow> => {
-			const prompt = renderPrompt(
-				input.prompt,
-				row,
-				kind === 'leads' ? LEAD_COLUMNS : (COMPANY_COLUMNS as RowColumns),
-			)
-			const hash = cacheKey(prompt, input.model, format, input.temperature)
-			const hit = await db
-				.selectFrom('enrichment_cache')
-				.select('output')
-				.where('user_id', '=', account.accountId)
-				.where('hash', '=', hash)
-				.executeTakeFirst()
-			const base = { id: row.id, label, prompt }
-			if (hit)
-				return { ...base, output: hit.output as PreviewRow['output'], error: null, cached: true }
+		prompts.map(async ({ hash, ...base }): Promise<PreviewRow> => {
+			if (known.has(hash)) return { ...base, output: known.get(hash)!, error: null, cached: true }
 			try {
 				const output = await client.complete({
 					model: input.model,
-					prompt,
+					prompt: base.prompt,
 					temperature: input.temperature,
 					format,
 				})
