@@ -2,7 +2,8 @@
 // leads of other, older lists in the same table, through the real web process. Builds the
 // data with generate_series (the leads indexes dropped during the load and made again from
 // their own definitions), then prints the first, a middle and the last page (as the Next
-// links reach them, and as a typed ?page= number), sorted pages and searches: the median of
+// links reach them, and as a typed ?page= number, once before the list's marks are built and
+// then after), sorted pages and searches: the median of
 // single requests one after another (after 3 untimed ones), then 50 connections at once while a CSV import job runs
 // (in a worker process, `npm run worker`; BENCH_JOB_IN=web: in the web process, WORKERS=1),
 // beside the same page of a 50-lead list. Needs a build (`npm run build`).
@@ -97,6 +98,7 @@ async function main() {
 		)
 
 		const pages = await pageUrls(client, listId)
+		const marks = await typedPagesBeforeMarks(client, base, cookie, listId, pages)
 		// the page's data as its loader reads it (no rendering, no HTTP): what the database does
 		process.env.DATABASE_URL = databaseUrl
 		process.env.DATA_DIR = dataDir
@@ -170,6 +172,7 @@ async function main() {
 			buildSeconds: Math.round(buildSeconds),
 			singleRequestMs: single,
 			pageDataMs: dataMs,
+			typedPagesBeforeMarks: marks,
 			connections: CONNECTIONS,
 			durationSeconds: DURATION,
 			withImportJob: {
@@ -261,6 +264,50 @@ async function builtBefore(client: pg.Client, userId: string) {
 	return listId && smallListId ? { listId, smallListId } : null
 }
 
+/**
+ * A typed page number far into a finished list starts from the list's marks, which a job (in
+ * the worker) builds when such a page first asks for them (decision 0045). The marks of a kept
+ * list are dropped first; then each typed page is asked once, which walks the index as before
+ * the marks (timed), and the run waits until the marks are built, so the pages measured after
+ * are what every later visitor gets.
+ */
+async function typedPagesBeforeMarks(
+	client: pg.Client,
+	base: string,
+	cookie: string,
+	listId: string,
+	pages: Record<string, string>,
+) {
+	await client.query(`delete from lead_page_marks where list_id = $1`, [listId])
+	const walkMs: Record<string, number> = {}
+	for (const [name, search] of Object.entries(pages)) {
+		if (!name.includes('typed')) continue
+		const started = performance.now()
+		await (await fetch(`${base}/lists/${listId}${search}`, { headers: { cookie } })).text()
+		walkMs[name] = Number((performance.now() - started).toFixed(1))
+	}
+	const asked = Date.now()
+	for (;;) {
+		const { rows } = await client.query<{ waiting: number; built: number }>(
+			`select count(*) filter (where built_at is null)::int as waiting,
+				count(*) filter (where built_at is not null)::int as built
+			 from lead_page_marks where list_id = $1`,
+			[listId],
+		)
+		if (rows[0]!.waiting === 0) {
+			const result = {
+				walkMs,
+				sortsMarked: rows[0]!.built,
+				builtInSeconds: (Date.now() - asked) / 1000,
+			}
+			console.log(`typed pages before their marks: ${JSON.stringify(result)}`)
+			return result
+		}
+		if (Date.now() - asked > 180_000) throw new Error('the marks were not built in 3 minutes')
+		await new Promise((resolve) => setTimeout(resolve, 200))
+	}
+}
+
 /** The URLs measured, by name: pages as the Next links reach them and as typed numbers. */
 async function pageUrls(client: pg.Client, listId: string) {
 	const cursor = (key: string | null, id: string) =>
@@ -286,6 +333,7 @@ async function pageUrls(client: pg.Client, listId: string) {
 		'newest first': '?dir=desc',
 		'by email, first': '?sort=email',
 		'by email, middle': `?sort=email&page=${middle}&after=${cursor(emailMid.key, emailMid.id)}`,
+		'by email, middle (typed ?page=)': `?sort=email&page=${middle}`,
 		'by company, descending': '?sort=company&dir=desc',
 		search: '?q=person12345',
 		'search, two words': '?q=ada+last12',

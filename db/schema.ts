@@ -574,6 +574,18 @@ export interface InboxOrders {
   workspace_id: string | null;
 }
 
+export interface LeadPageMarks {
+  built_at: Timestamp | null;
+  every: number | null;
+  found: number;
+  ids: string[] | null;
+  keys: Json | null;
+  list_id: string;
+  requested_at: Generated<Timestamp>;
+  rows: number | null;
+  sort: string;
+}
+
 export interface Leads {
   company_domain: string | null;
   company_name: string | null;
@@ -774,6 +786,7 @@ export interface DB {
   form_submissions: FormSubmissions;
   inbox_orders: InboxOrders;
   inboxes: Inboxes;
+  lead_page_marks: LeadPageMarks;
   leads: Leads;
   mailbox: Mailbox;
   onboarding: Onboarding;

@@ -14,6 +14,10 @@ export const jobPayloads = {
 	'dns-check': z.object({ domainIds: z.array(z.uuid()).min(1).max(100) }),
 	'inbox-order': z.object({ orderId: z.uuid() }),
 	enrich: z.object({ runId: z.uuid() }),
+	'lead-page-marks': z.object({
+		listId: z.uuid(),
+		sort: z.enum(['added', 'email', 'first_name', 'last_name', 'company']),
+	}),
 	'check-server': z.object({}),
 	'prune-form-submissions': z.object({}),
 } as const

@@ -9,6 +9,7 @@ import { leadScrapeJob } from './definitions/lead-scrape.server.ts'
 import { subscriptionExpiryJob } from './definitions/subscription-expiry.server.ts'
 import { checkServerJob } from './definitions/check-server.server.ts'
 import { pruneFormSubmissionsJob } from './definitions/prune-form-submissions.server.ts'
+import { leadPageMarksJob } from './definitions/lead-page-marks.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -22,4 +23,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	enrichJob,
 	checkServerJob,
 	pruneFormSubmissionsJob,
+	leadPageMarksJob,
 ]

@@ -1,7 +1,18 @@
 // One enrich run's job handler in a process of its own, as a second worker process runs it:
 // `node tests/processes/enrich-job-process.ts <runId>` with the test's DATABASE_URL and config.
+// It says "ready" once loaded and connected, and starts on a line on stdin, so that processes
+// started together run together however long each took to load on a busy machine.
+import { once } from 'node:events'
+import readline from 'node:readline'
+import { sql } from 'kysely'
 import { runEnrichment } from '../../app/services/enrichments/run-enrichment.server.ts'
 import { db } from '../../db/index.server.ts'
+
+await sql`select 1`.execute(db)
+const lines = readline.createInterface({ input: process.stdin })
+process.stdout.write('ready\n')
+await once(lines, 'line')
+lines.close()
 
 await runEnrichment(process.argv[2]!, {
 	jobId: `process-${process.pid}`,

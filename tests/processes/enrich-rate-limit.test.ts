@@ -28,19 +28,26 @@ afterAll(async () => {
 	await openai.close()
 })
 
+/** The run's job in a process of its own: `ready` once it is loaded, `done` once it exits. */
 function runInProcess(runId: string) {
 	const child = spawn(process.execPath, ['tests/processes/enrich-job-process.ts', runId], {
 		env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'test' },
-		stdio: ['ignore', 'pipe', 'pipe'],
+		stdio: ['pipe', 'pipe', 'pipe'],
 	})
 	let output = ''
-	child.stdout.on('data', (d) => (output += d))
+	const ready = new Promise<void>((resolve) =>
+		child.stdout.on('data', (d) => {
+			output += d
+			if (output.includes('ready\n')) resolve()
+		}),
+	)
 	child.stderr.on('data', (d) => (output += d))
-	return new Promise<void>((resolve, reject) =>
+	const done = new Promise<void>((resolve, reject) =>
 		child.once('exit', (code) =>
 			code === 0 ? resolve() : reject(new Error(`exited ${code}: ${output}`)),
 		),
 	)
+	return { ready: Promise.race([ready, done]), start: () => child.stdin.end('go\n'), done }
 }
 
 /** The most calls the provider saw in any window of `ms` milliseconds. */
@@ -92,7 +99,11 @@ test('two processes enriching with one key stay within its calls per second toge
 		runs.push(runId)
 	}
 
-	await Promise.all(runs.map(runInProcess))
+	// both processes loaded before either starts: one slow to load would run alone a while
+	const processes = runs.map(runInProcess)
+	await Promise.all(processes.map((p) => p.ready))
+	for (const p of processes) p.start()
+	await Promise.all(processes.map((p) => p.done))
 
 	const finished = await db
 		.selectFrom('enrichment_runs')

@@ -5,9 +5,11 @@ import net from 'node:net'
 // connection's source port comes from. A port found free that way and handed to a process
 // that binds it seconds later (PostgreSQL after initdb, a server after its build) can be taken
 // meanwhile by any connection of any test running beside it: CI saw exactly that. So tests
-// pick below the ephemeral range, where only another picker could land, and check by binding.
+// pick below the ephemeral range, where only another picker could land, and check by binding;
+// above the browser suite's fixed ports (4310 and 25399, +37..47 for keyed servers), which may
+// start while Vitest runs beside it.
 const [ephemeralLow] = ephemeralRange()
-const LOW = 20_000
+const LOW = 26_000
 const HIGH = Math.min(ephemeralLow, 32_768)
 
 export async function freePort(): Promise<number> {

@@ -1,9 +1,18 @@
-import { sql, type RawBuilder } from 'kysely'
+import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { isUuid } from '../../utils/http-errors.server.ts'
 import { findLeadList, type LeadList } from './find-list.server.ts'
+import {
+	comparedTo,
+	listOrder,
+	ofList,
+	sortKeyOf,
+	SORT_KEY,
+	type Cursor,
+} from './lead-order.server.ts'
 import { LEADS_PAGE_SIZE, parseLeadsQuery, type LeadsQuery, type LeadSort } from './leads-query.ts'
+import { MARK_EVERY, requestPageMarks, rowFromMarks } from './page-marks.server.ts'
 
 export type LeadRow = {
 	id: string
@@ -20,29 +29,6 @@ export type LeadRow = {
 	data: Record<string, unknown>
 }
 
-// Each sort key matches an index (list_id, key, id) of migration 2026-11-21T0940, in the
-// "C" collation so that prefix search (like 'abc%') can use the same indexes.
-const SORT_KEY: Record<Exclude<LeadSort, 'added'>, RawBuilder<string>> = {
-	email: sql`(lower(email) collate "C")`,
-	first_name: sql`(coalesce(lower(first_name), '') collate "C")`,
-	last_name: sql`(coalesce(lower(last_name), '') collate "C")`,
-	company: sql`(coalesce(lower(company_name), '') collate "C")`,
-}
-
-/**
- * The list's leads, as `list_id = any(array[id])` rather than `list_id = id`: with an
- * equality PostgreSQL drops list_id from the ORDER BY (it is a constant) and may walk
- * leads_pkey in id order, filtering out every other list's leads (ids are uuidv7, so an older
- * list's or a newer list's leads lie across the way): 11 s for the first page of a
- * 1,000,000-row list after 5,000,000 older leads. Ordered by (list_id, key, id) (listOrder),
- * only the list's own indexes (list_id, key, id) give that order. Decision 0034.
- */
-export function ofList(listId: string, table = 'leads') {
-	return sql<boolean>`${sql.ref(`${table}.list_id`)} = any(${[listId]}::uuid[])`
-}
-
-type Cursor = { key: string | null; id: string }
-
 export function encodeCursor(cursor: Cursor) {
 	return Buffer.from(JSON.stringify([cursor.key, cursor.id])).toString('base64url')
 }
@@ -51,8 +37,12 @@ function decodeCursor(value: string | undefined): Cursor | null {
 	if (!value) return null
 	try {
 		const [key, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[]
-		if (!isUuid(id) || (key !== null && typeof key !== 'string')) return null
-		return { key: key, id }
+		if (!isUuid(id)) return null
+		if (key === null) return { key: null, id }
+		// a single key: a link made before orders had several
+		const keys = typeof key === 'string' ? [key] : key
+		if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) return null
+		return { key: keys as string[], id }
 	} catch {
 		return null
 	}
@@ -77,7 +67,6 @@ export async function listLeadsPage(
 /** listLeadsPage for a list already found (findLeadList) for the signed-in account. */
 export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 	const query = parseLeadsQuery(search)
-	const keyOf = query.sort === 'added' ? null : SORT_KEY[query.sort]
 	const descending = query.dir === 'desc'
 	let after = decodeCursor(query.after)
 	const before = after ? null : decodeCursor(query.before)
@@ -88,7 +77,7 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 		// the row before the page on the index alone, then reads on by keyset
 		if (query.q) offset = (query.page - 1) * LEADS_PAGE_SIZE
 		else {
-			after = await rowBeforePage(list, keyOf, descending, query.page)
+			after = await rowBeforePage(list, query.sort, descending, query.page)
 			pastTheEnd = after === null
 		}
 	}
@@ -134,7 +123,6 @@ export function leadsPageQuery(
 	cursors: { after: Cursor | null; before: Cursor | null },
 	offset = 0,
 ) {
-	const keyOf = query.sort === 'added' ? null : SORT_KEY[query.sort]
 	const descending = query.dir === 'desc'
 	const { after, before } = cursors
 	// Reading backwards (the previous page) flips the order, then the rows are turned round.
@@ -155,56 +143,50 @@ export function leadsPageQuery(
 			'email_status',
 			'data',
 		])
-		.select(keyOf ? keyOf.as('sort_key') : sql<null>`null`.as('sort_key'))
+		.select(sortKeyOf(query.sort).as('sort_key'))
 		.where(ofList(listId))
 	if (query.q) builder = builder.where(searchCondition(query.q))
 	const cursor = after ?? before
 	if (cursor) {
 		const greater = (after !== null) !== descending
-		builder = builder.where(
-			keyOf
-				? greater
-					? sql<boolean>`(${keyOf}, id) > (${cursor.key ?? ''}, ${cursor.id}::uuid)`
-					: sql<boolean>`(${keyOf}, id) < (${cursor.key ?? ''}, ${cursor.id}::uuid)`
-				: greater
-					? sql<boolean>`id > ${cursor.id}::uuid`
-					: sql<boolean>`id < ${cursor.id}::uuid`,
-		)
+		builder = builder.where(comparedTo(query.sort, cursor, greater ? '>' : '<'))
 	}
-	const direction = ascending ? sql`asc` : sql`desc`
-	builder = builder.orderBy(sql`list_id ${direction}`)
-	if (keyOf) builder = builder.orderBy(sql`${keyOf} ${direction}`)
 	return builder
-		.orderBy(sql`id ${direction}`)
+		.orderBy(listOrder(query.sort, ascending))
 		.limit(LEADS_PAGE_SIZE + 1)
 		.offset(offset)
 }
 
 /**
- * The row just before page `page` of the whole list in this order (null past the end), read
- * from the nearer end of the list's index: for the order of addition an index-only scan of
- * (list_id, id); for the sorted orders the index (list_id, key, id) with its rows. From the
- * far end only when the list is not being written to, as its count is then exact.
+ * The row just before page `page` of the whole list in this order (null past the end). Far
+ * from both ends of a finished list: from the nearest of its marks (page-marks.server.ts),
+ * asked for when missing. Otherwise from the nearer end of the list's index: for the order of
+ * addition an index-only scan of (list_id, id); for the sorted orders the index
+ * (list_id, key, id) with its rows. From the far end only when the list is not being written
+ * to, as its count is then exact.
  */
 async function rowBeforePage(
 	list: { id: string; found: number; status: number },
-	keyOf: RawBuilder<string> | null,
+	sort: LeadSort,
 	descending: boolean,
 	page: number,
 ): Promise<Cursor | null> {
 	const position = (page - 1) * LEADS_PAGE_SIZE - 1
 	const fromEnd = list.found - 1 - position
-	if (list.status >= 2 && fromEnd < 0) return null
-	const backwards = list.status >= 2 && fromEnd < position
-	const direction = descending === backwards ? sql`asc` : sql`desc`
+	const finished = list.status >= 2
+	if (finished && fromEnd < 0) return null
+	if (finished && Math.min(position, fromEnd) > MARK_EVERY) {
+		const marked = await rowFromMarks(list, sort, descending, position)
+		if (marked !== undefined) return marked
+		await requestPageMarks(list, sort)
+	}
+	const backwards = finished && fromEnd < position
 	const row = await db
 		.selectFrom('leads')
-		.select(keyOf ? keyOf.as('key') : sql<null>`null`.as('key'))
+		.select(sortKeyOf(sort).as('key'))
 		.select('id')
 		.where(ofList(list.id))
-		.orderBy(sql`list_id ${direction}`)
-		.$if(keyOf !== null, (q) => q.orderBy(sql`${keyOf} ${direction}`))
-		.orderBy(sql`id ${direction}`)
+		.orderBy(listOrder(sort, descending === backwards))
 		.offset(backwards ? fromEnd : position)
 		.limit(1)
 		.executeTakeFirst()

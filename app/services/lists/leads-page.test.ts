@@ -62,6 +62,7 @@ describe('the list page of a big list among others', () => {
 				{ dir: 'desc' },
 				{ sort: 'email', dir: 'desc' },
 				{ sort: 'company' },
+				{ sort: 'last_name', dir: 'desc' },
 			]) {
 				const pages = await walk(listId, order)
 				expect(pages).toHaveLength(5)
@@ -84,6 +85,35 @@ describe('the list page of a big list among others', () => {
 				)
 				expect(past.leads).toEqual([])
 			}
+		}
+	})
+
+	test('by last name, ties go by first name; a first and last name search finds both', async () => {
+		const listId = await insertList(ownerId, 200)
+		// 'L' || n % 13 and 'F' || n % 7: many leads share a last name
+		const shown = await walk(listId, { sort: 'last_name' })
+		const leads = await db
+			.selectFrom('leads')
+			.select(['email', 'first_name', 'last_name'])
+			.where('list_id', '=', listId)
+			.execute()
+		const byEmail = new Map(leads.map((l) => [l.email, l]))
+		const names = shown.flat().map((email) => byEmail.get(email)!)
+		expect(names).toHaveLength(200)
+		const sorted = [...names].sort(
+			(a, b) =>
+				a.last_name!.toLowerCase().localeCompare(b.last_name!.toLowerCase(), 'en') ||
+				a.first_name!.toLowerCase().localeCompare(b.first_name!.toLowerCase(), 'en'),
+		)
+		expect(names.map((n) => `${n.last_name} ${n.first_name}`)).toEqual(
+			sorted.map((n) => `${n.last_name} ${n.first_name}`),
+		)
+		// "f3 l1": first name F3…, last name L1… (L1, L10, L11, L12)
+		const found = await listLeadsPage(owner, listId, new URLSearchParams({ q: 'f3 l1' }))
+		expect(found.leads.length).toBeGreaterThan(0)
+		for (const lead of found.leads) {
+			expect(lead.first_name).toBe('F3')
+			expect(lead.last_name).toMatch(/^L1/)
 		}
 	})
 
