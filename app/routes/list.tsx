@@ -13,12 +13,11 @@ import { inputClasses } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { summaryOf } from '../services/imports/import-report.server.ts'
 import { findLeadList } from '../services/lists/find-list.server.ts'
-import { countSearchMatchesOf, leadsPageOf } from '../services/lists/leads-page.server.ts'
+import { leadsPageOf } from '../services/lists/leads-page.server.ts'
 import {
 	LEAD_SORTS,
 	LEADS_PAGE_SIZE,
 	leadsSearch,
-	parseLeadsQuery,
 	type LeadSort,
 } from '../services/lists/leads-query.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -29,19 +28,16 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const { account } = context.get(requestContext)
 	const { list } = await findLeadList(account, params.listId)
 	const search = new URL(request.url).searchParams
-	const { q } = parseLeadsQuery(search)
-	// the page, the import's counts and what "Enrich these leads" would take (counted up to a
-	// cap, so a broad search stays cheap) at once: one round trip after the list's
-	const [page, summary, matching] = await Promise.all([
+	// the page (with a search's count, for "Enrich these leads") and the import's counts at
+	// once: one round trip after the list's
+	const [page, summary] = await Promise.all([
 		leadsPageOf(list, search),
 		list.sourceType === 'upload' ? summaryOf(list.id) : null,
-		q ? countSearchMatchesOf(list.id, q) : null,
 	])
 	return {
 		...page,
 		// only what the table shows: no email status sent to the browser
 		leads: page.leads.map(({ email_status: _, ...lead }) => lead),
-		matching,
 		list: {
 			id: list.id,
 			name: list.name,

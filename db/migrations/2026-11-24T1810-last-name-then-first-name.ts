@@ -13,6 +13,9 @@ export async function up(db: Kysely<any>) {
 create index leads_list_last_first_name_sort_idx on leads (list_id,
   (coalesce(lower(last_name), '')) collate "C", (coalesce(lower(first_name), '')) collate "C", id);
 drop index leads_list_last_name_sort_idx;
+-- the planner knows an expression's values only from its index's statistics: without them a
+-- one-word search on a big list walked the whole list (1.2 s instead of 15 ms)
+analyze leads;
 `,
 		)
 		.execute(db)

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely'
+import { sql, type Expression, type RawBuilder } from 'kysely'
 import type { LeadSort } from './leads-query.ts'
 
 // Lowercased in the "C" collation, so that prefix search (like 'abc%') can use the same
@@ -40,21 +40,31 @@ export function sortKeyOf(sort: LeadSort) {
 
 /** The rows after (`>`), before (`<`) or from (`>=`) a cursor in the order of (keys..., id). */
 export function comparedTo(sort: LeadSort, cursor: Cursor, op: '>' | '<' | '>=') {
-	const keys = ORDER_KEYS[sort]
+	return keysComparedTo(ORDER_KEYS[sort], sql.ref('id'), cursor, op)
+}
+
+/** comparedTo for any expressions of an order's keys (a search's matches keep their own). */
+export function keysComparedTo(
+	keys: Expression<unknown>[],
+	id: Expression<unknown>,
+	cursor: Cursor,
+	op: '>' | '<' | '>=',
+) {
 	const operator = sql.raw(op)
-	if (!keys.length) return sql<boolean>`id ${operator} ${cursor.id}::uuid`
+	if (!keys.length) return sql<boolean>`${id} ${operator} ${cursor.id}::uuid`
 	const values = keys.map((_, i) => cursor.key?.[i] ?? '')
-	return sql<boolean>`(${sql.join(keys)}, id) ${operator} (${sql.join(values)}, ${cursor.id}::uuid)`
+	return sql<boolean>`(${sql.join(keys)}, ${id}) ${operator} (${sql.join(values)}, ${cursor.id}::uuid)`
 }
 
 /** ORDER BY list_id, the order's keys and id, all one way (an index's order, either way). */
 export function listOrder(sort: LeadSort, ascending: boolean) {
+	return keysOrder([sql.ref('list_id'), ...ORDER_KEYS[sort], sql.ref('id')], ascending)
+}
+
+/** ORDER BY these expressions, all one way. */
+export function keysOrder(keys: Expression<unknown>[], ascending: boolean) {
 	const direction = ascending ? sql`asc` : sql`desc`
-	return sql`${sql.join(
-		['list_id', ...ORDER_KEYS[sort], 'id'].map((k) =>
-			typeof k === 'string' ? sql`${sql.ref(k)} ${direction}` : sql`${k} ${direction}`,
-		),
-	)}`
+	return sql`${sql.join(keys.map((key) => sql`${key} ${direction}`))}`
 }
 
 /**

@@ -5,7 +5,10 @@ import { isUuid } from '../../utils/http-errors.server.ts'
 import { findLeadList, type LeadList } from './find-list.server.ts'
 import {
 	comparedTo,
+	keysComparedTo,
+	keysOrder,
 	listOrder,
+	orderKeys,
 	ofList,
 	sortKeyOf,
 	SORT_KEY,
@@ -82,9 +85,13 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 		}
 	}
 	const reverse = before !== null
+	// a search counts its matches (for "Enrich these N leads") and, when there are few, sorts
+	// its page from them in the same statement
+	const searched = query.q ? await searchPage(list.id, query, { after, before }, offset) : null
 	const fetched = pastTheEnd
 		? []
-		: await leadsPageQuery(list.id, query, { after, before }, offset).execute()
+		: (searched?.rows ??
+			(await leadsPageQuery(list.id, query, { after, before }, offset).execute()))
 	const more = fetched.length > LEADS_PAGE_SIZE
 	const rows = fetched.slice(0, LEADS_PAGE_SIZE)
 	if (reverse) rows.reverse()
@@ -102,6 +109,8 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 		dataKeys,
 		/** the whole list's size (kept on the list row, so no count over 1,000,000 rows) */
 		total: query.q ? null : list.found,
+		/** how many leads the search matches, counted up to SEARCH_COUNT_CAP */
+		matching: searched?.matching ?? null,
 		firstIndex: (query.page - 1) * LEADS_PAGE_SIZE + 1,
 		previous:
 			hasPrevious && first
@@ -129,20 +138,7 @@ export function leadsPageQuery(
 	const ascending = descending === (before !== null)
 	let builder = db
 		.selectFrom('leads')
-		.select([
-			'id',
-			'email',
-			'first_name',
-			'last_name',
-			'title',
-			'company_name',
-			'company_domain',
-			'linkedin_url',
-			'location',
-			'phone',
-			'email_status',
-			'data',
-		])
+		.select(LEAD_COLUMNS)
 		.select(sortKeyOf(query.sort).as('sort_key'))
 		.where(ofList(listId))
 	if (query.q) builder = builder.where(searchCondition(query.q))
@@ -155,6 +151,76 @@ export function leadsPageQuery(
 		.orderBy(listOrder(query.sort, ascending))
 		.limit(LEADS_PAGE_SIZE + 1)
 		.offset(offset)
+}
+
+/** A search's matches are counted up to this many, and its page sorted from them below it. */
+export const SEARCH_COUNT_CAP = 10_000
+
+const LEAD_COLUMNS = [
+	'id',
+	'email',
+	'first_name',
+	'last_name',
+	'title',
+	'company_name',
+	'company_domain',
+	'linkedin_url',
+	'location',
+	'phone',
+	'email_status',
+	'data',
+] as const
+
+/**
+ * A search's page and its count in one statement. The matching leads (up to
+ * SEARCH_COUNT_CAP + 1) are found once with their sort keys, by whichever indexes the planner
+ * picks, and counted; when that is all of them, the page is sorted from them, and only its
+ * rows are read whole. A few matches in a big list are then never looked for by walking the
+ * list in order (a first and last name search: 71 ms that way on 1,000,000 leads, 31 ms this
+ * way). A broad search (more than the cap) leaves `rows` null: its page is read by walking the
+ * list's index, where matches are dense.
+ */
+async function searchPage(
+	listId: string,
+	query: LeadsQuery,
+	cursors: { after: Cursor | null; before: Cursor | null },
+	offset: number,
+) {
+	const keys = orderKeys(query.sort)
+	const hitKeys = keys.map((_, i) => sql.ref(`hit.k${i}`))
+	const pickedKeys = keys.map((_, i) => sql.ref(`picked.k${i}`))
+	const { after, before } = cursors
+	const ascending = (query.dir === 'desc') === (before !== null)
+	const cursor = after ?? before
+	const greater = (after !== null) !== (query.dir === 'desc')
+	const { rows } = await sql<LeadRow & { matched: number; sort_key: string[] | null }>`
+		with hit as materialized (
+			select id${sql.join(
+				keys.map((key, i) => sql`, ${key} as ${sql.ref(`k${i}`)}`),
+				sql``,
+			)}
+			from leads where ${ofList(listId)} and ${searchCondition(query.q)}
+			limit ${SEARCH_COUNT_CAP + 1}
+		), picked as (
+			select * from hit
+			where ${cursor ? keysComparedTo(hitKeys, sql.ref('hit.id'), cursor, greater ? '>' : '<') : sql`true`}
+			order by ${keysOrder([...hitKeys, sql.ref('hit.id')], ascending)}
+			limit ${LEADS_PAGE_SIZE + 1} offset ${offset}
+		)
+		select (select count(*)::int from hit) as matched,
+			${sql.join(LEAD_COLUMNS.map((column) => sql.ref(`lead.${column}`)))},
+			${keys.length ? sql`array[${sql.join(pickedKeys)}]` : sql`null::text[]`} as sort_key
+		from (select) one
+		left join (picked join leads lead on lead.id = picked.id) on true
+		order by ${keysOrder([...pickedKeys, sql.ref('picked.id')], ascending)}`.execute(db)
+	const matched = rows[0]?.matched ?? 0
+	return {
+		matching: { count: Math.min(matched, SEARCH_COUNT_CAP), more: matched > SEARCH_COUNT_CAP },
+		rows:
+			matched > SEARCH_COUNT_CAP
+				? null
+				: rows.filter((row) => row.id !== null).map(({ matched: _, ...row }) => row),
+	}
 }
 
 /**
@@ -213,37 +279,6 @@ export function searchCondition(q: string) {
 		)
 	}
 	return sql<boolean>`(${sql.join(parts, sql` or `)})`
-}
-
-/**
- * How many leads of the list match a search, counting at most `cap` of them (a broad search
- * on a list of 1,000,000 stays cheap): `{ count, more }` says whether there are more.
- */
-export async function countSearchMatches(
-	context: AccountContext | null,
-	listId: unknown,
-	q: string,
-	cap = 10_000,
-) {
-	const { list } = await findLeadList(context, listId)
-	return countSearchMatchesOf(list.id, q, cap)
-}
-
-/** countSearchMatches for a list already found (findLeadList) for the signed-in account. */
-export async function countSearchMatchesOf(listId: string, q: string, cap = 10_000) {
-	const { n } = await db
-		.selectFrom((eb) =>
-			eb
-				.selectFrom('leads')
-				.select('id')
-				.where('list_id', '=', listId)
-				.where(searchCondition(q))
-				.limit(cap + 1)
-				.as('hit'),
-		)
-		.select((eb) => eb.fn.countAll<number>().as('n'))
-		.executeTakeFirstOrThrow()
-	return { count: Math.min(Number(n), cap), more: Number(n) > cap }
 }
 
 export type { LeadsQuery }

@@ -117,6 +117,65 @@ describe('the list page of a big list among others', () => {
 		}
 	})
 
+	test('a search counts its matches and pages them in every order; a broad one is capped', async () => {
+		const listId = await insertList(ownerId, 12_000)
+		// first name F3 with a last name starting L1 (L1, L10, L11, L12)
+		const { rows: all } = await sql<{ n: number }>`
+			select count(*)::int as n from leads
+			where list_id = ${listId} and first_name = 'F3' and last_name like 'L1%'`.execute(db)
+		const matches = all[0]!.n
+		expect(matches).toBeGreaterThan(150)
+		const orders: { params: Record<string, string>; sql: string }[] = [
+			{ params: {}, sql: 'id' },
+			{ params: { dir: 'desc' }, sql: 'id desc' },
+			{
+				params: { sort: 'last_name' },
+				sql: 'lower(last_name) collate "C", lower(first_name) collate "C", id',
+			},
+			{ params: { sort: 'email', dir: 'desc' }, sql: 'lower(email) collate "C" desc, id desc' },
+		]
+		for (const order of orders) {
+			const pages = await walk(listId, { ...order.params, q: 'f3 l1' })
+			const { rows: expected } = await sql<{ email: string }>`
+				select email from leads where list_id = ${listId} and first_name = 'F3'
+					and last_name like 'L1%'
+				order by ${sql.raw(order.sql)}`.execute(db)
+			expect(pages.flat()).toEqual(expected.map((r) => r.email))
+			// a typed page and the Previous link from it
+			const third = await listLeadsPage(
+				owner,
+				listId,
+				new URLSearchParams({ ...order.params, q: 'f3 l1', page: '3' }),
+			)
+			expect(third.leads.map((l) => l.email)).toEqual(pages[2])
+			expect(third.matching).toEqual({ count: matches, more: false })
+			const second = await listLeadsPage(
+				owner,
+				listId,
+				new URLSearchParams({
+					...order.params,
+					q: 'f3 l1',
+					page: '2',
+					before: third.previous!.before!,
+				}),
+			)
+			expect(second.leads.map((l) => l.email)).toEqual(pages[1])
+		}
+		const none = await listLeadsPage(owner, listId, new URLSearchParams({ q: 'zz' }))
+		expect(none.leads).toEqual([])
+		expect(none.matching).toEqual({ count: 0, more: false })
+		// every lead's email starts with "p0": more than the count goes to
+		const broad = await listLeadsPage(owner, listId, new URLSearchParams({ q: 'p0' }))
+		expect(broad.matching).toEqual({ count: 10_000, more: true })
+		expect(broad.leads.map((l) => l.email).slice(0, 2)).toEqual([
+			'p000001@example.com',
+			'p000002@example.com',
+		])
+		const newest = await listLeadsPage(owner, listId, new URLSearchParams({ q: 'p0', dir: 'desc' }))
+		expect(newest.leads[0]!.email).toBe('p012000@example.com')
+		expect(newest.next).not.toBeNull()
+	})
+
 	test("a list's pages read the list's own index, never the primary key through other lists' leads", async () => {
 		const other = await insertUser(db)
 		// leads of other lists before and after this one's (ids are time-ordered)
