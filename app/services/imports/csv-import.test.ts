@@ -316,6 +316,30 @@ describe('the csv-import job, run by hand (before any worker starts)', () => {
 		expect(await errorsOf(listId)).toEqual([])
 		expect(await listRow(listId)).toMatchObject({ status: 2, found: 400 })
 	})
+	test('a big list asks for its page marks as it finishes; a small one does not', async () => {
+		const marksOf = (listId: string) =>
+			db
+				.selectFrom('lead_page_marks')
+				.select(['sort', 'found', 'built_at'])
+				.where('list_id', '=', listId)
+				.execute()
+		const csvOf = (n: number, prefix: string) =>
+			`email\n${Array.from({ length: n }, (_, i) => `${prefix}${i}@example.com`).join('\n')}\n`
+		const big = await startByHand(owner, await upload(owner, csvOf(10_050, 'big')))
+		await runCsvImport(big)
+		expect((await listRow(big)).status).toBe(2)
+		// asked for (a job queued), so the first typed page far into the list finds them built
+		expect(await marksOf(big)).toEqual([{ sort: 'added', found: 10_050, built_at: null }])
+		const { rows } = await sql<{ n: number }>`
+			select count(*)::int as n from pgboss.job
+			where name = 'lead-page-marks' and data->>'listId' = ${big}`.execute(db)
+		expect(rows[0]!.n).toBe(1)
+
+		const small = await startByHand(owner, await upload(owner, csvOf(300, 'small')))
+		await runCsvImport(small)
+		expect((await listRow(small)).status).toBe(2)
+		expect(await marksOf(small)).toEqual([])
+	})
 })
 
 describe('the csv-import job', () => {

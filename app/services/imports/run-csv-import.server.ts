@@ -6,6 +6,7 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { db, getPool } from '../../../db/index.server.ts'
 import { FileNotFound, fileStorage, StorageUnavailable } from '../../storage/file-storage.server.ts'
 import { logger } from '../../utils/logger.server.ts'
+import { MARK_EVERY, requestPageMarks } from '../lists/page-marks.server.ts'
 import { AddressSet } from './address-set.ts'
 import { CopyBuffer, formatRow, invalidLine, type ImportMapping } from './copy-format.ts'
 import { MAX_IMPORT_ROWS } from './mapping.ts'
@@ -589,9 +590,16 @@ async function finish(state: ImportState) {
 			finished_at: sql`now()`,
 			updated_at: sql`now()`,
 		})
-		.returning(['l.status'])
+		.returning(['l.status', 'l.found'])
 		.executeTakeFirst()
 	if (row) await removeImportFile(state.file_path)
+	// a big list's marks for typed page numbers, so that no visitor waits for the first ones
+	if (row?.status === STATUS.success && row.found > 2 * MARK_EVERY) {
+		await requestPageMarks({ id: state.list_id, found: row.found }, 'added').catch((error) =>
+			// asked for again by the first typed page that needs them
+			logger.warn({ err: error, listId: state.list_id }, 'page marks not asked for'),
+		)
+	}
 	logger.info(
 		{ listId: state.list_id, status: row?.status, ms: mapValues(timings, Math.round) },
 		'csv import finished',
