@@ -11,8 +11,16 @@ import { db } from '../../db/index.server.ts'
 await sql`select 1`.execute(db)
 const lines = readline.createInterface({ input: process.stdin })
 process.stdout.write('ready\n')
-await once(lines, 'line')
+// stdin closed without a line: the test went away before starting this process
+const go = await Promise.race([
+	once(lines, 'line').then(() => true),
+	once(lines, 'close').then(() => false),
+])
 lines.close()
+if (!go) {
+	await db.destroy()
+	process.exit(1)
+}
 
 await runEnrichment(process.argv[2]!, {
 	jobId: `process-${process.pid}`,

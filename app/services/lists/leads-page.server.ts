@@ -203,7 +203,9 @@ async function searchPage(
 			limit ${SEARCH_COUNT_CAP + 1}
 		), picked as (
 			select * from hit
-			where ${cursor ? keysComparedTo(hitKeys, sql.ref('hit.id'), cursor, greater ? '>' : '<') : sql`true`}
+			-- a broad search's page is read by the walk: nothing to sort here
+			where (select count(*) from hit) <= ${SEARCH_COUNT_CAP}
+				and ${cursor ? keysComparedTo(hitKeys, sql.ref('hit.id'), cursor, greater ? '>' : '<') : sql`true`}
 			order by ${keysOrder([...hitKeys, sql.ref('hit.id')], ascending)}
 			limit ${LEADS_PAGE_SIZE + 1} offset ${offset}
 		)
