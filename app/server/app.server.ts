@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -12,7 +13,8 @@ import { createLoadContext } from '../utils/load-context.server.ts'
 import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
 import { logger } from '../utils/logger.server.ts'
-import { bodyLimit, fetchRequest } from './request-body.server.ts'
+import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
+import { buildsByFirstSegment } from './routes-by-first-segment.server.ts'
 import { sameOriginOnly } from './same-origin.server.ts'
 import {
 	forwardByHost,
@@ -33,17 +35,11 @@ export async function createApp(options: {
 	app.disable('x-powered-by')
 	app.set('trust proxy', config.TRUST_PROXY)
 
-	app.use((req, res, next) => {
-		res.locals.cspNonce = options.nonce()
-		// Only the socket (or a trusted proxy) says who the client is.
-		req.headers[CLIENT_IP_HEADER] = req.ip ?? req.socket.remoteAddress ?? ''
-		next()
-	})
 	const isDev = config.NODE_ENV === 'development'
 	// The browser also talks to the IP-to-country lookup and, with a key, PostHog.
 	const posthogOrigins = config.POSTHOG_KEY ? posthogSources(config.POSTHOG_HOST) : []
 	const connectSources = ["'self'", new URL(config.IP_COUNTRY_URL).origin, ...posthogOrigins]
-	app.use(
+	const headers = securityHeaders(
 		helmet({
 			contentSecurityPolicy: {
 				useDefaults: true,
@@ -68,10 +64,26 @@ export async function createApp(options: {
 	)
 	// A forwarded domain's Host gets its redirect before anything else (DESIGN.md section 8).
 	void listenForForwardingChanges()
-	app.use(forwardByHost())
-	app.use(sameOriginOnly({ appUrl: config.APP_URL, trustProxy: config.TRUST_PROXY }))
-	app.use(bodyLimit(config.BODY_LIMIT_BYTES, config.UPLOAD_LIMIT_BYTES))
-	app.use(compression())
+	const compress = compression()
+	// One Express layer for what every request goes through: each layer of Express's router
+	// costs its own path match and dispatch.
+	app.use(
+		inOrder(
+			(req, res, next) => {
+				const nonce = options.nonce()
+				res.locals.cspNonce = nonce
+				// Only the socket (or a trusted proxy) says who the client is.
+				req.headers[CLIENT_IP_HEADER] = req.ip ?? req.socket.remoteAddress ?? ''
+				headers(res, nonce)
+				next()
+			},
+			forwardByHost(),
+			sameOriginOnly({ appUrl: config.APP_URL, trustProxy: config.TRUST_PROXY }),
+			bodyLimit(config.BODY_LIMIT_BYTES, config.UPLOAD_LIMIT_BYTES),
+			// a client that takes no compressed answer gets nothing wrapped for it
+			(req, res, next) => (acceptsEncoding(req) ? compress(req, res, next) : next()),
+		),
+	)
 
 	// Production hands React Router the build itself, not a function: given a function it
 	// re-derives its route tables (flattening and ranking every route) on every request.
@@ -124,6 +136,53 @@ export async function createApp(options: {
 	return app
 }
 
+/** Connect-style handlers run one after the other as one handler; an error skips the rest. */
+function inOrder(...handlers: RequestHandler[]): RequestHandler {
+	return (req, res, next) => {
+		let index = 0
+		const step = (error?: unknown) => {
+			if (error !== undefined && error !== null) return next(error)
+			const handler = handlers[index++]
+			if (!handler) return next()
+			void handler(req, res, step)
+		}
+		step()
+	}
+}
+
+/**
+ * Helmet's headers, found once: it runs against a stand-in answer whose nonce is a marker,
+ * and each request then gets the same headers with its own nonce in the marker's place.
+ */
+function securityHeaders(helmetMiddleware: RequestHandler) {
+	const marker = `n0nce${randomBytes(12).toString('hex')}`
+	const found: [string, string][] = []
+	const standIn = {
+		locals: { cspNonce: marker },
+		setHeader: (name: string, value: unknown) => void found.push([name, String(value)]),
+		removeHeader: () => {},
+	}
+	let failed: unknown
+	void helmetMiddleware(
+		{ headers: {} } as express.Request,
+		standIn as unknown as express.Response,
+		(error?: unknown) => (failed = error),
+	)
+	if (failed) throw failed
+	const headers = found.map(([name, value]) => [name, value.split(marker)] as const)
+	return (res: express.Response, nonce: string) => {
+		for (const [name, parts] of headers) {
+			res.setHeader(name, parts.length === 1 ? parts[0]! : parts.join(nonce))
+		}
+	}
+}
+
+/** Asks for a compressed answer (browsers always do). */
+function acceptsEncoding(req: express.Request) {
+	const accepted = req.headers['accept-encoding']
+	return accepted !== undefined && accepted !== '' && accepted !== 'identity'
+}
+
 /**
  * The files of public/ (copied into the client build) are known once built: a request for
  * anything else (every page) skips the static middleware, which would look for a file on
@@ -163,10 +222,12 @@ function reactRouterHandler(
 	mode: string,
 	loadContext: (res: express.Response) => RouterContextProvider,
 ): RequestHandler {
-	const handle = createRequestHandler(build, mode)
+	const handlerFor = handlersByPath(build, mode)
 	return async (req, res, next) => {
 		try {
-			const response = await handle(fetchRequest(req, res), loadContext(res))
+			const url = requestUrl(req)
+			const handle = handlerFor(url.pathname)
+			const response = await handle(fetchRequest(req, res, url), loadContext(res))
 			// Already answered (413 past the body limit) or the client went away.
 			if (res.destroyed || res.writableEnded) {
 				await response.body?.cancel()
@@ -186,5 +247,25 @@ function reactRouterHandler(
 		} catch (error) {
 			next(error)
 		}
+	}
+}
+
+/**
+ * React Router's handler for a path: in production one per first segment, over only the
+ * routes that segment can match (routes-by-first-segment.server.ts), each made on first use.
+ */
+function handlersByPath(build: ServerBuild | (() => Promise<ServerBuild>), mode: string) {
+	const whole = createRequestHandler(build, mode)
+	if (typeof build === 'function') return () => whole
+	// split on the first request, as React Router reads the build on its first request too
+	let buildFor: ((pathname: string) => ServerBuild) | null | undefined
+	const handlers = new Map<ServerBuild, ReturnType<typeof createRequestHandler>>()
+	return (pathname: string) => {
+		if (buildFor === undefined) buildFor = buildsByFirstSegment(build)
+		if (buildFor === null) return whole
+		const part = buildFor(pathname)
+		let handle = handlers.get(part)
+		if (!handle) handlers.set(part, (handle = createRequestHandler(part, mode)))
+		return handle
 	}
 }

@@ -166,6 +166,38 @@ async function visit(jar: Jar, path: string) {
 	return jar.take(await send({ path, headers: { cookie: jar.header } }))
 }
 
+describe('every answer carries the security headers', () => {
+	test("a page's policy names the nonce its scripts carry; a file gets the same headers", async () => {
+		for (const path of ['/signin', '/no-such-page', '/favicon.svg']) {
+			const answer = await send({ path })
+			expect(answer.headers['content-security-policy'], path).toBe(
+				"default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';" +
+					"frame-ancestors 'self';img-src 'self' data:;object-src 'none';" +
+					"script-src 'self' 'nonce-nonce';script-src-attr 'none';" +
+					"style-src 'self' 'unsafe-inline';connect-src 'self' " +
+					new URL(process.env.IP_COUNTRY_URL ?? 'https://ipapi.co/json/').origin,
+			)
+			expect(answer.headers['x-frame-options'], path).toBe('SAMEORIGIN')
+			expect(answer.headers['x-content-type-options'], path).toBe('nosniff')
+			expect(answer.headers['referrer-policy'], path).toBe('strict-origin-when-cross-origin')
+			expect(answer.headers['cross-origin-opener-policy'], path).toBe('same-origin')
+		}
+		const page = await send({ path: '/signin' })
+		const scripts = page.body.match(/<script[^>]*>/g) ?? []
+		expect(scripts.length).toBeGreaterThan(0)
+		for (const script of scripts) expect(script).toContain('nonce="nonce"')
+	})
+
+	test('a client that takes gzip gets it; one that does not gets the page as is', async () => {
+		const gzip = await send({ path: '/signin', headers: { 'accept-encoding': 'gzip' } })
+		expect(gzip.headers['content-encoding']).toBe('gzip')
+		expect(gzip.headers.vary).toContain('Accept-Encoding')
+		const plain = await send({ path: '/signin' })
+		expect(plain.headers['content-encoding']).toBeUndefined()
+		expect(plain.body).toContain('<form')
+	})
+})
+
 describe('body limits hold for every way of sending a body', () => {
 	test('a 100 MB chunked POST to /signin gets 413 and memory does not grow by it', async () => {
 		const before = process.memoryUsage()

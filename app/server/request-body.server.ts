@@ -88,11 +88,8 @@ function isCsvUpload(req: ExpressRequest) {
 	)
 }
 
-/**
- * The Fetch API Request for a handler (React Router, the auth service), its body the counted
- * stream; the signal aborts when the client goes away. As @react-router/express builds it.
- */
-export function fetchRequest(req: ExpressRequest, res: ExpressResponse): globalThis.Request {
+/** The request's URL as the app sees it (behind a trusted proxy: the host it forwards). */
+export function requestUrl(req: ExpressRequest): URL {
 	const [, forwardedPort] = req.app.enabled('trust proxy')
 		? (req.get('X-Forwarded-Host')?.split(':') ?? [])
 		: []
@@ -101,7 +98,18 @@ export function fetchRequest(req: ExpressRequest, res: ExpressResponse): globalT
 		.map((p) => Number.parseInt(p ?? '', 10))
 		.find((p) => Number.isSafeInteger(p))
 	const host = `${req.hostname.split(/[\\/?#@]/)[0] || 'localhost'}${port ? `:${port}` : ''}`
-	const url = new URL(`${req.protocol}://${host}${req.originalUrl}`)
+	return new URL(`${req.protocol}://${host}${req.originalUrl}`)
+}
+
+/**
+ * The Fetch API Request for a handler (React Router, the auth service), its body the counted
+ * stream; the signal aborts when the client goes away. As @react-router/express builds it.
+ */
+export function fetchRequest(
+	req: ExpressRequest,
+	res: ExpressResponse,
+	url = requestUrl(req),
+): globalThis.Request {
 	let controller: AbortController | null = new AbortController()
 	const signal = controller.signal
 	res.on('finish', () => (controller = null))
