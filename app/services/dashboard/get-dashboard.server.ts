@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely'
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely'
 import { db as defaultDb, prepareStatement, type Database } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
@@ -73,14 +73,71 @@ export async function getDashboard(
 	// see every workspace; a member with neither sees nothing.
 	const workspace =
 		workspaceId !== null && canUseWorkspace(account, workspaceId) ? workspaceId : null
+	const statement = dashboardStatement(db, {
+		workspace: workspace !== null,
+		unassigned: account.accessAllWorkspaces,
+	})
+	const { rows } = await db.executeQuery<Row>({
+		...statement,
+		parameters: statement.parameters.map((value) =>
+			value === ACCOUNT
+				? accountId
+				: value === WORKSPACE
+					? workspace
+					: value === PLAN
+						? account.activePlan
+						: value,
+		),
+	})
+	const row = rows[0]!
+	return {
+		planName: row.plan_name,
+		jobs: row.jobs.map((j) => ({
+			id: j.id,
+			kind: j.kind,
+			name: j.name,
+			status: j.status,
+			progress: j.progress,
+			error: j.error,
+			href: jobHref(j.kind, j.list_id),
+			createdAt: j.created_at,
+		})),
+		lists: row.lists.map((l) => ({
+			id: l.id,
+			kind: l.kind,
+			name: l.name,
+			status: l.status,
+			found: l.found,
+			href: l.kind === 'leads' ? `/lists/${l.id}` : `/company-lists/${l.id}`,
+			createdAt: l.created_at,
+		})),
+		spent: fillDays(row.spent, new Date()),
+	}
+}
+
+// The statement's text depends only on which parts of the scope there are: it is built and
+// compiled once per form, with markers where the account, workspace and plan go, and each call
+// puts its own values in their place (building it took ~0.15 ms of every dashboard view).
+const ACCOUNT = '\u0000dashboard:account'
+const WORKSPACE = '\u0000dashboard:workspace'
+const PLAN = '\u0000dashboard:plan'
+const statements = new Map<string, CompiledQuery<Row>>()
+
+function dashboardStatement(
+	db: Database,
+	scope: { workspace: boolean; unassigned: boolean },
+): CompiledQuery<Row> {
+	const key = `${scope.workspace}:${scope.unassigned}`
+	const known = statements.get(key)
+	if (known) return known
 	// Each part of the scope is its own index range (user_id, workspace_id, created_at desc):
 	// `workspace_id = $w` and `workspace_id is null` read apart stop after a few rows each, where
 	// an `or` of the two reads every row of both and sorts them.
 	const scopeParts = [
-		...(workspace ? [(column: RawBuilder<unknown>) => sql<boolean>`${column} = ${workspace}`] : []),
-		...(account.accessAllWorkspaces
-			? [(column: RawBuilder<unknown>) => sql<boolean>`${column} is null`]
+		...(scope.workspace
+			? [(column: RawBuilder<unknown>) => sql<boolean>`${column} = ${WORKSPACE}`]
 			: []),
+		...(scope.unassigned ? [(column: RawBuilder<unknown>) => sql<boolean>`${column} is null`] : []),
 	]
 	const inScope = (alias: string) => {
 		const column = sql.ref(`${alias}.workspace_id`) as RawBuilder<unknown>
@@ -100,7 +157,7 @@ export async function getDashboard(
 		alias: string,
 		columns: { running: RawBuilder<unknown>; finished: RawBuilder<unknown> },
 	) => {
-		const owner = sql`${sql.ref(`${alias}.user_id`)} = ${accountId}`
+		const owner = sql`${sql.ref(`${alias}.user_id`)} = ${ACCOUNT}`
 		const from = sql`from ${sql.table(table)} as ${sql.ref(alias)}`
 		const status = sql.ref(`${alias}.status`)
 		const created = sql.ref(`${alias}.created_at`)
@@ -155,11 +212,11 @@ export async function getDashboard(
 	const lists = scopeParts.flatMap((part) => [
 		sql`(select p.id, 'leads' as kind, p.name, p.status, p.found, p.created_at
 			from processing_list p
-			where p.user_id = ${accountId} and ${part(sql.ref('p.workspace_id') as RawBuilder<unknown>)}
+			where p.user_id = ${ACCOUNT} and ${part(sql.ref('p.workspace_id') as RawBuilder<unknown>)}
 			order by p.created_at desc limit ${DASHBOARD_LISTS})`,
 		sql`(select c.id, 'companies', c.name, c.status, c.found, c.created_at
 			from company_scraping_list c
-			where c.user_id = ${accountId} and ${part(sql.ref('c.workspace_id') as RawBuilder<unknown>)}
+			where c.user_id = ${ACCOUNT} and ${part(sql.ref('c.workspace_id') as RawBuilder<unknown>)}
 			order by c.created_at desc limit ${DASHBOARD_LISTS})`,
 	])
 	// nothing in scope (a member limited elsewhere): no job or list to read at all
@@ -185,7 +242,7 @@ export async function getDashboard(
 		: sql`'[]'::json`
 	const query = sql<Row>`
 		select
-			(select name from price_plans where id = ${account.activePlan}) as plan_name,
+			(select name from price_plans where id = ${PLAN}) as plan_name,
 			${jobsPart} as jobs,
 			${listsPart} as lists,
 			-- per-day sums kept by a trigger on credit_reservations (migration 2026-11-24T0510):
@@ -193,7 +250,7 @@ export async function getDashboard(
 			coalesce((
 				select json_agg(json_build_object('day', s.day, 'credits', s.credits) order by s.day)
 				from credits_spent_daily s
-				where s.user_id = ${accountId}
+				where s.user_id = ${ACCOUNT}
 					and s.day >= (now() at time zone 'UTC')::date - ${SPENT_DAYS - 1}::int
 					and s.credits <> 0
 			), '[]') as spent
@@ -203,31 +260,8 @@ export async function getDashboard(
 	// connection (a generic plan) as long as that plan costs no more than a fresh one: a test
 	// holds it to that (get-dashboard.test.ts).
 	prepareStatement('dashboard', query.sql, { perText: true })
-	const { rows } = await db.executeQuery(query)
-	const row = rows[0]!
-	return {
-		planName: row.plan_name,
-		jobs: row.jobs.map((j) => ({
-			id: j.id,
-			kind: j.kind,
-			name: j.name,
-			status: j.status,
-			progress: j.progress,
-			error: j.error,
-			href: jobHref(j.kind, j.list_id),
-			createdAt: j.created_at,
-		})),
-		lists: row.lists.map((l) => ({
-			id: l.id,
-			kind: l.kind,
-			name: l.name,
-			status: l.status,
-			found: l.found,
-			href: l.kind === 'leads' ? `/lists/${l.id}` : `/company-lists/${l.id}`,
-			createdAt: l.created_at,
-		})),
-		spent: fillDays(row.spent, new Date()),
-	}
+	statements.set(key, query)
+	return query
 }
 
 function jobHref(kind: DashboardJobKind, listId: string) {

@@ -548,6 +548,8 @@ export async function previewEnrichment(
 						.selectFrom('companies')
 						.select(COMPANY_FIELDS)
 						.where('list_id', '=', input.listId)
+						// the first five the list page shows (by name; ids are random), on its index
+						.orderBy(sql`coalesce(lower(name), '') collate "C"`)
 						.orderBy('id')
 						.limit(5)
 						.execute()) as CompanyRow[]
