@@ -433,9 +433,17 @@ export function assertKnownMiddleware(
 // An unknown middleware name is an error at start-up (and at build time).
 assertKnownMiddleware(screens)
 
+// asked on every request (the route guards, the default layout): a lookup, not a search
+const screensByPattern = new Map<string, Screen>()
+
 export function screenByPattern(pattern: string): Screen | undefined {
-	const path = pattern.replace(/^\//, '').replace(/\/$/, '')
-	return (screens as readonly Screen[]).find((s) => s.path === path)
+	let screen = screensByPattern.get(pattern)
+	if (!screen) {
+		const path = pattern.replace(/^\//, '').replace(/\/$/, '')
+		screen = (screens as readonly Screen[]).find((s) => s.path === path)
+		if (screen) screensByPattern.set(pattern, screen)
+	}
+	return screen
 }
 
 export function hasScreen(name: string) {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import type { RequestHandler } from 'express'
 import pg from 'pg'
 import { db as defaultDb } from '../../../db/index.server.ts'
@@ -160,8 +161,9 @@ export function forwardByHost(): RequestHandler {
 	const ownHosts = appHostNames()
 	return (req, res, next) => {
 		const host = req.hostname
-		// The app's own host (nearly every request) goes on at once, without a promise.
-		if (!host || !host.includes('.') || isAppHost(host, ownHosts)) return next()
+		// The app's own host (nearly every request) goes on at once, without a promise, and so
+		// does an address: a forwarded domain is a name.
+		if (!host || !host.includes('.') || isAppHost(host, ownHosts) || isIP(host)) return next()
 		findForward(host).then(
 			(forward) => {
 				if (!forward) return next()
