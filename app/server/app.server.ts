@@ -136,7 +136,11 @@ export async function createApp(options: {
 	return app
 }
 
-/** Connect-style handlers run one after the other as one handler; an error skips the rest. */
+/**
+ * Connect-style handlers run one after the other as one handler. An error, passed on, thrown
+ * or rejected (also from a handler called back later, as forwarding is), skips the rest and
+ * goes to Express's error handler, as between Express's own layers.
+ */
 function inOrder(...handlers: RequestHandler[]): RequestHandler {
 	return (req, res, next) => {
 		let index = 0
@@ -144,7 +148,12 @@ function inOrder(...handlers: RequestHandler[]): RequestHandler {
 			if (error !== undefined && error !== null) return next(error)
 			const handler = handlers[index++]
 			if (!handler) return next()
-			void handler(req, res, step)
+			try {
+				const result: unknown = handler(req, res, step)
+				if (result instanceof Promise) result.catch(next)
+			} catch (thrown) {
+				next(thrown)
+			}
 		}
 		step()
 	}
