@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect, test, type Browser, type BrowserContext } from '@playwright/test'
-import type { CapturedEvent } from '../fakes/posthog/server.ts'
+import type { CapturedEvent, CollectorRequest } from '../fakes/posthog/server.ts'
 import { startKeyedServer, type KeyedServer } from './keyed-server.ts'
 import { PASSWORD, uniqueEmail } from './support.ts'
 
@@ -34,21 +34,35 @@ async function events(name?: string): Promise<CapturedEvent[]> {
 	return (await fetch(`${server.posthogURL}/_events${query}`)).json() as Promise<CapturedEvent[]>
 }
 
-async function collectorRequests(): Promise<string[]> {
-	return (await fetch(`${server.posthogURL}/_requests`)).json() as Promise<string[]>
+/**
+ * What the collector got, but from no other test's browser: a context closed at the end of the
+ * test before may still send its last events (a page-leave beacon) after this test began.
+ */
+async function collectorRequests(context: BrowserContext): Promise<string[]> {
+	const own = contextMarks.get(context)!
+	const all = (await (await fetch(`${server.posthogURL}/_requests`)).json()) as CollectorRequest[]
+	return all
+		.filter(({ userAgent }) => !userAgent.includes(CONTEXT_MARK) || userAgent.endsWith(own))
+		.map(({ request }) => request)
 }
+
+const CONTEXT_MARK = 'e2e-context/'
+const contextMarks = new WeakMap<BrowserContext, string>()
+let contexts = 0
 
 async function newContext(
 	browser: Browser,
 	options: { javaScriptEnabled?: boolean; consent?: 'granted' | 'denied' } = {},
 ): Promise<BrowserContext> {
+	// each context's requests are told apart by the end of its User-Agent
+	const mark = `${CONTEXT_MARK}${++contexts}`
 	const context = await browser.newContext({
 		baseURL: server.baseURL,
 		javaScriptEnabled: options.javaScriptEnabled ?? true,
 		// posthog-js drops events from bots (navigator.webdriver, HeadlessChrome): look human
-		userAgent:
-			'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36',
+		userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36 ${mark}`,
 	})
+	contextMarks.set(context, mark)
 	await context.addInitScript(() => {
 		Object.defineProperty(Navigator.prototype, 'webdriver', { get: () => false })
 		Object.defineProperty(Navigator.prototype, 'userAgentData', { get: () => undefined })
@@ -67,7 +81,7 @@ test('nothing is sent before consent; the banner choice starts page views', asyn
 	await expect(banner).toBeVisible()
 	// the page's scripts have run long enough to poll the build: still nothing sent
 	await page.waitForResponse((response) => response.url().endsWith('/build-version'))
-	expect(await collectorRequests()).toEqual([])
+	expect(await collectorRequests(context)).toEqual([])
 
 	await banner.getByRole('button', { name: 'Allow analytics' }).click()
 	await expect(banner).toBeHidden()
@@ -105,7 +119,7 @@ test('declining sends nothing, ever', async ({ browser }) => {
 	await expect(page.getByTestId('consent-banner')).toBeHidden()
 	await page.goto('/signup')
 	await page.waitForResponse((response) => response.url().endsWith('/build-version'))
-	expect(await collectorRequests()).toEqual([])
+	expect(await collectorRequests(context)).toEqual([])
 	await context.close()
 })
 

@@ -16,10 +16,13 @@ export type CapturedEvent = {
 	path: string
 }
 
+/** A request the collector got: `POST /e/`, and the client's User-Agent (browser or library). */
+export type CollectorRequest = { request: string; userAgent: string }
+
 export type FakePostHog = {
 	url: string
 	events: CapturedEvent[]
-	requests: string[]
+	requests: CollectorRequest[]
 	close(): Promise<void>
 }
 
@@ -70,7 +73,7 @@ function toEvents(payload: unknown, path: string): CapturedEvent[] {
 
 export async function startFakePostHog(options: { port?: number } = {}): Promise<FakePostHog> {
 	const events: CapturedEvent[] = []
-	const requests: string[] = []
+	const requests: CollectorRequest[] = []
 	const server = http.createServer((req, res) => {
 		const origin = req.headers.origin
 		const cors: Record<string, string> = {
@@ -107,7 +110,10 @@ export async function startFakePostHog(options: { port?: number } = {}): Promise
 					),
 				)
 			}
-			requests.push(`${req.method} ${url.pathname}`)
+			requests.push({
+				request: `${req.method} ${url.pathname}`,
+				userAgent: req.headers['user-agent'] ?? '',
+			})
 			if (url.pathname.startsWith('/flags') || url.pathname.startsWith('/decide')) {
 				return json(200, {
 					flags: {},
