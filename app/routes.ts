@@ -433,16 +433,15 @@ export function assertKnownMiddleware(
 // An unknown middleware name is an error at start-up (and at build time).
 assertKnownMiddleware(screens)
 
-// asked on every request (the route guards, the default layout): a lookup, not a search
-const screensByPattern = new Map<string, Screen>()
+// asked on every request (the route guards, the default layout) with a route's pattern, of
+// which there are a few dozen: a lookup, not a search
+const screensByPattern = new Map<string, Screen | undefined>()
 
 export function screenByPattern(pattern: string): Screen | undefined {
-	let screen = screensByPattern.get(pattern)
-	if (!screen) {
-		const path = pattern.replace(/^\//, '').replace(/\/$/, '')
-		screen = (screens as readonly Screen[]).find((s) => s.path === path)
-		if (screen) screensByPattern.set(pattern, screen)
-	}
+	if (screensByPattern.has(pattern)) return screensByPattern.get(pattern)
+	const path = pattern.replace(/^\//, '').replace(/\/$/, '')
+	const screen = (screens as readonly Screen[]).find((s) => s.path === path)
+	screensByPattern.set(pattern, screen)
 	return screen
 }
 

@@ -89,15 +89,15 @@ try {
 			writeFileSync(path.join(process.env.BENCH_PAGES_DIR, `${name}.html`), text)
 	}
 	// The ceiling is a copy of the pages' markup: it must still be about the same page.
-	for (const [name, app, ceiling] of [
-		['GET /', pages.app, pages.ceiling],
-		['GET /signin', pages.appSignIn, pages.ceilingSignIn],
-		['GET / elements', elements.app, elements.ceiling],
-		['GET /signin elements', elements.appSignIn, elements.ceilingSignIn],
+	for (const [name, unit, app, ceiling] of [
+		['GET /', 'bytes', pages.app, pages.ceiling],
+		['GET /signin', 'bytes', pages.appSignIn, pages.ceilingSignIn],
+		['GET /', 'elements', elements.app, elements.ceiling],
+		['GET /signin', 'elements', elements.appSignIn, elements.ceilingSignIn],
 	] as const) {
 		if (Math.abs(app - ceiling) > 0.15 * app) {
 			console.warn(
-				`${name}: the ceiling's page has ${ceiling}, the app's ${app}: copy the page's markup into bench/framework again.`,
+				`${name}: the ceiling's page has ${ceiling} ${unit}, the app's ${app}: copy the page's markup into bench/framework again.`,
 			)
 		}
 	}

@@ -11,6 +11,7 @@ import {
 } from '../../integrations/openai.server.ts'
 import { FormError, isUuid, notFound, statusOf } from '../../utils/http-errors.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
+import { COMPANY_SORT_KEY } from '../lists/companies-page.server.ts'
 import { findCompanyList, findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { parseOutputFields, type EnrichmentFields } from './schemas.ts'
@@ -549,7 +550,7 @@ export async function previewEnrichment(
 						.select(COMPANY_FIELDS)
 						.where('list_id', '=', input.listId)
 						// the first five the list page shows (by name; ids are random), on its index
-						.orderBy(sql`coalesce(lower(name), '') collate "C"`)
+						.orderBy(COMPANY_SORT_KEY.name)
 						.orderBy('id')
 						.limit(5)
 						.execute()) as CompanyRow[]

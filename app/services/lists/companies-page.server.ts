@@ -24,7 +24,7 @@ export type CompanyRow = {
 
 // Each sort key is the second column of an index (list_id, key, id) of migration
 // 2026-11-24T0220, in the "C" collation so that a prefix search uses the same indexes.
-const SORT_KEY: Record<CompanySort, RawBuilder<string>> = {
+export const COMPANY_SORT_KEY: Record<CompanySort, RawBuilder<string>> = {
 	name: sql`(coalesce(lower(name), '') collate "C")`,
 	domain: sql`(coalesce(lower(domain), '') collate "C")`,
 }
@@ -53,14 +53,14 @@ function likePrefix(value: string) {
 /** `q` matches the start of the company's name or of its domain (case-insensitive). */
 export function searchCondition(q: string) {
 	const prefix = likePrefix(q.replace(/^(https?:\/\/)?(www\.)?/i, ''))
-	return sql<boolean>`(${SORT_KEY.name} like ${prefix} or ${SORT_KEY.domain} like ${prefix})`
+	return sql<boolean>`(${COMPANY_SORT_KEY.name} like ${prefix} or ${COMPANY_SORT_KEY.domain} like ${prefix})`
 }
 
 /** The select of one page (a list id already checked): exported so a test can EXPLAIN it. */
 export function companiesPageQuery(listId: string, query: CompaniesQuery) {
 	const after = decodeCursor(query.after)
 	const before = after ? null : decodeCursor(query.before)
-	const keyOf = SORT_KEY[query.sort]
+	const keyOf = COMPANY_SORT_KEY[query.sort]
 	const descending = query.dir === 'desc'
 	// Reading backwards (the previous page) flips the order, then the rows are turned round.
 	const reverse = before !== null

@@ -201,15 +201,17 @@ async function searchPage(
 			)}
 			from leads where ${ofList(listId)} and ${searchCondition(query.q)}
 			limit ${SEARCH_COUNT_CAP + 1}
+		), counted as (
+			select count(*)::int as matched from hit
 		), picked as (
 			select * from hit
 			-- a broad search's page is read by the walk: nothing to sort here
-			where (select count(*) from hit) <= ${SEARCH_COUNT_CAP}
+			where (select matched from counted) <= ${SEARCH_COUNT_CAP}
 				and ${cursor ? keysComparedTo(hitKeys, sql.ref('hit.id'), cursor, greater ? '>' : '<') : sql`true`}
 			order by ${keysOrder([...hitKeys, sql.ref('hit.id')], ascending)}
 			limit ${LEADS_PAGE_SIZE + 1} offset ${offset}
 		)
-		select (select count(*)::int from hit) as matched,
+		select (select matched from counted) as matched,
 			${sql.join(LEAD_COLUMNS.map((column) => sql.ref(`lead.${column}`)))},
 			${keys.length ? sql`array[${sql.join(pickedKeys)}]` : sql`null::text[]`} as sort_key
 		from (select) one
