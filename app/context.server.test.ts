@@ -18,14 +18,19 @@ beforeEach(() => {
 	statements.length = 0
 })
 
+/** The statements that loaded a context: an account's first also makes its settings row. */
+const contextStatements = () => statements.filter((text) => !/insert into settings/i.test(text))
+
 describe('the request context', () => {
-	test('loads in one statement and creates the settings row once', async () => {
+	test('loads in one statement, which only reads, and creates the settings row once', async () => {
 		const user = await insertUser(db)
 		const first = await loadAccountContext(counted, user)
-		expect(statements).toHaveLength(1)
+		// the account's first request also makes its settings row
+		expect(statements).toHaveLength(2)
+		expect(statements[0]).not.toMatch(/\binsert\b/i)
 		expect(first.settings).toMatchObject({ emailbisonApiUrl: '', hasSuperAdminKey: false })
 		const second = await loadAccountContext(counted, user)
-		expect(statements).toHaveLength(2)
+		expect(statements).toHaveLength(3)
 		expect(second.settings?.id).toBe(first.settings?.id)
 		const rows = await db
 			.selectFrom('settings')
@@ -34,6 +39,48 @@ describe('the request context', () => {
 			.execute()
 		expect(rows).toHaveLength(1)
 		expect(rows[0]!.emailbison_api_url).toBe('')
+	})
+
+	test("an account's first requests side by side make one settings row and both read it", async () => {
+		const user = await insertUser(db)
+		const loaded = await Promise.all([1, 2, 3].map(() => loadAccountContext(db, user)))
+		const rows = await db
+			.selectFrom('settings')
+			.select('id')
+			.where('user_id', '=', user.id)
+			.execute()
+		expect(rows).toHaveLength(1)
+		expect(loaded.map((context) => context.settings?.id)).toEqual([
+			rows[0]!.id,
+			rows[0]!.id,
+			rows[0]!.id,
+		])
+	})
+
+	test('a settings row another first request is making is waited for and read', async () => {
+		const user = await insertUser(db)
+		const other = await getPool().connect()
+		try {
+			await other.query('begin')
+			await other.query(
+				`insert into settings (user_id, emailbison_api_url) values ($1, 'https://other.example')`,
+				[user.id],
+			)
+			const loading = loadAccountContext(db, user)
+			// until this load's insert waits on the other's row
+			for (;;) {
+				const { rows } = await getPool().query(
+					`select 1 from pg_stat_activity
+					 where wait_event_type = 'Lock' and query ilike '%insert into settings%'`,
+				)
+				if (rows.length > 0) break
+				await new Promise((resolve) => setImmediate(resolve))
+			}
+			await other.query('commit')
+			expect((await loading).settings?.emailbisonApiUrl).toBe('https://other.example')
+		} finally {
+			other.release()
+		}
 	})
 
 	test('a new account: its own, no plan, all workspaces, not admin', async () => {
@@ -102,7 +149,7 @@ describe('the request context', () => {
 			apiKeyProviders: ['apify', 'openai'],
 			creditBalance: 250,
 		})
-		expect(statements).toHaveLength(1)
+		expect(contextStatements()).toHaveLength(1)
 	})
 
 	test('a team member acts in the owner account, with its role and workspaces', async () => {
@@ -145,7 +192,7 @@ describe('the request context', () => {
 			.execute()
 
 		const context = await loadAccountContext(counted, member)
-		expect(statements).toHaveLength(1)
+		expect(contextStatements()).toHaveLength(1)
 		expect(context).toMatchObject({
 			accountId: owner.id,
 			isTeamMember: true,

@@ -143,20 +143,9 @@ const CONTEXT_SQL = `
 			else (select owner_id from tm)
 		end as id
 	),
-	inserted_settings as (
-		insert into settings (user_id, emailbison_api_url)
-		select acct.id, '' from acct
-		where acct.id is not null
-			and not exists (select 1 from settings s where s.user_id = acct.id)
-		on conflict (user_id) do nothing
-		returning id, emailbison_api_url, super_admin_api_key
-	),
 	st as (
 		select id, emailbison_api_url, super_admin_api_key from settings
 		where user_id = (select id from acct)
-		union all
-		select id, emailbison_api_url, super_admin_api_key from inserted_settings
-		limit 1
 	),
 	sub as (
 		select active_plan, status, billing_date, expire_date, cancel_at_period_end
@@ -201,9 +190,35 @@ const CONTEXT_SQL = `
 			and status = 'verified') as two_factor_enabled
 `
 
+// An account's settings row, made with an empty EmailBison URL (SPEC.md section 7).
+const CREATE_SETTINGS_SQL = `
+	with inserted as (
+		insert into settings (user_id, emailbison_api_url) values ($1, '')
+		on conflict (user_id) do nothing
+		returning id, emailbison_api_url, super_admin_api_key
+	)
+	select json_build_object('id', id, 'emailbison_api_url', emailbison_api_url,
+		'has_super_admin_key', super_admin_api_key is not null) as settings
+	from inserted
+`
+const READ_SETTINGS_SQL = `
+	select json_build_object('id', id, 'emailbison_api_url', emailbison_api_url,
+		'has_super_admin_key', super_admin_api_key is not null) as settings
+	from settings where user_id = $1
+`
+
+async function createSettings(db: Database, accountId: string) {
+	type Row = Pick<ContextRow, 'settings'>
+	const created = await db.executeQuery<Row>(CompiledQuery.raw(CREATE_SETTINGS_SQL, [accountId]))
+	if (created.rows[0]) return created.rows[0].settings
+	// made meanwhile by a concurrent first request: a new statement sees its row
+	const read = await db.executeQuery<Row>(CompiledQuery.raw(READ_SETTINGS_SQL, [accountId]))
+	return read.rows[0]?.settings ?? null
+}
+
 /**
- * The whole request context in ONE statement (one round trip): whether the session is
- * live, settings (inserted with an empty emailbison_api_url when missing), platform role,
+ * The whole request context in ONE statement (one round trip), which only reads: whether the
+ * session is live, settings (made on an account's first request when missing), platform role,
  * LTD flag, active subscription, API key providers, team membership and the workspaces the
  * user may use.
  */
@@ -219,6 +234,8 @@ async function runContextQuery(
 	const { rows } = await db.executeQuery<ContextRow>(query)
 	const row = rows[0]!
 	if (!row.session_live) return null
+	// once in an account's life, on its first request: the statement above only reads
+	if (row.account_id && !row.settings) row.settings = await createSettings(db, row.account_id)
 	const team = row.team_member
 	const isTeamMember = row.primary_user_id !== null
 	const subscription = row.subscription

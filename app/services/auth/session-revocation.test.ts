@@ -18,6 +18,8 @@ let admin: SupabaseClient
 
 // Counts the statements the request context sends.
 const statements: string[] = []
+/** The statements that loaded a context: an account's first also makes its settings row. */
+const contextStatements = () => statements.filter((text) => !/insert into settings/i.test(text))
 const counted = new Kysely<DB>({
 	dialect: new PostgresDialect({ pool: getPool() }),
 	log(event) {
@@ -68,7 +70,7 @@ describe('the request context checks the session in its one statement', () => {
 		const { first } = await twoSessions()
 		const context = await contextOf(first.session)
 		expect(context?.user.id).toBe(first.session.user.id)
-		expect(statements).toHaveLength(1)
+		expect(contextStatements()).toHaveLength(1)
 	})
 
 	test('sign-out (local) ends that session only; global ends all', async () => {
@@ -81,7 +83,7 @@ describe('the request context checks the session in its one statement', () => {
 		await third.client.auth.signOut({ scope: 'global' })
 		expect(await contextOf(second.session)).toBeNull()
 		expect(await contextOf(third.session)).toBeNull()
-		expect(statements).toHaveLength(4)
+		expect(contextStatements()).toHaveLength(4)
 	})
 
 	test('a password change keeps the current session and ends the others', async () => {

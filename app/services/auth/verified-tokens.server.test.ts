@@ -1,6 +1,7 @@
 import { createChunks, stringToBase64URL } from '@supabase/ssr'
 import { beforeEach, describe, expect, test } from 'vitest'
 import {
+	decodedCookieCount,
 	forgetRememberedClaims,
 	hasSessionCookie,
 	MAX_REMEMBERED,
@@ -51,6 +52,22 @@ describe('the session cookie', () => {
 		const chunked = sessionCookies(access, 5000)
 		expect([...chunked.keys()].slice(0, 2)).toEqual(['sb-127-auth-token.0', 'sb-127-auth-token.1'])
 		expect(sessionAccessToken(chunked)).toBe(access)
+	})
+
+	test('gives the same token for a cookie seen before, and a refreshed cookie its new one', () => {
+		const first = token(claims())
+		const refreshed = token(claims({ iat: seconds + 60, exp: seconds + 3660 }))
+		expect(sessionAccessToken(sessionCookies(first))).toBe(first)
+		expect(sessionAccessToken(sessionCookies(refreshed))).toBe(refreshed)
+		expect(sessionAccessToken(sessionCookies(first))).toBe(first)
+		expect(sessionAccessToken(new Map([['sb-127-auth-token', 'base64-!!!']]))).toBeNull()
+	})
+
+	test('remembers at most MAX_REMEMBERED decoded cookies', () => {
+		for (let i = 0; i < MAX_REMEMBERED + 20; i++) {
+			sessionAccessToken(sessionCookies(token(claims({ session_id: `session-${i}` }))))
+		}
+		expect(decodedCookieCount()).toBe(MAX_REMEMBERED)
 	})
 
 	test('gives nothing when missing, unreadable or ambiguous', () => {

@@ -275,9 +275,19 @@ function jobHref(kind: DashboardJobKind, listId: string) {
 /** The last SPENT_DAYS days (UTC) up to `today`, oldest first, 0 on days without spending. */
 export function fillDays(spent: SpentDay[], today: Date): SpentDay[] {
 	const byDay = new Map(spent.map((s) => [s.day, s.credits]))
+	return daysUpTo(today).map((day) => ({ day, credits: byDay.get(day) ?? 0 }))
+}
+
+// The window's day names change once a day: made then, not on every dashboard view.
+let window: { end: number; days: string[] } | undefined
+
+function daysUpTo(today: Date) {
 	const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())
-	return Array.from({ length: SPENT_DAYS }, (_, i) => {
-		const day = new Date(end - (SPENT_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10)
-		return { day, credits: byDay.get(day) ?? 0 }
-	})
+	if (window?.end !== end) {
+		const days = Array.from({ length: SPENT_DAYS }, (_, i) =>
+			new Date(end - (SPENT_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10),
+		)
+		window = { end, days }
+	}
+	return window.days
 }

@@ -253,5 +253,9 @@ describe('dashboard', () => {
 		expect(days[0]!.day).toBe('2026-01-31')
 		expect(days.at(-1)).toEqual({ day: '2026-03-01', credits: 4 })
 		expect(days.filter((d) => d.credits > 0)).toHaveLength(1)
+		// the next day moves the window by one, its first minute included
+		const next = fillDays([], new Date('2026-03-02T00:00:00Z'))
+		expect([next[0]!.day, next.at(-1)!.day]).toEqual(['2026-02-01', '2026-03-02'])
+		expect(fillDays([], new Date('2026-03-01T00:00:00Z')).at(-1)!.day).toBe('2026-03-01')
 	})
 })
