@@ -30,8 +30,6 @@ import { seedAccount } from './seed.ts'
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3)
-/** Each target's DURATION is served in this many turns, taken in turn with the others'. */
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 const portBase = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : null
 const nextPort = (offset: number) => (portBase ? Promise.resolve(portBase + offset) : freePort())
 const dbPortGiven = process.env.BENCH_DB_PORT ? Number(process.env.BENCH_DB_PORT) : null
@@ -116,20 +114,14 @@ try {
 	const sampler = setInterval(() => {
 		rssPeak = Math.max(rssPeak, memoryOf(app.pid!).rssMb)
 	}, 250)
-	// The app and its ceiling take turns, in ROUNDS slices each, so both meet the same machine
-	// load: on a shared 2-core machine the load drifts within a minute, and one long run each
-	// measured the drift as much as the app.
-	const [signedIn, signedInCeiling] = await measureInTurns([
-		{ url: `${base}/`, headers: { cookie }, pid: app.pid },
-		{ url: `${ceilingBase}/`, headers: {}, pid: ceiling.pid },
-	])
-	const [signIn, signInCeiling] = await measureInTurns([
-		{ url: `${base}/signin`, headers: {}, pid: app.pid },
-		{ url: `${ceilingBase}/signin`, headers: {}, pid: ceiling.pid },
-	])
+	// The app and its ceiling one after the other, so both meet about the same machine load.
+	const signedIn = await measure(`${base}/`, { cookie }, app.pid)
+	const signedInCeiling = await measure(`${ceilingBase}/`, {}, ceiling.pid)
+	const signIn = await measure(`${base}/signin`, {}, app.pid)
+	const signInCeiling = await measure(`${ceilingBase}/signin`, {}, ceiling.pid)
 	clearInterval(sampler)
 	const rssAfter = memoryOf(app.pid!)
-	const [baseline] = await measureInTurns([{ url: `http://127.0.0.1:${barePort}/`, headers: {} }])
+	const baseline = await measure(`http://127.0.0.1:${barePort}/`, {})
 	bare.close()
 	// The same process after the baseline's run: idle, does it give memory back?
 	const rssIdle = memoryOf(app.pid!)
@@ -148,7 +140,6 @@ try {
 		pageBytes: pages,
 		pageElements: elements,
 		durationSeconds: DURATION,
-		rounds: ROUNDS,
 		connections: CONNECTIONS,
 		signedInGet: signedIn,
 		signedInGetCeiling: signedInCeiling,
@@ -224,87 +215,39 @@ async function pageOf(url: string, cookie?: string) {
 	return response.text()
 }
 
-type Target = { url: string; headers: Record<string, string>; pid?: number }
-
 /**
- * autocannon against each target in turn, ROUNDS times, DURATION / ROUNDS seconds a turn;
- * with a target's `pid`, also the CPU time that process (and, apart, its database's processes)
- * spent per answer, from /proc: on a machine others load too, throughput swings, CPU per
- * answer much less. Latency percentiles are over every answer of every turn.
+ * autocannon against `url`; with `pid`, also the CPU time that process spent per answer
+ * (from /proc): on a machine others load too, throughput swings, CPU per answer much less.
  */
-async function measureInTurns<const T extends readonly Target[]>(
-	targets: T,
-): Promise<{ [K in keyof T]: Measured }> {
+async function measure(url: string, headers: Record<string, string>, pid?: number) {
 	// Not measured: a server that has been serving is warm (V8's compiled code, the pool's
 	// connections, and each connection's plans of its prepared statements: PostgreSQL plans the
 	// first five calls afresh and then reuses one plan).
-	for (const { url, headers } of targets) {
-		await autocannon({ url, headers, connections: CONNECTIONS, duration: WARM_UP_SECONDS })
+	await autocannon({ url, headers, connections: CONNECTIONS, duration: WARM_UP_SECONDS })
+	const cpuBefore = pid ? cpuMsOf(pid) : 0
+	const dbBefore = pid ? childrenCpuMs(pid) : new Map<number, number>()
+	const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION })
+	const cpuMs = pid ? cpuMsOf(pid) - cpuBefore : 0
+	// the embedded PostgreSQL's processes (the app's children): its backends serve this load too
+	let dbCpuMs = 0
+	for (const [child, ms] of pid ? childrenCpuMs(pid) : [])
+		dbCpuMs += ms - (dbBefore.get(child) ?? 0)
+	if (result.non2xx > 0 || result.errors > result.timeouts) {
+		throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
 	}
-	const totals = targets.map(() => ({
-		requests: 0,
-		seconds: 0,
-		cpuMs: 0,
-		dbCpuMs: 0,
-		timeouts: 0,
-		latencies: [] as number[],
-	}))
-	for (let round = 0; round < ROUNDS; round++) {
-		for (const [i, { url, headers, pid }] of targets.entries()) {
-			const total = totals[i]!
-			const cpuBefore = pid ? cpuMsOf(pid) : 0
-			const dbBefore = pid ? childrenCpuMs(pid) : new Map<number, number>()
-			const result = await new Promise<autocannon.Result>((resolve, reject) => {
-				const run = autocannon(
-					{ url, headers, connections: CONNECTIONS, duration: DURATION / ROUNDS },
-					(error, done) => (error ? reject(error as Error) : resolve(done)),
-				)
-				run.on('response', (_client, _status, _bytes, responseTime) =>
-					total.latencies.push(responseTime),
-				)
-			})
-			total.cpuMs += pid ? cpuMsOf(pid) - cpuBefore : 0
-			// the embedded PostgreSQL's processes (the app's children): its backends serve this
-			// load too
-			for (const [child, ms] of pid ? childrenCpuMs(pid) : [])
-				total.dbCpuMs += ms - (dbBefore.get(child) ?? 0)
-			if (result.non2xx > 0 || result.errors > result.timeouts) {
-				throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
-			}
-			// On a loaded machine a few answers take longer than autocannon's 10 s: count them.
-			if (result.timeouts > 0) console.warn(`${url}: ${result.timeouts} requests timed out`)
-			total.requests += result.requests.total
-			total.seconds += result.duration
-			total.timeouts += result.timeouts
-		}
+	// On a loaded machine a few answers take longer than autocannon's 10 s: count them, go on.
+	if (result.timeouts > 0) console.warn(`${url}: ${result.timeouts} requests timed out`)
+	return {
+		requestsPerSecond: Math.round(result.requests.average),
+		p50: result.latency.p50,
+		p99: result.latency.p99,
+		total: result.requests.total,
+		timeouts: result.timeouts,
+		cpuMsPerRequest: pid ? Number((cpuMs / Math.max(1, result.requests.total)).toFixed(2)) : null,
+		dbCpuMsPerRequest: pid
+			? Number((dbCpuMs / Math.max(1, result.requests.total)).toFixed(2))
+			: null,
 	}
-	return targets.map(({ pid }, i): Measured => {
-		const total = totals[i]!
-		const sorted = Float64Array.from(total.latencies).sort()
-		const percentile = (p: number) =>
-			Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0)
-		const perAnswer = (ms: number) =>
-			pid ? Number((ms / Math.max(1, total.requests)).toFixed(2)) : null
-		return {
-			requestsPerSecond: Math.round(total.requests / total.seconds),
-			p50: percentile(50),
-			p99: percentile(99),
-			total: total.requests,
-			timeouts: total.timeouts,
-			cpuMsPerRequest: perAnswer(total.cpuMs),
-			dbCpuMsPerRequest: perAnswer(total.dbCpuMs),
-		}
-	}) as { [K in keyof T]: Measured }
-}
-
-type Measured = {
-	requestsPerSecond: number
-	p50: number
-	p99: number
-	total: number
-	timeouts: number
-	cpuMsPerRequest: number | null
-	dbCpuMsPerRequest: number | null
 }
 
 /** CPU ms used so far by each process below `pid` (the embedded PostgreSQL and its backends). */
