@@ -164,22 +164,15 @@ function instance() {
 }
 
 /**
- * Closes both pools (those that were opened), also one used only through getPool() (COPY, rate
- * limits), whose idle connections would otherwise outlive it until the database goes away.
+ * Closes both pools (those that were opened). Kysely closes its pool only if it ever ran a
+ * statement, and a pool may be used only through getPool() (COPY, rate limits): whatever is
+ * left open is closed here, or its idle connections would outlive it until the database stops.
  */
 async function destroyAll() {
-	const pairs = [
-		['db', 'pg-pool'],
-		['db-jobs', 'pg-job-pool'],
-	] as const
-	await Promise.all(
-		pairs.map(([kysely, pool]) => {
-			const database = peekSingleton<Database>(kysely)
-			if (database) return database.destroy()
-			const raw = peekSingleton<pg.Pool>(pool)
-			return raw && !raw.ending ? raw.end() : undefined
-		}),
-	)
+	const kyselys = ['db', 'db-jobs'].map((name) => peekSingleton<Database>(name))
+	await Promise.all(kyselys.map((database) => database?.destroy()))
+	const pools = ['pg-pool', 'pg-job-pool'].map((name) => peekSingleton<pg.Pool>(name))
+	await Promise.all(pools.map((pool) => (pool && !pool.ending ? pool.end() : undefined)))
 }
 
 /**
