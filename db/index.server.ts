@@ -92,8 +92,24 @@ export function createPool(connectionString: string, options: PoolOptions = {}) 
 		Client: PreparingClient,
 	})
 	pool.on('error', (error) => console.warn('postgres idle connection lost:', error.message))
+	// pool.end() resolves before its connections have said goodbye to the server: closing waits
+	// for them, or a database stopped right after would cut them (and they would say so).
+	let open = 0
+	const waiting = new Set<() => void>()
+	pool.on('connect', () => open++)
+	pool.on('remove', () => {
+		open--
+		if (open > 0) return
+		for (const resolve of waiting) resolve()
+		waiting.clear()
+	})
+	connectionsClosed.set(pool, () =>
+		open === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.add(resolve)),
+	)
 	return pool
 }
+
+const connectionsClosed = new WeakMap<pg.Pool, () => Promise<void>>()
 
 export function createDb(connectionString: string | pg.Pool, options: PoolOptions = {}) {
 	const pool =
@@ -173,6 +189,8 @@ async function destroyAll() {
 	await Promise.all(kyselys.map((database) => database?.destroy()))
 	const pools = ['pg-pool', 'pg-job-pool'].map((name) => peekSingleton<pg.Pool>(name))
 	await Promise.all(pools.map((pool) => (pool && !pool.ending ? pool.end() : undefined)))
+	const closed = Promise.all(pools.map((pool) => pool && connectionsClosed.get(pool)?.()))
+	await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
 }
 
 /**
