@@ -190,7 +190,10 @@ async function destroyAll() {
 	const pools = ['pg-pool', 'pg-job-pool'].map((name) => peekSingleton<pg.Pool>(name))
 	await Promise.all(pools.map((pool) => (pool && !pool.ending ? pool.end() : undefined)))
 	const closed = Promise.all(pools.map((pool) => pool && connectionsClosed.get(pool)?.()))
-	await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
+	// a timer that holds the process open meanwhile: idle connections do not (allowExitOnIdle)
+	let timer: NodeJS.Timeout | undefined
+	await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, 5000)))])
+	clearTimeout(timer)
 }
 
 /**
