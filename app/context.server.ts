@@ -114,6 +114,10 @@ export async function loadAccountContext(
 	return context!
 }
 
+/** A settings row as the context holds it (the key's presence only, never the key). */
+const SETTINGS_JSON = `json_build_object('id', id, 'emailbison_api_url', emailbison_api_url,
+	'has_super_admin_key', super_admin_api_key is not null)`
+
 /** The request-context statement: $1 check the session, $2 the session id, $3 the user id. */
 const CONTEXT_SQL = `
 	with
@@ -164,9 +168,7 @@ const CONTEXT_SQL = `
 		(select primary_user_id from me) as primary_user_id,
 		(select role from roles where user_id = $3 order by created_at, id limit 1) as platform_role,
 		coalesce((select is_ltd from profiles where user_id = (select id from acct)), false) as is_ltd,
-		(select json_build_object(
-			'id', id, 'emailbison_api_url', emailbison_api_url,
-			'has_super_admin_key', super_admin_api_key is not null) from st) as settings,
+		(select ${SETTINGS_JSON} from st) as settings,
 		(select row_to_json(sub) from sub) as subscription,
 		coalesce((select array_agg(provider order by provider) from api_keys
 			where user_id = (select id from acct)), '{}') as providers,
@@ -197,14 +199,10 @@ const CREATE_SETTINGS_SQL = `
 		on conflict (user_id) do nothing
 		returning id, emailbison_api_url, super_admin_api_key
 	)
-	select json_build_object('id', id, 'emailbison_api_url', emailbison_api_url,
-		'has_super_admin_key', super_admin_api_key is not null) as settings
-	from inserted
+	select ${SETTINGS_JSON} as settings from inserted
 `
 const READ_SETTINGS_SQL = `
-	select json_build_object('id', id, 'emailbison_api_url', emailbison_api_url,
-		'has_super_admin_key', super_admin_api_key is not null) as settings
-	from settings where user_id = $1
+	select ${SETTINGS_JSON} as settings from settings where user_id = $1
 `
 
 async function createSettings(db: Database, accountId: string) {

@@ -279,15 +279,15 @@ export function fillDays(spent: SpentDay[], today: Date): SpentDay[] {
 }
 
 // The window's day names change once a day: made then, not on every dashboard view.
-let window: { end: number; days: string[] } | undefined
+let spentWindow: { end: number; days: string[] } | undefined
 
 function daysUpTo(today: Date) {
 	const end = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())
-	if (window?.end !== end) {
+	if (spentWindow?.end !== end) {
 		const days = Array.from({ length: SPENT_DAYS }, (_, i) =>
 			new Date(end - (SPENT_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10),
 		)
-		window = { end, days }
+		spentWindow = { end, days }
 	}
-	return window.days
+	return spentWindow.days
 }
