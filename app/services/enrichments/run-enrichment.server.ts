@@ -552,6 +552,7 @@ export async function writeRunRows(runId: string, signal: AbortSignal) {
 	for (let batchNumber = 1; ; batchNumber++) {
 		if (signal.aborted) throw new Error('worker stopping')
 		const state = await db.transaction().execute(async (trx) => {
+			await lockRunRows(trx, runId)
 			const run = await trx
 				.selectFrom('enrichment_runs')
 				.select([
@@ -688,9 +689,20 @@ async function writeCompanyRows(
 	return rows[0]!
 }
 
+/**
+ * The turn of one batch of a run's rows, or of a cancel. A row lock alone let a cancel starve:
+ * each batch updates the run's row, so the cancel, woken on the old version, found the new one
+ * locked again by the next batch (on a busy machine, up to the last one, and the calls began).
+ * An advisory lock is handed to the first in line as it is released: the next batch waits.
+ */
+async function lockRunRows(trx: Kysely<DB>, runId: string) {
+	await sql`select pg_advisory_xact_lock(hashtext(${`enrichment_run_rows:${runId}`}))`.execute(trx)
+}
+
 /** Cancels a run that has not ended: the job stops at its next batch; used credits are kept. */
 export async function cancelRunById(runId: string) {
 	await db.transaction().execute(async (trx) => {
+		await lockRunRows(trx, runId)
 		const run = await trx
 			.updateTable('enrichment_runs')
 			.set({
