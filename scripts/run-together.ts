@@ -1,4 +1,4 @@
-// `node scripts/run-together.ts typecheck lint test:unit`: npm scripts that neither reads what
+// `node scripts/run-together.ts typecheck lint build`: npm scripts that neither reads what
 // another writes, run at once (each mostly on one core), each one's output printed whole as it
 // ends. Exits with the first failure's code once all have ended, so every failure is shown.
 import { spawn } from 'node:child_process'
