@@ -6,6 +6,7 @@ import { seedCompanyList, seedEnrichment, seedLeadList } from './enrich-support.
 import { subscribedAccount } from './leads-support.ts'
 import {
 	expectNoSeriousA11yViolations,
+	pageSettled,
 	signedUp,
 	signIn,
 	signOut,
@@ -78,7 +79,7 @@ async function checkScreen(page: Page, visit: Visit) {
 		const response = await page.goto(visit.path)
 		expect(response?.status(), `${visit.path} answers`).toBe(visit.status ?? 200)
 		await expect(page.locator('h1').first()).toBeVisible()
-		await page.waitForLoadState('networkidle')
+		await pageSettled(page)
 		expect(await layoutProblems(page), `${visit.path} at ${width} px`).toEqual([])
 		await expectNoSeriousA11yViolations(page)
 	}

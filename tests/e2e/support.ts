@@ -91,6 +91,20 @@ const axeSource = readFileSync(
 	'utf8',
 )
 
+/**
+ * The page as it stays: hydrated, with the parts that load after hydration in place (the
+ * toasts' region, sonner's own chunk) and nothing marked busy (a phone field whose country
+ * combobox is still loading or whose country is still being guessed). A condition, not a
+ * pause: it returns as soon as it holds.
+ */
+export async function pageSettled(page: Page) {
+	await page.waitForFunction(
+		() =>
+			document.querySelector('section[aria-label^="Notifications"]') !== null &&
+			document.querySelector('[aria-busy="true"]') === null,
+	)
+}
+
 export async function expectNoSeriousA11yViolations(page: Page) {
 	// through the DevTools protocol, so the page's Content-Security-Policy does not stop it
 	if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource)

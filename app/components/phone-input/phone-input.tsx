@@ -91,12 +91,17 @@ export function PhoneInput({
 	const [country, setCountry] = useState<Country>(known ?? fallbackCountry(preferredCountry))
 	const [value, setValue] = useState(defaultValue ?? '')
 	const chosenByUser = useRef(false)
+	// the country may still change: the group says so (aria-busy) until the guess is in
+	const [guessing, setGuessing] = useState(false)
 
 	useEffect(() => {
 		if (known || !lookupUrl) return
 		const controller = new AbortController()
+		setGuessing(true)
 		void guessCountry(lookupUrl, controller.signal).then((guess) => {
-			if (controller.signal.aborted || chosenByUser.current) return
+			if (controller.signal.aborted) return
+			setGuessing(false)
+			if (chosenByUser.current) return
 			setCountry(guess ?? fallbackCountry(preferredCountry))
 		})
 		return () => controller.abort()
@@ -107,8 +112,9 @@ export function PhoneInput({
 	const countryErrorId = countryErrors?.filter(Boolean).length ? `${id}-country-error` : undefined
 	const hintId = hint ? `${id}-hint` : undefined
 	const countryId = `${id}-country`
-	const nativeSelect = (
-		<div>
+	// `loading`: the combobox that replaces it is on its way
+	const nativeSelect = (loading = false) => (
+		<div aria-busy={loading || undefined}>
 			<label htmlFor={countryId} className="sr-only">
 				Country
 			</label>
@@ -135,13 +141,13 @@ export function PhoneInput({
 		</div>
 	)
 	return (
-		<div role="group" aria-labelledby={`${id}-label`}>
+		<div role="group" aria-labelledby={`${id}-label`} aria-busy={guessing || undefined}>
 			<span id={`${id}-label`} className="block text-sm font-medium text-slate-800">
 				{label}
 			</span>
 			<div className="mt-1 grid gap-2 sm:grid-cols-[minmax(0,16rem)_1fr]">
 				{hydrated ? (
-					<Suspense fallback={nativeSelect}>
+					<Suspense fallback={nativeSelect(true)}>
 						<CountryCombobox
 							id={countryId}
 							name={countryName}
@@ -157,7 +163,7 @@ export function PhoneInput({
 						/>
 					</Suspense>
 				) : (
-					nativeSelect
+					nativeSelect()
 				)}
 				<div>
 					<label htmlFor={id} className="sr-only">
