@@ -105,6 +105,9 @@ const EnvSchema = z
 		// CSV uploads on /file-list (up to 1,000,000 rows): their own, larger limit
 		UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).default(268_435_456),
 		TRUST_PROXY: bool.default(false),
+		// page loads worked on at once by this process, the rest waiting their turn; 0: no limit.
+		// Unset: 4 with the embedded database, 8 with DATABASE_URL (decision 0049)
+		PAGES_IN_PROGRESS: z.coerce.number().int().min(0).max(10_000).optional(),
 		// URLs users set (EmailBison, OpenAI-compatible base URLs) may reach private and internal
 		// addresses: for local development and the tests' fakes (docs/decisions/0024-threat-model.md)
 		ALLOW_PRIVATE_URLS: bool.optional(),

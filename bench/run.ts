@@ -5,7 +5,13 @@
 // machine, and the web process's memory (RSS) before, at its peak during and after the load.
 // Needs a build (`npm run build`); builds the ceiling itself.
 //
-// BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARM_UP_SECONDS (3, before each measurement); BENCH_PORT and BENCH_DB_PORT pick the ports (the
+// The app and the ceiling are measured in alternating rounds (app first, then the ceiling first,
+// ...): on this shared machine the load drifts over minutes, and one long run of each met
+// different machines (decision 0049).
+//
+// BENCH_SECONDS (10: per page and server, split into BENCH_ROUNDS rounds, by default one per
+// 10 s), BENCH_CONNECTIONS (50), BENCH_WARM_UP_SECONDS (3, before each page's first round);
+// BENCH_PORT and BENCH_DB_PORT pick the ports (the
 // app, the ceiling, the bare server: BENCH_PORT..+2) instead of free ones; BENCH_SERVER_FLAGS are
 // node flags for the app (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof), BENCH_CEILING_FLAGS for the ceiling.
 import { execFileSync, spawn } from 'node:child_process'
@@ -30,6 +36,10 @@ import { seedAccount } from './seed.ts'
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3)
+// rounds of about 10 s each (at least one), app and ceiling alternating: shorter ones measure
+// autocannon opening its 50 connections in their p99
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? Math.max(1, Math.round(DURATION / 10)))
+const ROUND_SECONDS = DURATION / ROUNDS
 const portBase = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : null
 const nextPort = (offset: number) => (portBase ? Promise.resolve(portBase + offset) : freePort())
 const dbPortGiven = process.env.BENCH_DB_PORT ? Number(process.env.BENCH_DB_PORT) : null
@@ -114,14 +124,19 @@ try {
 	const sampler = setInterval(() => {
 		rssPeak = Math.max(rssPeak, memoryOf(app.pid!).rssMb)
 	}, 250)
-	// The app and its ceiling one after the other, so both meet about the same machine load.
-	const signedIn = await measure(`${base}/`, { cookie }, app.pid)
-	const signedInCeiling = await measure(`${ceilingBase}/`, {}, ceiling.pid)
-	const signIn = await measure(`${base}/signin`, {}, app.pid)
-	const signInCeiling = await measure(`${ceilingBase}/signin`, {}, ceiling.pid)
+	// The app and its ceiling in alternating rounds, so the machine's load, which drifts over
+	// minutes here, falls on both alike.
+	const [signedIn, signedInCeiling] = await measurePair(
+		{ url: `${base}/`, headers: { cookie }, pid: app.pid },
+		{ url: `${ceilingBase}/`, headers: {}, pid: ceiling.pid },
+	)
+	const [signIn, signInCeiling] = await measurePair(
+		{ url: `${base}/signin`, headers: {}, pid: app.pid },
+		{ url: `${ceilingBase}/signin`, headers: {}, pid: ceiling.pid },
+	)
 	clearInterval(sampler)
 	const rssAfter = memoryOf(app.pid!)
-	const baseline = await measure(`http://127.0.0.1:${barePort}/`, {})
+	const baseline = await measureStatic(`http://127.0.0.1:${barePort}/`)
 	bare.close()
 	// The same process after the baseline's run: idle, does it give memory back?
 	const rssIdle = memoryOf(app.pid!)
@@ -135,11 +150,24 @@ try {
 	}
 
 	const ratio = (a: number, b: number) => Number((a / b).toFixed(3))
+	// Each round of the app against the ceiling's round next to it, and the median of those
+	// pairs: the load here changes within seconds, and a pair shares most of it.
+	const pairs = (app: Measured, ceiling: Measured, of: (round: Round) => number) =>
+		app.rounds.map((r, i) => of(r) / of(ceiling.rounds[i]!))
+	const roundRatios = (app: Measured, ceiling: Measured) =>
+		pairs(app, ceiling, (r) => r.requests)
+			.map((r) => r.toFixed(2))
+			.join(' ')
+	const throughputRatio = (app: Measured, ceiling: Measured) =>
+		ratio(median(pairs(app, ceiling, (r) => r.requests)), 1)
+	const p99Ratio = (app: Measured, ceiling: Measured) =>
+		ratio(median(pairs(app, ceiling, (r) => r.p99)), 1)
 	const result = {
 		date: new Date().toISOString(),
 		pageBytes: pages,
 		pageElements: elements,
 		durationSeconds: DURATION,
+		rounds: ROUNDS,
 		connections: CONNECTIONS,
 		signedInGet: signedIn,
 		signedInGetCeiling: signedInCeiling,
@@ -148,10 +176,10 @@ try {
 		staticBaseline: baseline,
 		ratio: ratio(signedIn.requestsPerSecond, baseline.requestsPerSecond),
 		ratioVsFramework: {
-			signedInGet: ratio(signedIn.requestsPerSecond, signedInCeiling.requestsPerSecond),
-			signedInGetP99: ratio(signedIn.p99, signedInCeiling.p99),
-			signInGet: ratio(signIn.requestsPerSecond, signInCeiling.requestsPerSecond),
-			signInGetP99: ratio(signIn.p99, signInCeiling.p99),
+			signedInGet: throughputRatio(signedIn, signedInCeiling),
+			signedInGetP99: p99Ratio(signedIn, signedInCeiling),
+			signInGet: throughputRatio(signIn, signInCeiling),
+			signInGetP99: p99Ratio(signIn, signInCeiling),
 			// the ceiling's CPU time per answer over the app's: the ratio a quiet machine would show
 			signedInGetCpu: ratio(signedInCeiling.cpuMsPerRequest!, signedIn.cpuMsPerRequest!),
 			signInGetCpu: ratio(signInCeiling.cpuMsPerRequest!, signIn.cpuMsPerRequest!),
@@ -165,9 +193,13 @@ try {
 		memory,
 	}
 	console.log(JSON.stringify(result, null, 2))
-	const line = (name: string, m: typeof signedIn) =>
+	const line = (
+		name: string,
+		m: Pick<Measured, 'requestsPerSecond' | 'p50' | 'p99'> &
+			Partial<Pick<Measured, 'cpuMsPerRequest' | 'dbCpuMsPerRequest'>>,
+	) =>
 		`${name}: ${m.requestsPerSecond} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms` +
-		(m.cpuMsPerRequest === null ? '' : `, ${m.cpuMsPerRequest} ms CPU/answer`) +
+		(m.cpuMsPerRequest == null ? '' : `, ${m.cpuMsPerRequest} ms CPU/answer`) +
 		(m.dbCpuMsPerRequest ? ` (+ ${m.dbCpuMsPerRequest} ms database)` : '')
 	console.log(
 		[
@@ -181,6 +213,8 @@ try {
 				`p99 ${result.ratioVsFramework.signInGetP99}x (goal <= 1.5), ` +
 				`CPU ratio ${result.ratioVsFramework.signInGetCpu}`,
 			`${line('static page', baseline)} | signed-in GET / ratio vs static ${result.ratio}`,
+			`rounds of ${ROUND_SECONDS} s, app/framework req/s ratio in each: ` +
+				`GET / ${roundRatios(signedIn, signedInCeiling)}; /signin ${roundRatios(signIn, signInCeiling)}`,
 		].join('\n'),
 	)
 	console.log(
@@ -215,18 +249,74 @@ async function pageOf(url: string, cookie?: string) {
 	return response.text()
 }
 
+type Target = { url: string; headers: Record<string, string>; pid: number | undefined }
+type Round = { requests: number; p50: number; p99: number; cpuMs: number; dbCpuMs: number }
+type Measured = {
+	requestsPerSecond: number
+	p50: number
+	p99: number
+	total: number
+	cpuMsPerRequest: number | null
+	dbCpuMsPerRequest: number | null
+	rounds: Round[]
+}
+
 /**
- * autocannon against `url`; with `pid`, also the CPU time that process spent per answer
- * (from /proc): on a machine others load too, throughput swings, CPU per answer much less.
+ * The app and its baseline under the same load in alternating rounds (app first, then the
+ * baseline first, ...), each round BENCH_SECONDS / rounds long: figures of one target over all
+ * its rounds, with each round's latency kept to pair them up.
  */
-async function measure(url: string, headers: Record<string, string>, pid?: number) {
+async function measurePair(app: Target, baseline: Target) {
+	const rounds: [Round[], Round[]] = [[], []]
 	// Not measured: a server that has been serving is warm (V8's compiled code, the pool's
 	// connections, and each connection's plans of its prepared statements: PostgreSQL plans the
 	// first five calls afresh and then reuses one plan).
-	await autocannon({ url, headers, connections: CONNECTIONS, duration: WARM_UP_SECONDS })
+	for (const target of [app, baseline]) {
+		await autocannon({
+			url: target.url,
+			headers: target.headers,
+			connections: CONNECTIONS,
+			duration: WARM_UP_SECONDS,
+		})
+	}
+	for (let round = 0; round < ROUNDS; round++) {
+		const order = round % 2 === 0 ? [0, 1] : [1, 0]
+		for (const which of order) {
+			rounds[which]!.push(await measureRound(which === 0 ? app : baseline))
+		}
+	}
+	return [measure(rounds[0]), measure(rounds[1], baseline.pid)] as const
+	function measure(of: Round[], pid = app.pid): Measured {
+		const total = of.reduce((sum, r) => sum + r.requests, 0)
+		const cpuMs = of.reduce((sum, r) => sum + r.cpuMs, 0)
+		const dbCpuMs = of.reduce((sum, r) => sum + r.dbCpuMs, 0)
+		return {
+			requestsPerSecond: Math.round(total / (ROUND_SECONDS * of.length)),
+			// medians of the rounds' own percentiles
+			p50: median(of.map((r) => r.p50)),
+			p99: median(of.map((r) => r.p99)),
+			total,
+			cpuMsPerRequest: pid ? Number((cpuMs / Math.max(1, total)).toFixed(2)) : null,
+			dbCpuMsPerRequest: pid ? Number((dbCpuMs / Math.max(1, total)).toFixed(2)) : null,
+			rounds: of,
+		}
+	}
+}
+
+/**
+ * One round of autocannon against `target`; with its pid, also the CPU time that process (and
+ * its children: the embedded PostgreSQL) spent: on a machine others load too, throughput
+ * swings, CPU per answer much less.
+ */
+async function measureRound({ url, headers, pid }: Target): Promise<Round> {
 	const cpuBefore = pid ? cpuMsOf(pid) : 0
 	const dbBefore = pid ? childrenCpuMs(pid) : new Map<number, number>()
-	const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION })
+	const result = await autocannon({
+		url,
+		headers,
+		connections: CONNECTIONS,
+		duration: ROUND_SECONDS,
+	})
 	const cpuMs = pid ? cpuMsOf(pid) - cpuBefore : 0
 	// the embedded PostgreSQL's processes (the app's children): its backends serve this load too
 	let dbCpuMs = 0
@@ -238,16 +328,29 @@ async function measure(url: string, headers: Record<string, string>, pid?: numbe
 	// On a loaded machine a few answers take longer than autocannon's 10 s: count them, go on.
 	if (result.timeouts > 0) console.warn(`${url}: ${result.timeouts} requests timed out`)
 	return {
+		requests: result.requests.total,
+		p50: result.latency.p50,
+		p99: result.latency.p99,
+		cpuMs,
+		dbCpuMs,
+	}
+}
+
+/** The static page: no process of ours to measure, one run. */
+async function measureStatic(url: string) {
+	const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION })
+	return {
 		requestsPerSecond: Math.round(result.requests.average),
 		p50: result.latency.p50,
 		p99: result.latency.p99,
 		total: result.requests.total,
-		timeouts: result.timeouts,
-		cpuMsPerRequest: pid ? Number((cpuMs / Math.max(1, result.requests.total)).toFixed(2)) : null,
-		dbCpuMsPerRequest: pid
-			? Number((dbCpuMs / Math.max(1, result.requests.total)).toFixed(2))
-			: null,
 	}
+}
+
+function median(values: number[]) {
+	const sorted = [...values].sort((a, b) => a - b)
+	const middle = Math.floor(sorted.length / 2)
+	return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 /** CPU ms used so far by each process below `pid` (the embedded PostgreSQL and its backends). */

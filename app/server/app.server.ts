@@ -15,11 +15,24 @@ import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
 import { logger } from '../utils/logger.server.ts'
 import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
 import { buildsByFirstSegment } from './routes-by-first-segment.server.ts'
+import { pagesInProgress, type PagesInProgress } from './pages-in-progress.server.ts'
 import { sameOriginOnly } from './same-origin.server.ts'
 import {
 	forwardByHost,
 	listenForForwardingChanges,
 } from '../services/domains/forwarding-cache.server.ts'
+
+// A page load still working after this long stops holding its slot (pages-in-progress.server.ts).
+const PAGE_SLOT_MS = 1000
+
+/**
+ * Enough page loads at once to keep the one thread busy while some wait on the database: an
+ * embedded database answers in a fraction of a millisecond, so 4 do; one across a network
+ * keeps each load waiting several round trips longer, so more are let in.
+ */
+function pagesAtOnce(config: { PAGES_IN_PROGRESS?: number; DATABASE_URL?: string }) {
+	return config.PAGES_IN_PROGRESS ?? (config.DATABASE_URL ? 8 : 4)
+}
 
 /**
  * The Express app, in DESIGN.md's order: security headers, (URL forwarding by
@@ -127,7 +140,12 @@ export async function createApp(options: {
 
 	app.all(
 		'/{*splat}',
-		reactRouterHandler(build, config.NODE_ENV, (res) => createLoadContext(res.locals.cspNonce)),
+		reactRouterHandler(
+			build,
+			config.NODE_ENV,
+			(res) => createLoadContext(res.locals.cspNonce),
+			pagesInProgress({ limit: pagesAtOnce(config), holdMs: PAGE_SLOT_MS }),
+		),
 	)
 	app.use(((error, _req, res, _next) => {
 		logger.error({ err: error }, 'request failed')
@@ -230,13 +248,21 @@ function reactRouterHandler(
 	build: ServerBuild | (() => Promise<ServerBuild>),
 	mode: string,
 	loadContext: (res: express.Response) => RouterContextProvider,
+	pages: PagesInProgress,
 ): RequestHandler {
 	const handlerFor = handlersByPath(build, mode)
 	return async (req, res, next) => {
+		let leave = () => {}
 		try {
+			// page loads (documents and their .data) wait their turn; forms and uploads do not
+			if (req.method === 'GET' || req.method === 'HEAD') leave = await pages.enter()
+			// gone while it waited: nothing to work on
+			if (res.destroyed || res.writableEnded) return
 			const url = requestUrl(req)
 			const handle = handlerFor(url.pathname)
-			const response = await handle(fetchRequest(req, res, url), loadContext(res))
+			// the slot covers loaders and the render up to the first bytes, not the client reading
+			// them (a long download to a slow reader would hold it)
+			const response = await handle(fetchRequest(req, res, url), loadContext(res)).finally(leave)
 			// Already answered (413 past the body limit) or the client went away.
 			if (res.destroyed || res.writableEnded) {
 				await response.body?.cancel()
@@ -255,6 +281,8 @@ function reactRouterHandler(
 			})
 		} catch (error) {
 			next(error)
+		} finally {
+			leave()
 		}
 	}
 }

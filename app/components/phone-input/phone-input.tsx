@@ -92,15 +92,15 @@ export function PhoneInput({
 	const [value, setValue] = useState(defaultValue ?? '')
 	const chosenByUser = useRef(false)
 	// the country may still change: the group says so (aria-busy) until the guess is in
-	const [guessing, setGuessing] = useState(false)
+	const [guessed, setGuessed] = useState(false)
+	const guessing = hydrated && !known && Boolean(lookupUrl) && !guessed
 
 	useEffect(() => {
 		if (known || !lookupUrl) return
 		const controller = new AbortController()
-		setGuessing(true)
 		void guessCountry(lookupUrl, controller.signal).then((guess) => {
 			if (controller.signal.aborted) return
-			setGuessing(false)
+			setGuessed(true)
 			if (chosenByUser.current) return
 			setCountry(guess ?? fallbackCountry(preferredCountry))
 		})
