@@ -17,6 +17,9 @@ import {
 // slow requests under load do), which grows the old space to ~200 MB with V8's default growth.
 let dir: string
 let entry: string
+// Beside its two semi-spaces V8 may hold a few pages of the young generation while it scavenges:
+// on a loaded machine the new space measured 9.25 MB with 4 MB semi-spaces
+const SCAVENGE_PAGES_MB = 4
 beforeAll(async () => {
 	dir = await mkdtemp(path.join(tmpdir(), 'leadsmith-memory-'))
 	entry = path.join(dir, 'entry.mjs')
@@ -76,7 +79,7 @@ test('a process started without limits re-executes itself (same pid) with a boun
 	expect(result.execArgv).toContain(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
 	expect(result.arenas).toBe(String(MALLOC_ARENAS))
 	// two semi-spaces of SEMI_SPACE_MB at most (unbounded, Node 24 grows them to 128 MB here)
-	expect(result.newSpaceMb).toBeLessThanOrEqual(2 * SEMI_SPACE_MB)
+	expect(result.newSpaceMb).toBeLessThanOrEqual(2 * SEMI_SPACE_MB + SCAVENGE_PAGES_MB)
 	// ~110 MB over the 40 MB kept alive (V8's default growth: ~200 MB)
 	expect(result.oldSpaceMb).toBeLessThan(150)
 }, 120_000)
@@ -85,7 +88,8 @@ test("an operator's own limits win", async () => {
 	const result = await run({ NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '4' })
 	expect(result.execArgv).not.toContain(`--max-semi-space-size=${SEMI_SPACE_MB}`)
 	expect(result.arenas).toBe('4')
-	expect(result.newSpaceMb).toBeLessThanOrEqual(2 * 4)
+	// 2 × 4 MB, far below the 2 × 16 MB ours would allow
+	expect(result.newSpaceMb).toBeLessThanOrEqual(2 * 4 + SCAVENGE_PAGES_MB)
 	expect(
 		missingMemoryLimits(['--max-semi-space-size=8', '--heap-growing-percent=100'], {}),
 	).toEqual({
