@@ -6,8 +6,8 @@
 // Needs a build (`npm run build`); builds the ceiling itself.
 //
 // The app and the ceiling are measured in alternating rounds (app first, then the ceiling first,
-// ...): on this shared machine the load drifts over minutes, and one long run of each met
-// different machines (decision 0049).
+// ...): on this shared machine the load changes from one window to the next, and one long run
+// of each met different machines (decision 0049).
 //
 // BENCH_SECONDS (10: per page and server, split into BENCH_ROUNDS rounds, by default one per
 // 10 s), BENCH_CONNECTIONS (50), BENCH_WARM_UP_SECONDS (3, before each page's first round);
@@ -124,8 +124,8 @@ try {
 	const sampler = setInterval(() => {
 		rssPeak = Math.max(rssPeak, memoryOf(app.pid!).rssMb)
 	}, 250)
-	// The app and its ceiling in alternating rounds, so the machine's load, which drifts over
-	// minutes here, falls on both alike.
+	// The app and its ceiling in alternating rounds, so the machine's load, which changes within
+	// seconds here, falls on both alike.
 	const [signedIn, signedInCeiling] = await measurePair(
 		{ url: `${base}/`, headers: { cookie }, pid: app.pid },
 		{ url: `${ceilingBase}/`, headers: {}, pid: ceiling.pid },
