@@ -28,8 +28,11 @@ const done = new Set<string>()
 const queue: string[] = []
 let running = 0
 
-/** For tests: how many preloads are in flight and the most ever seen at once. */
-export const preloadStats = { running: 0, peak: 0, started: 0 }
+/**
+ * For tests: how many preloads are in flight, the most ever seen at once, and how many links'
+ * preloads the connection declined.
+ */
+export const preloadStats = { running: 0, peak: 0, started: 0, declined: 0 }
 
 function pump() {
 	while (running < MAX_PARALLEL_PRELOADS && queue.length > 0) {
@@ -90,10 +93,13 @@ export function routeModulesFor(pathname: string): string[] {
 /** Preloads the route modules behind an internal link, when the connection allows it. */
 export function prefetchLink(href: string) {
 	if (typeof window === 'undefined') return
+	;(window as unknown as { __preloadStats?: typeof preloadStats }).__preloadStats = preloadStats
 	const connection = (navigator as Navigator & { connection?: Connection }).connection
-	if (!prefetchAllowed(connection)) return
+	if (!prefetchAllowed(connection)) {
+		preloadStats.declined++
+		return
+	}
 	const url = new URL(href, window.location.href)
 	if (url.origin !== window.location.origin) return
 	enqueuePreload(routeModulesFor(url.pathname))
-	;(window as unknown as { __preloadStats?: typeof preloadStats }).__preloadStats = preloadStats
 }

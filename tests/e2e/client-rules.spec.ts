@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { subscribedAccount } from './leads-support.ts'
+import { pageSettled } from './support.ts'
 
 test.skip(({ javaScriptEnabled }) => !javaScriptEnabled, 'browser-side loading rules')
 
@@ -82,12 +83,17 @@ for (const connection of [
 		}, connection)
 		await subscribedAccount(page)
 		await page.goto('/settings')
-		await hoverNavigation(page)
-		await page.waitForLoadState('networkidle')
-		const stats = await page.evaluate(
-			() => (window as unknown as { __preloadStats?: { started: number } }).__preloadStats,
-		)
-		expect(stats?.started ?? 0).toBe(0)
+		await pageSettled(page)
+		const links = await hoverNavigation(page)
+		const stats = () =>
+			page.evaluate(
+				() =>
+					(window as unknown as { __preloadStats?: { started: number; declined: number } })
+						.__preloadStats,
+			)
+		// every hovered link was weighed and declined, none preloaded
+		await expect.poll(async () => (await stats())?.declined ?? 0).toBe(links)
+		expect((await stats())!.started).toBe(0)
 	})
 }
 
@@ -98,7 +104,9 @@ test('without POSTHOG_KEY nothing of PostHog loads, renders or sends', async ({ 
 	await page.goto('/settings')
 	await page.getByRole('link', { name: 'Create leads' }).first().click()
 	await expect(page).toHaveURL(/\/create-leads$/)
-	await page.waitForLoadState('networkidle')
+	await expect(page.getByRole('heading', { level: 1 })).toHaveText('Create leads')
+	// the new page's effects have run, which is where PostHog would be imported
+	await pageSettled(page)
 	await expect(page.getByTestId('consent-banner')).toHaveCount(0)
 	await expect(page.locator('noscript')).toHaveCount(0)
 	// the phone field's IP lookup (Company details on /settings) is the only outside call

@@ -1,7 +1,7 @@
 import http from 'node:http'
 import { expect as baseExpect, test, type Page } from '@playwright/test'
 import { subscribedAccount } from './leads-support.ts'
-import { expectNoSeriousA11yViolations, jsEnabled } from './support.ts'
+import { expectNoSeriousA11yViolations, jsEnabled, pageSettled } from './support.ts'
 
 // Sign-up, upload, the import in the worker and the checks take a while on a busy machine.
 test.describe.configure({ timeout: 90_000 })
@@ -18,7 +18,8 @@ const CSV = [
 
 async function upload(page: Page, name: string, content: string | Buffer) {
 	// with JavaScript, a file chosen before hydration would be dropped by the re-render
-	await page.goto('/file-list', { waitUntil: 'networkidle' })
+	await page.goto('/file-list')
+	await pageSettled(page)
 	await page.getByLabel('CSV file').setInputFiles({
 		name,
 		mimeType: 'text/csv',

@@ -1,7 +1,7 @@
 import { expect as baseExpect, test, type Locator, type Page } from '@playwright/test'
 import { startFakeEmailBison, type FakeEmailBison } from '../fakes/emailbison/server.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { withDatabase } from './support.ts'
+import { pageSettled, withDatabase } from './support.ts'
 
 // A form sent again (the same fields and the same hidden key, as a double click, a retry or
 // going back and pressing again sends it) does one thing and answers as the first time did.
@@ -55,7 +55,8 @@ async function countOf(sql: string, email: string) {
 
 test('create leads sent again: one list, one credit hold', async ({ page }) => {
 	const { email } = await subscribedAccount(page, { credits: 1000 })
-	await page.goto('/create-leads', { waitUntil: 'networkidle' })
+	await page.goto('/create-leads')
+	await pageSettled(page)
 	await page
 		.getByLabel('Apollo people search')
 		.fill('https://app.apollo.io/#/people?personTitles[]=cfo&qKeywords=once')
@@ -84,7 +85,8 @@ test('create leads sent again: one list, one credit hold', async ({ page }) => {
 
 test('a CSV import confirmed again: one list', async ({ page }) => {
 	const { email } = await subscribedAccount(page)
-	await page.goto('/file-list', { waitUntil: 'networkidle' })
+	await page.goto('/file-list')
+	await pageSettled(page)
 	await page.getByLabel('CSV file').setInputFiles({
 		name: 'once.csv',
 		mimeType: 'text/csv',
@@ -110,7 +112,8 @@ test('a CSV import confirmed again: one list', async ({ page }) => {
 
 test('a credit pack bought again: one checkout', async ({ page }) => {
 	const { email } = await subscribedAccount(page)
-	await page.goto('/purchase', { waitUntil: 'networkidle' })
+	await page.goto('/purchase')
+	await pageSettled(page)
 	const pack = page.getByTestId('pack-1000')
 	const form = page.locator('form').filter({ has: pack })
 	const button = pack.getByRole('button')
@@ -134,7 +137,8 @@ test('a credit pack bought again: one checkout', async ({ page }) => {
 
 test('create companies sent again: one list', async ({ page }) => {
 	const { email } = await subscribedAccount(page, { credits: 100 })
-	await page.goto('/create-companies', { waitUntil: 'networkidle' })
+	await page.goto('/create-companies')
+	await pageSettled(page)
 	await page.getByLabel('Company domains').fill('acme.com\nbeta.io')
 	await page.getByLabel('List name').fill('Once companies')
 	await page.getByLabel('Credits').check()
@@ -156,7 +160,8 @@ test('create companies sent again: one list', async ({ page }) => {
 
 test('a plan chosen again: one checkout', async ({ page }) => {
 	const { email } = await subscribedAccount(page)
-	await page.goto('/subscription', { waitUntil: 'networkidle' })
+	await page.goto('/subscription')
+	await pageSettled(page)
 	// a switch from an active plan is confirmed on a page that shows its proration first
 	await page.getByRole('button', { name: 'Switch to Monthly Unlimited' }).click()
 	await expect(page).toHaveURL(/\/subscription\?change=/)

@@ -95,13 +95,16 @@ const axeSource = readFileSync(
  * The page as it stays: hydrated, with the parts that load after hydration in place (the
  * toasts' region, sonner's own chunk) and nothing marked busy (a phone field whose country
  * combobox is still loading or whose country is still being guessed). A condition, not a
- * pause: it returns as soon as it holds.
+ * pause: it returns as soon as it holds. Call it once the page has loaded (`page.goto` waits for
+ * the load event, so the page's inline scripts have run by then).
  */
 export async function pageSettled(page: Page) {
 	await page.waitForFunction(
 		() =>
-			document.querySelector('section[aria-label^="Notifications"]') !== null &&
-			document.querySelector('[aria-busy="true"]') === null,
+			// without JavaScript the page's inline scripts never ran: the page as served is final
+			!('__reactRouterContext' in window) ||
+			(document.querySelector('section[aria-label^="Notifications"]') !== null &&
+				document.querySelector('[aria-busy="true"]') === null),
 	)
 }
 
