@@ -488,6 +488,8 @@ export interface EnrichmentRunRows {
 
 export interface EnrichmentRuns {
   attempt: Generated<number>;
+  cached: Generated<number>;
+  calls: Generated<number>;
   chain_id: string | null;
   company_list_id: string | null;
   created_at: Generated<Timestamp>;
@@ -505,6 +507,8 @@ export interface EnrichmentRuns {
   prepared: Generated<boolean>;
   prepared_after: string | null;
   prepared_rows: Generated<number>;
+  rows_done: Generated<number>;
+  rows_failed: Generated<number>;
   started_at: Timestamp | null;
   status: Generated<number>;
   steps: Json;

@@ -149,64 +149,52 @@ function dashboardStatement(
 	// Per kind, its running jobs (partial indexes `*_running_idx` of migration 2026-11-24T0220)
 	// and its newest finished ones per part of the scope (the owner indexes), each at most
 	// DASHBOARD_JOBS, so an account with thousands of lists reads a few rows, not all of them.
-	// Running and finished rows have their own columns (`running`, `finished`): a finished
-	// enrichment run never counts its rows, and the planner knows it (its generic plan, reused
-	// by every later call on a connection, would otherwise price a count per finished run).
-	const jobsOf = (
-		table: string,
-		alias: string,
-		columns: { running: RawBuilder<unknown>; finished: RawBuilder<unknown> },
-	) => {
+	const jobsOf = (table: string, alias: string, columns: RawBuilder<unknown>) => {
 		const owner = sql`${sql.ref(`${alias}.user_id`)} = ${ACCOUNT}`
 		const from = sql`from ${sql.table(table)} as ${sql.ref(alias)}`
 		const status = sql.ref(`${alias}.status`)
 		const created = sql.ref(`${alias}.created_at`)
 		const column = sql.ref(`${alias}.workspace_id`) as RawBuilder<unknown>
 		return [
-			sql`(select ${columns.running} ${from} where ${owner} and ${status} < 2 and ${inScope(alias)}
+			sql`(select ${columns} ${from} where ${owner} and ${status} < 2 and ${inScope(alias)}
 				order by ${created} desc limit ${DASHBOARD_JOBS})`,
 			...scopeParts.map(
-				(part) => sql`(select ${columns.finished} ${from}
+				(part) => sql`(select ${columns} ${from}
 					where ${owner} and ${part(column)} and ${status} >= 2
 					order by ${created} desc limit ${DASHBOARD_JOBS})`,
 			),
 		]
 	}
-	const same = (columns: RawBuilder<unknown>) => ({ running: columns, finished: columns })
 	const jobs = [
 		...jobsOf(
 			'processing_list',
 			'p',
-			same(sql`p.id, case when p.source_type = 'upload' then 'csv-import' else 'lead-search' end as kind,
-				p.name, p.status, p.progress, p.error, p.id as list_id, p.created_at`),
+			sql`p.id, case when p.source_type = 'upload' then 'csv-import' else 'lead-search' end as kind,
+				p.name, p.status, p.progress, p.error, p.id as list_id, p.created_at`,
 		),
 		...jobsOf(
 			'company_scraping_list',
 			'c',
-			same(sql`c.id, 'company-search', c.name, c.status, c.progress, c.error, c.id, c.created_at`),
+			sql`c.id, 'company-search', c.name, c.status, c.progress, c.error, c.id, c.created_at`,
 		),
-		...jobsOf('enrichment_runs', 'e', {
-			// only a running run counts its finished rows (index run_id, status); a company run
-			// has its own rows table
-			running: sql`e.id, case when e.company_list_id is null then 'enrichment' else 'company-enrichment' end,
+		...jobsOf(
+			'enrichment_runs',
+			'e',
+			// its finished rows are counted on the run as they are written (migration
+			// 2026-11-25T0900), so no run's rows are read
+			sql`e.id, case when e.company_list_id is null then 'enrichment' else 'company-enrichment' end,
 				e.name, e.status,
-				case when e.total = 0 then 0
-					when e.company_list_id is null then least(100, (select count(*) from enrichment_run_rows r
-						where r.run_id = e.id and r.status >= 2) * 100 / e.total)::int
-					else least(100, (select count(*) from enrichment_company_rows r
-						where r.run_id = e.id and r.status >= 2) * 100 / e.total)::int
-				end,
+				case when e.status >= 2 then 100 when e.total = 0 then 0
+					else least(100, (e.rows_done + e.rows_failed) * 100 / e.total) end,
 				e.error, coalesce(e.list_id, e.company_list_id), e.created_at`,
-			finished: sql`e.id, case when e.company_list_id is null then 'enrichment' else 'company-enrichment' end,
-				e.name, e.status, 100, e.error, coalesce(e.list_id, e.company_list_id), e.created_at`,
-		}),
+		),
 		...jobsOf(
 			'emailbison_upload',
 			'u',
-			same(sql`u.id, 'upload', coalesce(nullif(u.campaign_name, ''), 'EmailBison upload'), u.status,
+			sql`u.id, 'upload', coalesce(nullif(u.campaign_name, ''), 'EmailBison upload'), u.status,
 				case when u.status >= 2 then 100 when u.total = 0 then 0
 					else least(100, u.sent * 100 / u.total) end,
-				u.error, u.list_id, u.created_at`),
+				u.error, u.list_id, u.created_at`,
 		),
 	]
 	const lists = scopeParts.flatMap((part) => [

@@ -384,7 +384,6 @@ export async function listRuns(
 		source === 'companies'
 			? await companyListOf(account, listId)
 			: (await findLeadList(account, listId)).list
-	const rowsOf = runRowsTable(source)
 	const runs = await db
 		.selectFrom('enrichment_runs as e')
 		.select([
@@ -398,14 +397,11 @@ export async function listRuns(
 			'e.steps',
 			'e.filter',
 			'e.created_at',
-			sql<number>`(select count(*) filter (where r.status = 2)::int from ${rowsOf} r
-				where r.run_id = e.id)`.as('done'),
-			sql<number>`(select count(*) filter (where r.status = 3)::int from ${rowsOf} r
-				where r.run_id = e.id)`.as('failed'),
-			sql<number>`(select coalesce(sum(r.calls), 0)::int from ${rowsOf} r
-				where r.run_id = e.id)`.as('calls'),
-			sql<number>`(select coalesce(sum(r.cached), 0)::int from ${rowsOf} r
-				where r.run_id = e.id)`.as('cached'),
+			// kept on the run as its rows are written (migration 2026-11-25T0900): no row is read
+			'e.rows_done as done',
+			'e.rows_failed as failed',
+			'e.calls',
+			'e.cached',
 		])
 		.where(source === 'companies' ? 'e.company_list_id' : 'e.list_id', '=', list.id)
 		.where('e.user_id', '=', account.accountId)
@@ -419,10 +415,10 @@ export async function listRuns(
 		error: r.error,
 		total: r.total,
 		preparing: !r.prepared && (r.status === JobStatus.pending || r.status === JobStatus.processing),
-		done: r.done ?? 0,
-		failed: r.failed ?? 0,
-		calls: r.calls ?? 0,
-		cached: r.cached ?? 0,
+		done: r.done,
+		failed: r.failed,
+		calls: r.calls,
+		cached: r.cached,
 		keyKind: r.key_kind,
 		outputColumns: [...new Set((r.steps as RunStep[]).map((s) => s.outputColumn))],
 		filter: describeFilter(r.filter as RunFilter | null),
