@@ -75,13 +75,15 @@ export async function startEmailBisonUpload(
 ) {
 	const { account, list } = await findLeadList(context, listId)
 	const access = await requireAccess(account.accountId)
+	// one lead with an email is enough to go on: not a count of a list that may hold millions
 	const withEmail = await db
 		.selectFrom('leads')
-		.select((eb) => eb.fn.countAll<number>().as('n'))
+		.select('id')
 		.where('list_id', '=', list.id)
 		.where(sql<boolean>`coalesce(trim(email), '') <> ''`)
-		.executeTakeFirstOrThrow()
-	if (Number(withEmail.n) === 0)
+		.limit(1)
+		.executeTakeFirst()
+	if (!withEmail)
 		throw new FormError('This list has no leads with an email address: there is nothing to upload.')
 
 	const dataKeys = await listDataKeys(list.id)
