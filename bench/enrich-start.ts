@@ -4,22 +4,14 @@
 // ten, then the enrich job's first phase writing the run's rows (rows per second), against
 // the same rows written in one statement (what the request did before decision 0019). No
 // model is called: the bench stops before the enrichment itself.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
-import path from 'node:path'
+import { loadavg } from 'node:os'
 import type { RunFilter } from '../app/services/enrichments/run-filter.ts'
-import { freePort } from '../tests/support/free-port.ts'
+import { startBenchDatabase } from './database.ts'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000)
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-enrich-start-'))
-chmodSync(dataDir, 0o755) // the server runs as the postgres user when we are root
-const { startEmbeddedPostgres } = await import('../db/embedded.ts')
-const pg = await startEmbeddedPostgres({
-	dir: path.join(dataDir, 'pg'),
-	port: await freePort(),
-	persistent: false,
-})
+const pg = await startBenchDatabase('enrich-start')
+const { dataDir } = pg
 Object.assign(process.env, {
 	NODE_ENV: 'production',
 	LOG_LEVEL: 'warn',
@@ -148,5 +140,4 @@ try {
 	await db.destroy()
 } finally {
 	await pg.stop()
-	rmSync(dataDir, { recursive: true, force: true })
 }

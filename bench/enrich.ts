@@ -2,11 +2,8 @@
 // fake answering each call in 50 ms, with 20 calls in flight: rows per second against the
 // ideal 20 / 0.05 s = 400 rows/s, then the same run again with every answer cached.
 // Runs the job's handler in this process against a real (embedded) PostgreSQL.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { startFakeOpenAI } from '../tests/fakes/openai/server.ts'
-import { freePort } from '../tests/support/free-port.ts'
+import { startBenchDatabase } from './database.ts'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000)
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 50)
@@ -15,14 +12,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20)
 // measures the job; BENCH_RATE=300 shows how close the job keeps to a limit that binds
 const RATE = Number(process.env.BENCH_RATE ?? 10_000)
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-enrich-'))
-chmodSync(dataDir, 0o755) // the server runs as the postgres user when we are root
-const { startEmbeddedPostgres } = await import('../db/embedded.ts')
-const pg = await startEmbeddedPostgres({
-	dir: path.join(dataDir, 'pg'),
-	port: await freePort(),
-	persistent: false,
-})
+const pg = await startBenchDatabase('enrich')
+const { dataDir } = pg
 const openai = await startFakeOpenAI({ delayMs: DELAY_MS })
 Object.assign(process.env, {
 	NODE_ENV: 'production',
@@ -150,5 +141,4 @@ try {
 } finally {
 	await openai.close()
 	await pg.stop()
-	rmSync(dataDir, { recursive: true, force: true })
 }

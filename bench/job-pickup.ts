@@ -6,21 +6,13 @@
 // notification turned off (the workers find the job at their next poll). BENCH_JOBS (30) jobs
 // each, one at a time, in a fresh embedded PostgreSQL with the workers in this process.
 import { randomUUID } from 'node:crypto'
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
-import path from 'node:path'
-import { freePort } from '../tests/support/free-port.ts'
+import { loadavg } from 'node:os'
+import { startBenchDatabase } from './database.ts'
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 30)
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-job-pickup-'))
-chmodSync(dataDir, 0o755) // the server runs as the postgres user when we are root
-const { startEmbeddedPostgres } = await import('../db/embedded.ts')
-const pg = await startEmbeddedPostgres({
-	dir: path.join(dataDir, 'pg'),
-	port: await freePort(),
-	persistent: false,
-})
+const pg = await startBenchDatabase('job-pickup')
+const { dataDir } = pg
 Object.assign(process.env, {
 	NODE_ENV: 'production',
 	LOG_LEVEL: 'warn',
@@ -75,5 +67,4 @@ try {
 	await db.destroy()
 } finally {
 	await pg.stop()
-	rmSync(dataDir, { recursive: true, force: true })
 }

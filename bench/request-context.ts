@@ -3,23 +3,13 @@
 // as the app sends it, against the same text sent unnamed (parsed and planned every time),
 // on one connection of a real (embedded) PostgreSQL; and how many statements one request
 // context takes (one round trip).
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely'
 import type { DB } from '../db/schema.ts'
-import { freePort } from '../tests/support/free-port.ts'
+import { startBenchDatabase } from './database.ts'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 3000)
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-context-'))
-chmodSync(dataDir, 0o755) // the server runs as the postgres user when we are root
-const { startEmbeddedPostgres } = await import('../db/embedded.ts')
-const pg = await startEmbeddedPostgres({
-	dir: path.join(dataDir, 'pg'),
-	port: await freePort(),
-	persistent: false,
-})
+const pg = await startBenchDatabase('context')
 
 try {
 	const { createDb, createPool } = await import('../db/index.server.ts')
@@ -66,7 +56,6 @@ try {
 	await db.destroy()
 } finally {
 	await pg.stop()
-	rmSync(dataDir, { recursive: true, force: true })
 }
 
 async function time(call: () => Promise<unknown>) {
