@@ -10,14 +10,7 @@ import { startBenchDatabase } from './database.ts'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000)
 
-const pg = await startBenchDatabase('enrich-start')
-const { dataDir } = pg
-Object.assign(process.env, {
-	NODE_ENV: 'production',
-	LOG_LEVEL: 'warn',
-	DATA_DIR: dataDir,
-	DATABASE_URL: pg.url,
-	APP_SECRET: 'bench-secret-bench-secret-bench-secret-0',
+const pg = await startBenchDatabase('enrich-start', {
 	OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
 	OPENAI_API_KEY: 'sk-bench',
 	CREDITS_PER_ENRICHMENT: '1',

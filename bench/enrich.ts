@@ -12,15 +12,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20)
 // measures the job; BENCH_RATE=300 shows how close the job keeps to a limit that binds
 const RATE = Number(process.env.BENCH_RATE ?? 10_000)
 
-const pg = await startBenchDatabase('enrich')
-const { dataDir } = pg
 const openai = await startFakeOpenAI({ delayMs: DELAY_MS })
-Object.assign(process.env, {
-	NODE_ENV: 'production',
-	LOG_LEVEL: 'warn',
-	DATA_DIR: dataDir,
-	DATABASE_URL: pg.url,
-	APP_SECRET: 'bench-secret-bench-secret-bench-secret-0',
+const pg = await startBenchDatabase('enrich', {
 	OPENAI_BASE_URL: openai.url,
 	OPENAI_API_KEY: openai.apiKey,
 	ENRICH_CONCURRENCY: String(CONCURRENCY),

@@ -11,15 +11,7 @@ import { startBenchDatabase } from './database.ts'
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 30)
 
-const pg = await startBenchDatabase('job-pickup')
-const { dataDir } = pg
-Object.assign(process.env, {
-	NODE_ENV: 'production',
-	LOG_LEVEL: 'warn',
-	DATA_DIR: dataDir,
-	DATABASE_URL: pg.url,
-	APP_SECRET: 'bench-secret-bench-secret-bench-secret-0',
-})
+const pg = await startBenchDatabase('job-pickup', {})
 
 try {
 	const { db } = await import('../db/index.server.ts')

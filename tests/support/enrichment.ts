@@ -1,7 +1,8 @@
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { db } from '../../db/index.server.ts'
+import { startWorkers, type Workers } from '../../app/jobs/worker.server.ts'
 import { resetSingleton } from '../../app/utils/singleton.server.ts'
-import type { FakeOpenAI } from '../fakes/openai/server.ts'
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai/server.ts'
 
 /** Platform-paid enrichment against `openai`: 1 credit a call, 5 at once, no rate limit. */
 export function useEnrichmentSettings(openai: FakeOpenAI) {
@@ -13,6 +14,25 @@ export function useEnrichmentSettings(openai: FakeOpenAI) {
 		CREDITS_PER_ENRICHMENT: '1',
 	})
 	resetSingleton('config')
+}
+
+/**
+ * For one test file, the enrich job end to end: the local OpenAI fake, platform-paid
+ * enrichment against it, and this process's workers. `openai` is there once the file's
+ * `beforeAll` ran (read it inside tests and hooks).
+ */
+export function fakeOpenAIAndWorkers() {
+	const started = {} as { openai: FakeOpenAI; workers: Workers }
+	beforeAll(async () => {
+		started.openai = await startFakeOpenAI()
+		useEnrichmentSettings(started.openai)
+		started.workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
+	})
+	afterAll(async () => {
+		await started.workers?.stop()
+		await started.openai?.close()
+	})
+	return started
 }
 
 /**

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { beforeEach, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
-import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/server.ts'
 import {
 	insertLeadList,
 	settledRun,
-	useEnrichmentSettings,
+	fakeOpenAIAndWorkers,
 } from '../../../tests/support/enrichment.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { statusOf } from '../../utils/http-errors.server.ts'
 import { getCreditBalance } from '../billing/credits.server.ts'
 import { createEnrichment } from './enrichments.server.ts'
@@ -19,18 +17,8 @@ import { estimateRun, runResults, startRun } from './start-enrichment.server.ts'
 
 // Runs on a filtered part of a list, end to end: the real worker and database against the
 // local OpenAI fake.
-let openai: FakeOpenAI
-let workers: Workers
-beforeAll(async () => {
-	openai = await startFakeOpenAI()
-	useEnrichmentSettings(openai)
-	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
-})
-afterAll(async () => {
-	await workers.stop()
-	await openai.close()
-})
-beforeEach(() => openai.reset())
+const fake = fakeOpenAIAndWorkers()
+beforeEach(() => fake.openai.reset())
 
 /** Title "MALFORMED" where asked: the fake answers those with broken JSON. */
 const leadList = (me: AccountContext, count: number, malformed: number[] = []) =>
@@ -90,7 +78,7 @@ describe('a run on a filtered part of a list', () => {
 		})
 		const expected = [10, 12, 14, 16, 18].map((i) => `person${i}@example.com`)
 		expect(await enrichedEmails(listId, 'summary')).toEqual(expected)
-		expect(openai.calls.sort()).toEqual(
+		expect(fake.openai.calls.sort()).toEqual(
 			expected.map((m) => `Describe Company ${m.match(/\d+/)![0]} for ${m}`).sort(),
 		)
 		expect(await getCreditBalance(me.accountId!)).toBe(95)
@@ -113,11 +101,11 @@ describe('a run on a filtered part of a list', () => {
 		).resolves.toMatchObject({ rows: 10 })
 
 		// "output column empty" leaves out the 5 leads already enriched
-		openai.reset()
+		fake.openai.reset()
 		const rest = await startRun(me, { ...input, filter: { only: 'empty-output' } })
 		expect(rest.estimate).toMatchObject({ rows: 15, credits: 15 })
 		expect((await settledRun(rest.runId)).status).toBe(2)
-		expect(openai.calls).toHaveLength(15)
+		expect(fake.openai.calls).toHaveLength(15)
 		expect(await enrichedEmails(listId, 'summary')).toHaveLength(20)
 		expect(await getCreditBalance(me.accountId!)).toBe(80)
 		// a condition on an output column, now that every lead has one
@@ -136,11 +124,11 @@ describe('a run on a filtered part of a list', () => {
 			expect(whole.estimate.rows).toBe(23)
 			expect(await settledRun(whole.runId)).toMatchObject({ status: 2, total: 23 })
 			expect(await enrichedEmails(listId, 'summary')).toHaveLength(23)
-			expect(openai.calls).toHaveLength(23)
-			expect(new Set(openai.calls).size).toBe(23)
+			expect(fake.openai.calls).toHaveLength(23)
+			expect(new Set(fake.openai.calls).size).toBe(23)
 
 			// "person1" takes person1 and person10-19
-			openai.reset()
+			fake.openai.reset()
 			const filtered = await startRun(me, {
 				listId,
 				target: `enrichment:${e.id}`,
@@ -160,7 +148,7 @@ describe('a run on a filtered part of a list', () => {
 			)
 			expect(rows.every((r) => r.status === 2)).toBe(true)
 			// every answer was cached by the first run
-			expect(openai.calls).toHaveLength(0)
+			expect(fake.openai.calls).toHaveLength(0)
 			expect(await getCreditBalance(me.accountId!)).toBe(77)
 		} finally {
 			runRowsTuning.batchRows = 50_000
@@ -195,11 +183,11 @@ describe('a run on a filtered part of a list', () => {
 
 		// fixed leads: a run of the failed ones enriches them, and then none has failed
 		await db.updateTable('leads').set({ title: 'CEO' }).where('list_id', '=', listId).execute()
-		openai.reset()
+		fake.openai.reset()
 		const retry = await startRun(me, input)
 		expect(retry.estimate.rows).toBe(2)
 		expect((await settledRun(retry.runId)).status).toBe(2)
-		expect(openai.calls).toHaveLength(2)
+		expect(fake.openai.calls).toHaveLength(2)
 		expect(await enrichedEmails(listId, 'profile')).toHaveLength(8)
 		await expect(estimateRun(me, input)).rejects.toMatchObject({
 			message: expect.stringContaining('No lead'),

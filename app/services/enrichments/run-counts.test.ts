@@ -1,14 +1,12 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
-import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/server.ts'
 import {
 	insertLeadList,
 	settledRun,
-	useEnrichmentSettings,
+	fakeOpenAIAndWorkers,
 } from '../../../tests/support/enrichment.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
-import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { getDashboard } from '../dashboard/get-dashboard.server.ts'
 import { createEnrichment } from './enrichments.server.ts'
 import { listRuns, retryFailedRows, startRun } from './start-enrichment.server.ts'
@@ -16,17 +14,7 @@ import { listRuns, retryFailedRows, startRun } from './start-enrichment.server.t
 // The enrich page's counts and the dashboard's progress are kept on the run as its rows are
 // written (migration 2026-11-25T0900): here they are checked against the rows themselves, on
 // the real worker and database, through every way the rows change.
-let openai: FakeOpenAI
-let workers: Workers
-beforeAll(async () => {
-	openai = await startFakeOpenAI()
-	useEnrichmentSettings(openai)
-	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
-})
-afterAll(async () => {
-	await workers.stop()
-	await openai.close()
-})
+fakeOpenAIAndWorkers()
 
 /** What the run's rows add up to, counted row by row. */
 async function countedFromRows(runId: string) {
