@@ -181,11 +181,12 @@ function dashboardStatement(
 			'enrichment_runs',
 			'e',
 			// its finished rows are counted on the run as they are written (migration
-			// 2026-11-25T0900), so no run's rows are read
+			// 2026-11-25T0900), so no run's rows are read; in bigint, as `* 100` of an integer
+			// overflows past 21 million rows
 			sql`e.id, case when e.company_list_id is null then 'enrichment' else 'company-enrichment' end,
 				e.name, e.status,
 				case when e.status >= 2 then 100 when e.total = 0 then 0
-					else least(100, (e.rows_done + e.rows_failed) * 100 / e.total) end,
+					else least(100, (e.rows_done + e.rows_failed)::bigint * 100 / e.total)::int end,
 				e.error, coalesce(e.list_id, e.company_list_id), e.created_at`,
 		),
 		...jobsOf(
@@ -193,7 +194,7 @@ function dashboardStatement(
 			'u',
 			sql`u.id, 'upload', coalesce(nullif(u.campaign_name, ''), 'EmailBison upload'), u.status,
 				case when u.status >= 2 then 100 when u.total = 0 then 0
-					else least(100, u.sent * 100 / u.total) end,
+					else least(100, u.sent::bigint * 100 / u.total)::int end,
 				u.error, u.list_id, u.created_at`,
 		),
 	]

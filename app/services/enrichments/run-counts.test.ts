@@ -130,3 +130,27 @@ test("the dashboard's progress of a running run follows its rows as they are wri
 	expect(await progress()).toBe(40)
 	expect(await countedFromRows(run)).toMatchObject({ done: 3, failed: 1 })
 })
+
+test('a run of tens of millions of rows shows its progress (no integer overflow)', async () => {
+	const me = await accountWithCredits()
+	const listId = await insertLeadList(me.accountId!, 1)
+	const run = (
+		await db
+			.insertInto('enrichment_runs')
+			.values({
+				user_id: me.accountId!,
+				list_id: listId,
+				name: 'Huge',
+				key_kind: 'ownKey',
+				steps: JSON.stringify([]),
+				status: 1,
+				total: 30_000_000,
+				prepared: true,
+				rows_done: 25_000_000,
+			})
+			.returning('id')
+			.executeTakeFirstOrThrow()
+	).id
+	const { jobs } = await getDashboard(me, null)
+	expect(jobs.find((j) => j.id === run)!.progress).toBe(83)
+})
