@@ -25,9 +25,6 @@ export function getBoss(): Promise<PgBoss> {
 			// how soon a job whose worker died (no heartbeat) is retried
 			monitorIntervalSeconds: config.JOB_MONITOR_SECONDS,
 			superviseIntervalSeconds: config.JOB_MONITOR_SECONDS,
-			// one connection LISTENs, so a job queued anywhere wakes the workers of its kind when
-			// its transaction commits, not at their next poll (decision 0051); polling stays
-			useListenNotify: true,
 		})
 		// pg-boss keeps polling through a database restart and reports each failure here
 		boss.on('error', (error) => logger.warn({ err: error }, 'job queue error'))
@@ -44,8 +41,6 @@ function queueOptions(settings: QueueSettings) {
 		expireInSeconds: settings.expireInSeconds ?? 3600,
 		// a worker that dies stops sending these; its job is then retried and resumes from its checkpoint
 		heartbeatSeconds: getConfig().JOB_HEARTBEAT_SECONDS,
-		// a job sent to the queue notifies the listening workers, in the sender's transaction
-		notify: true,
 	}
 }
 

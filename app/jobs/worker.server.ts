@@ -23,10 +23,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function startWorkers(options: {
 	concurrency: number
 	drainSeconds?: number
-	/** how often an idle worker looks for jobs no notification announced (1 s) */
-	pollSeconds?: number
 }): Promise<Workers> {
-	const pollSeconds = options.pollSeconds ?? 1
 	const boss = await getBoss()
 	// jobs this process runs now (id → kind), for handing them back at shutdown
 	const running = new Map<string, string>()
@@ -52,11 +49,7 @@ export async function startWorkers(options: {
 			{
 				batchSize: 1,
 				localConcurrency: job.concurrency ?? options.concurrency,
-				pollingIntervalSeconds: pollSeconds,
-				// while the listener is up a new job wakes the worker at once; this poll still finds
-				// the jobs that no notification announces (a retry whose delay ran out, a job
-				// queued to start later)
-				notifyPollingIntervalSeconds: pollSeconds,
+				pollingIntervalSeconds: 1,
 			},
 			async ([attempt]) => {
 				if (!attempt) return
