@@ -14,6 +14,10 @@
 // BENCH_PORT and BENCH_DB_PORT pick the ports (the
 // app, the ceiling, the bare server: BENCH_PORT..+2) instead of free ones; BENCH_SERVER_FLAGS are
 // node flags for the app (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof), BENCH_CEILING_FLAGS for the ceiling.
+//
+// The ceiling runs under the web process's memory limits (memory-limits.server.ts), as the app
+// does: with Node's defaults its young generation grows to 64 MB semi-spaces and its RSS past the
+// 300 MB the app is held to (decision 0052). BENCH_CEILING_NODE_DEFAULTS=1 runs it without them.
 import { execFileSync, spawn } from 'node:child_process'
 import {
 	chmodSync,
@@ -31,6 +35,7 @@ import path from 'node:path'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { freePort } from '../tests/support/free-port.ts'
+import { missingMemoryLimits } from '../app/server/memory-limits.server.ts'
 import { seedAccount } from './seed.ts'
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
@@ -70,10 +75,22 @@ const app = spawn(process.execPath, [...serverFlags, 'server.ts'], {
 	stdio: ['ignore', 'inherit', 'inherit'],
 })
 const ceilingFlags = process.env.BENCH_CEILING_FLAGS?.split(/\s+/).filter(Boolean) ?? []
-const ceiling = spawn(process.execPath, [...ceilingFlags, 'bench/framework/server.ts'], {
-	env: { ...process.env, NODE_ENV: 'production', PORT: String(ceilingPort) },
-	stdio: ['ignore', 'ignore', 'inherit'],
-})
+const ceilingLimits = process.env.BENCH_CEILING_NODE_DEFAULTS
+	? { flags: [], env: {} }
+	: missingMemoryLimits(ceilingFlags, process.env)
+const ceiling = spawn(
+	process.execPath,
+	[...ceilingLimits.flags, ...ceilingFlags, 'bench/framework/server.ts'],
+	{
+		env: {
+			...process.env,
+			...ceilingLimits.env,
+			NODE_ENV: 'production',
+			PORT: String(ceilingPort),
+		},
+		stdio: ['ignore', 'ignore', 'inherit'],
+	},
+)
 
 try {
 	await waitFor(`${base}/healthz`)
@@ -121,8 +138,10 @@ try {
 
 	// VmRSS sampled through the load; VmHWM is the kernel's own peak since start.
 	let rssPeak = rssBefore.rssMb
+	let ceilingRssPeak = 0
 	const sampler = setInterval(() => {
 		rssPeak = Math.max(rssPeak, memoryOf(app.pid!).rssMb)
+		ceilingRssPeak = Math.max(ceilingRssPeak, memoryOf(ceiling.pid!).rssMb)
 	}, 250)
 	// The app and its ceiling in alternating rounds, so the machine's load, which changes within
 	// seconds here, falls on both alike.
@@ -146,6 +165,8 @@ try {
 		rssAfterMb: rssAfter.rssMb,
 		rssIdleMb: rssIdle.rssMb,
 		highWaterMarkMb: rssIdle.hwmMb,
+		ceilingRssPeakMb: ceilingRssPeak,
+		ceilingFlags: [...ceilingLimits.flags, ...ceilingFlags],
 		loadAverage: loadavg().map((n) => Number(n.toFixed(1))),
 	}
 
@@ -220,6 +241,7 @@ try {
 	console.log(
 		`web process RSS: ${memory.rssBeforeMb} MB before, ${memory.rssPeakMb} MB peak, ` +
 			`${memory.rssAfterMb} MB after, ${memory.rssIdleMb} MB idle | ` +
+			`ceiling's RSS peak ${memory.ceilingRssPeakMb} MB (${memory.ceilingFlags.join(' ') || "Node's defaults"}) | ` +
 			`load average ${memory.loadAverage.join(' ')}`,
 	)
 	mkdirSync('bench/results', { recursive: true })
