@@ -27,6 +27,21 @@ export type Numeric = ColumnType<number, number | string, number | string>;
 
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+export interface AccountJobs {
+  created_at: Timestamp;
+  error: string | null;
+  found: number | null;
+  id: string;
+  is_list: boolean;
+  kind: string;
+  list_id: string | null;
+  name: string;
+  progress: number;
+  status: number;
+  user_id: string;
+  workspace_id: string | null;
+}
+
 export interface AiEnrichments {
   created_at: Generated<Timestamp>;
   id: Generated<string>;
@@ -750,6 +765,7 @@ export interface Workspaces {
 }
 
 export interface DB {
+  account_jobs: AccountJobs;
   ai_enrichments: AiEnrichments;
   api_keys: ApiKeys;
   apollo_requests: ApolloRequests;

@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type RawBuilder } from 'kysely'
+import { CompiledQuery } from 'kysely'
 import { db as defaultDb, prepareStatement, type Database } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
@@ -73,22 +73,18 @@ export async function getDashboard(
 	// see every workspace; a member with neither sees nothing.
 	const workspace =
 		workspaceId !== null && canUseWorkspace(account, workspaceId) ? workspaceId : null
-	const statement = dashboardStatement(db, {
+	const text = dashboardStatement({
 		workspace: workspace !== null,
 		unassigned: account.accessAllWorkspaces,
 	})
-	const { rows } = await db.executeQuery<Row>({
-		...statement,
-		parameters: statement.parameters.map((value) =>
-			value === ACCOUNT
-				? accountId
-				: value === WORKSPACE
-					? workspace
-					: value === PLAN
-						? account.activePlan
-						: value,
-		),
-	})
+	const { rows } = await db.executeQuery<Row>(
+		CompiledQuery.raw(text, [
+			account.activePlan,
+			accountId,
+			SPENT_DAYS - 1,
+			...(workspace === null ? [] : [workspace]),
+		]),
+	)
 	const row = rows[0]!
 	return {
 		planName: row.plan_name,
@@ -115,123 +111,69 @@ export async function getDashboard(
 	}
 }
 
-// The statement's text depends only on which parts of the scope there are: it is built and
-// compiled once per form, with markers where the account, workspace and plan go, and each call
-// puts its own values in their place (building it took ~0.15 ms of every dashboard view).
-const ACCOUNT = '\u0000dashboard:account'
-const WORKSPACE = '\u0000dashboard:workspace'
-const PLAN = '\u0000dashboard:plan'
-const statements = new Map<string, CompiledQuery<Row>>()
+// Every job and list of the account is a row of account_jobs, kept by triggers on the four job
+// tables (migration 2026-11-25T1500, decision 0053). Unassigned rows are indexed under the nil
+// uuid: an equality reads their range in order, where `is null` read all of it and sorted it.
+const UNASSIGNED = `'00000000-0000-0000-0000-000000000000'::uuid`
+const JOB_COLUMNS = 'j.id, j.kind, j.name, j.status, j.progress, j.error, j.list_id, j.created_at'
+const LIST_COLUMNS = `j.id, case when j.kind = 'company-search' then 'companies' else 'leads' end as kind,
+	j.name, j.status, j.found, j.created_at`
+const statements = new Map<string, string>()
 
-function dashboardStatement(
-	db: Database,
-	scope: { workspace: boolean; unassigned: boolean },
-): CompiledQuery<Row> {
+/**
+ * The statement for one form of the scope: $1 the plan, $2 the account, $3 the days of spending
+ * before today, $4 the workspace (in the forms with one). Its text depends only on which parts
+ * of the scope there are: built once per form.
+ */
+function dashboardStatement(scope: { workspace: boolean; unassigned: boolean }): string {
 	const key = `${scope.workspace}:${scope.unassigned}`
 	const known = statements.get(key)
 	if (known) return known
-	// Each part of the scope is its own index range (user_id, workspace_id, created_at desc):
-	// `workspace_id = $w` and `workspace_id is null` read apart stop after a few rows each, where
-	// an `or` of the two reads every row of both and sorts them.
-	const scopeParts = [
-		...(scope.workspace
-			? [(column: RawBuilder<unknown>) => sql<boolean>`${column} = ${WORKSPACE}`]
-			: []),
-		...(scope.unassigned ? [(column: RawBuilder<unknown>) => sql<boolean>`${column} is null`] : []),
-	]
-	const inScope = (alias: string) => {
-		const column = sql.ref(`${alias}.workspace_id`) as RawBuilder<unknown>
-		return sql<boolean>`(${sql.join(
-			scopeParts.map((part) => part(column)),
-			sql` or `,
-		)})`
-	}
-	// Per kind, its running jobs (partial indexes `*_running_idx` of migration 2026-11-24T0220)
-	// and its newest finished ones per part of the scope (the owner indexes), each at most
-	// DASHBOARD_JOBS, so an account with thousands of lists reads a few rows, not all of them.
-	const jobsOf = (table: string, alias: string, columns: RawBuilder<unknown>) => {
-		const owner = sql`${sql.ref(`${alias}.user_id`)} = ${ACCOUNT}`
-		const from = sql`from ${sql.table(table)} as ${sql.ref(alias)}`
-		const status = sql.ref(`${alias}.status`)
-		const created = sql.ref(`${alias}.created_at`)
-		const column = sql.ref(`${alias}.workspace_id`) as RawBuilder<unknown>
-		return [
-			sql`(select ${columns} ${from} where ${owner} and ${status} < 2 and ${inScope(alias)}
-				order by ${created} desc limit ${DASHBOARD_JOBS})`,
-			...scopeParts.map(
-				(part) => sql`(select ${columns} ${from}
-					where ${owner} and ${part(column)} and ${status} >= 2
-					order by ${created} desc limit ${DASHBOARD_JOBS})`,
-			),
-		]
-	}
+	// Each part of the scope is its own index range (user_id, workspace, created_at desc): read
+	// apart, each stops after a few rows, where an `or` of the two reads every row of both.
+	const parts = [...(scope.workspace ? ['$4'] : []), ...(scope.unassigned ? [UNASSIGNED] : [])]
+	const inPart = (part: string) => `coalesce(j.workspace_id, ${UNASSIGNED}) = ${part}`
+	// the running jobs (few: account_jobs_running_idx) and the newest finished ones of each
+	// part of the scope, at most DASHBOARD_JOBS each
 	const jobs = [
-		...jobsOf(
-			'processing_list',
-			'p',
-			sql`p.id, case when p.source_type = 'upload' then 'csv-import' else 'lead-search' end as kind,
-				p.name, p.status, p.progress, p.error, p.id as list_id, p.created_at`,
-		),
-		...jobsOf(
-			'company_scraping_list',
-			'c',
-			sql`c.id, 'company-search', c.name, c.status, c.progress, c.error, c.id, c.created_at`,
-		),
-		...jobsOf(
-			'enrichment_runs',
-			'e',
-			// its finished rows are counted on the run as they are written (migration
-			// 2026-11-25T0900), so no run's rows are read; in bigint, as `* 100` of an integer
-			// overflows past 21 million rows
-			sql`e.id, case when e.company_list_id is null then 'enrichment' else 'company-enrichment' end,
-				e.name, e.status,
-				case when e.status >= 2 then 100 when e.total = 0 then 0
-					else least(100, (e.rows_done + e.rows_failed)::bigint * 100 / e.total)::int end,
-				e.error, coalesce(e.list_id, e.company_list_id), e.created_at`,
-		),
-		...jobsOf(
-			'emailbison_upload',
-			'u',
-			sql`u.id, 'upload', coalesce(nullif(u.campaign_name, ''), 'EmailBison upload'), u.status,
-				case when u.status >= 2 then 100 when u.total = 0 then 0
-					else least(100, u.sent::bigint * 100 / u.total)::int end,
-				u.error, u.list_id, u.created_at`,
+		`(select ${JOB_COLUMNS} from account_jobs j
+			where j.user_id = $2 and j.status < 2 and (${parts.map(inPart).join(' or ')})
+			order by j.created_at desc limit ${DASHBOARD_JOBS})`,
+		...parts.map(
+			(part) => `(select ${JOB_COLUMNS} from account_jobs j
+				where j.user_id = $2 and ${inPart(part)} and j.status >= 2
+				order by j.created_at desc limit ${DASHBOARD_JOBS})`,
 		),
 	]
-	const lists = scopeParts.flatMap((part) => [
-		sql`(select p.id, 'leads' as kind, p.name, p.status, p.found, p.created_at
-			from processing_list p
-			where p.user_id = ${ACCOUNT} and ${part(sql.ref('p.workspace_id') as RawBuilder<unknown>)}
-			order by p.created_at desc limit ${DASHBOARD_LISTS})`,
-		sql`(select c.id, 'companies', c.name, c.status, c.found, c.created_at
-			from company_scraping_list c
-			where c.user_id = ${ACCOUNT} and ${part(sql.ref('c.workspace_id') as RawBuilder<unknown>)}
-			order by c.created_at desc limit ${DASHBOARD_LISTS})`,
-	])
+	const lists = parts.map(
+		(part) => `(select ${LIST_COLUMNS} from account_jobs j
+			where j.user_id = $2 and ${inPart(part)} and j.is_list
+			order by j.created_at desc limit ${DASHBOARD_LISTS})`,
+	)
 	// nothing in scope (a member limited elsewhere): no job or list to read at all
-	const jobsPart = scopeParts.length
-		? sql`coalesce((
+	const jobsPart = parts.length
+		? `coalesce((
 				select json_agg(j order by (j.status < 2) desc, j.created_at desc)
 				from (
-					select * from (${sql.join(jobs, sql` union all `)}) k
+					select * from (${jobs.join(' union all ')}) k
 					order by (status < 2) desc, created_at desc
 					limit ${DASHBOARD_JOBS}
 				) j
 			), '[]')`
-		: sql`'[]'::json`
-	const listsPart = scopeParts.length
-		? sql`coalesce((
+		: `'[]'::json`
+	const listsPart = parts.length
+		? `coalesce((
 				select json_agg(l order by l.created_at desc)
 				from (
-					select * from (${sql.join(lists, sql` union all `)}) k
+					select * from (${lists.join(' union all ')}) k
 					order by created_at desc
 					limit ${DASHBOARD_LISTS}
 				) l
 			), '[]')`
-		: sql`'[]'::json`
-	const query = sql<Row>`
+		: `'[]'::json`
+	const text = `
 		select
-			(select name from price_plans where id = ${PLAN}) as plan_name,
+			(select name from price_plans where id = $1) as plan_name,
 			${jobsPart} as jobs,
 			${listsPart} as lists,
 			-- per-day sums kept by a trigger on credit_reservations (migration 2026-11-24T0510):
@@ -239,18 +181,18 @@ function dashboardStatement(
 			coalesce((
 				select json_agg(json_build_object('day', s.day, 'credits', s.credits) order by s.day)
 				from credits_spent_daily s
-				where s.user_id = ${ACCOUNT}
-					and s.day >= (now() at time zone 'UTC')::date - ${SPENT_DAYS - 1}::int
+				where s.user_id = $2
+					and s.day >= (now() at time zone 'UTC')::date - $3::int
 					and s.credits <> 0
 			), '[]') as spent
-	`.compile(db)
+	`
 	// Planning this statement costs more than running it: prepared once per connection, one
-	// name per form of its text (the scope makes a few). PostgreSQL then plans it once per
-	// connection (a generic plan) as long as that plan costs no more than a fresh one: a test
-	// holds it to that (get-dashboard.test.ts).
-	prepareStatement('dashboard', query.sql, { perText: true })
-	statements.set(key, query)
-	return query
+	// name per form of its text. PostgreSQL then plans it once per connection (a generic plan)
+	// as long as that plan costs no more than a fresh one: a test holds it to that
+	// (get-dashboard.test.ts).
+	prepareStatement('dashboard', text, { perText: true })
+	statements.set(key, text)
+	return text
 }
 
 function jobHref(kind: DashboardJobKind, listId: string) {

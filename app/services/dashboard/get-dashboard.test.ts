@@ -1,12 +1,14 @@
 import { sql } from 'kysely'
 import { describe, expect, test } from 'vitest'
-import { db } from '../../../db/index.server.ts'
+import { createDb, db } from '../../../db/index.server.ts'
 import type * as DatabaseModule from '../../../db/index.server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
-import { buildAccounts, contextOf } from '../../../tests/support/team.ts'
+import { buildAccounts, contextOf, insertWorkspace } from '../../../tests/support/team.ts'
 import { loadAccountContext } from '../../context.server.ts'
 import { commitCredits, releaseCredits, reserveCredits } from '../billing/credits.server.ts'
+import { deleteLeadList } from '../lists/manage-list.server.ts'
+import { moveToWorkspace } from '../workspaces/move-to-workspace.server.ts'
 import { fillDays, getDashboard, SPENT_DAYS } from './get-dashboard.server.ts'
 
 async function leadList(userId: string, name: string, values: Record<string, unknown> = {}) {
@@ -248,6 +250,135 @@ describe('dashboard', () => {
 		expect(dashboard.spent.every((d) => d.credits === 0)).toBe(true)
 	})
 
+	test('jobs and lists follow every change: progress, a rename, a move, a failure, deletions, an account gone', async () => {
+		const me = await accountWithCredits(100)
+		const id = me.accountId!
+		const X = await insertWorkspace(db, id, 'X')
+		const Y = await insertWorkspace(db, id, 'Y')
+		const owner = await contextOf(db, me.user)
+		const search = await leadList(id, 'Search', { status: 1, progress: 10, workspace_id: X })
+		const companies = (
+			await db
+				.insertInto('company_scraping_list')
+				.values({
+					user_id: id,
+					name: 'Targets',
+					source_type: 'domains',
+					status: 1,
+					workspace_id: X,
+				})
+				.returning('id')
+				.executeTakeFirstOrThrow()
+		).id
+		const upload = (
+			await db
+				.insertInto('emailbison_upload')
+				.values({
+					user_id: id,
+					workspace_id: X,
+					list_id: search,
+					eb_workspace_id: '1',
+					campaign_name: 'Spring',
+					status: 1,
+					total: 200,
+				})
+				.returning('id')
+				.executeTakeFirstOrThrow()
+		).id
+		const jobsIn = async (workspace: string) =>
+			(await getDashboard(owner, workspace)).jobs.map((j) => [j.name, j.status, j.progress])
+		expect(await jobsIn(X)).toEqual([
+			['Spring', 1, 0],
+			['Targets', 1, 0],
+			['Search', 1, 10],
+		])
+
+		await db
+			.updateTable('processing_list')
+			.set({ progress: 60, found: 120 })
+			.where('id', '=', search)
+			.execute()
+		await db.updateTable('emailbison_upload').set({ sent: 50 }).where('id', '=', upload).execute()
+		await db
+			.updateTable('company_scraping_list')
+			.set({ status: 3, error: 'Apify run failed', name: 'Targets (EU)' })
+			.where('id', '=', companies)
+			.execute()
+		const afterWrites = await getDashboard(owner, X)
+		expect(afterWrites.jobs.map((j) => [j.name, j.status, j.progress, j.error])).toEqual([
+			['Spring', 1, 25, null],
+			['Search', 1, 60, null],
+			['Targets (EU)', 3, 0, 'Apify run failed'],
+		])
+		expect(afterWrites.lists.find((l) => l.id === search)?.found).toBe(120)
+
+		// moved with its upload: gone from X, shown in Y
+		await moveToWorkspace(owner, 'list', search, Y)
+		expect(await jobsIn(X)).toEqual([['Targets (EU)', 3, 0]])
+		expect(await jobsIn(Y)).toEqual([
+			['Spring', 1, 25],
+			['Search', 1, 60],
+		])
+		await expectFeedMatchesTheJobs()
+
+		// deleting the list takes its upload with it, from the dashboard too
+		await deleteLeadList(owner, search)
+		expect((await getDashboard(owner, Y)).jobs).toEqual([])
+		expect((await getDashboard(owner, Y)).lists).toEqual([])
+		await expectFeedMatchesTheJobs()
+
+		await db.deleteFrom('auth.users').where('id', '=', id).execute()
+		const { rows } = await sql<{ n: number }>`
+			select count(*)::int as n from account_jobs where user_id = ${id}`.execute(db)
+		expect(rows[0]!.n).toBe(0)
+	})
+
+	test('an account with hundreds of unassigned lists reads a few rows of them per view', async () => {
+		const me = await accountWithCredits()
+		const id = me.accountId!
+		await db
+			.insertInto('processing_list')
+			.values(
+				Array.from({ length: 400 }, (_, i) => ({
+					user_id: id,
+					name: `List ${i}`,
+					source_type: 'apollo',
+					status: 2,
+					progress: 100,
+					created_at: new Date(Date.now() - i * 60_000),
+				})),
+			)
+			.execute()
+		await sql`analyze account_jobs`.execute(db)
+		const oneConnection = createDb(process.env.DATABASE_URL!, { max: 1 })
+		try {
+			const dashboard = await getDashboard(me, null, oneConnection)
+			expect(dashboard.lists.map((l) => l.name)).toEqual([
+				'List 0',
+				'List 1',
+				'List 2',
+				'List 3',
+				'List 4',
+			])
+			expect(dashboard.jobs).toHaveLength(8)
+			const { rows } = await sql<{ name: string }>`
+				select name from pg_prepared_statements where name like 'dashboard_%'`.execute(oneConnection)
+			// the plan PostgreSQL keeps for the statement (a generic one, as after five calls)
+			await sql`set plan_cache_mode = force_generic_plan`.execute(oneConnection)
+			const explained = await sql<{ 'QUERY PLAN': Plan[] }>`
+				explain (analyze, format json) execute ${sql.raw(rows[0]!.name)}(${sql.lit(me.activePlan)}, ${sql.lit(id)}, ${sql.lit(SPENT_DAYS - 1)})
+			`.execute(oneConnection)
+			const scans = nodesOf(explained.rows[0]!['QUERY PLAN'][0]!.Plan).filter(
+				(node) => node['Relation Name'] === 'account_jobs',
+			)
+			expect(scans.length).toBeGreaterThan(0)
+			// each range read in order and stopped after what the page shows, not all 400 read and sorted
+			for (const scan of scans) expect(scan['Actual Rows']).toBeLessThanOrEqual(8)
+		} finally {
+			await oneConnection.destroy()
+		}
+	})
+
 	test('fillDays keeps the last 30 UTC days, oldest first', () => {
 		const days = fillDays([{ day: '2026-03-01', credits: 4 }], new Date('2026-03-01T23:30:00Z'))
 		expect(days[0]!.day).toBe('2026-01-31')
@@ -259,3 +390,26 @@ describe('dashboard', () => {
 		expect(fillDays([], new Date('2026-03-01T00:00:00Z')).at(-1)!.day).toBe('2026-03-01')
 	})
 })
+
+type Plan = { Plan: PlanNode }
+type PlanNode = { 'Relation Name'?: string; 'Actual Rows': number; Plans?: PlanNode[] }
+
+function nodesOf(node: PlanNode): PlanNode[] {
+	return [node, ...(node.Plans ?? []).flatMap(nodesOf)]
+}
+
+/** account_jobs holds exactly what a fresh build from the four job tables makes of them. */
+async function expectFeedMatchesTheJobs() {
+	const { rows } = await sql<{ missing: number; extra: number }>`
+		with fresh as (
+			select (account_jobs_of_lead_list(p)).* from processing_list p
+			union all select (account_jobs_of_company_list(c)).* from company_scraping_list c
+			union all select (account_jobs_of_enrichment_run(e)).* from enrichment_runs e
+			union all select (account_jobs_of_upload(u)).* from emailbison_upload u
+		)
+		select
+			(select count(*)::int from (select * from fresh except select * from account_jobs) m) as missing,
+			(select count(*)::int from (select * from account_jobs except select * from fresh) e) as extra
+	`.execute(db)
+	expect(rows[0]).toEqual({ missing: 0, extra: 0 })
+}
