@@ -21,6 +21,16 @@ async function leadList(userId: string, name: string, values: Record<string, unk
 	).id
 }
 
+async function companyList(userId: string, name: string, values: Record<string, unknown> = {}) {
+	return (
+		await db
+			.insertInto('company_scraping_list')
+			.values({ user_id: userId, name, source_type: 'domains', ...values })
+			.returning('id')
+			.executeTakeFirstOrThrow()
+	).id
+}
+
 describe('dashboard', () => {
 	test('running jobs come first with their progress, then the newest finished ones; lists link to their pages', async () => {
 		const me = await accountWithCredits(100)
@@ -38,20 +48,7 @@ describe('dashboard', () => {
 			progress: 35,
 			created_at: new Date(Date.now() - 7_200_000),
 		})
-		const companies = (
-			await db
-				.insertInto('company_scraping_list')
-				.values({
-					user_id: id,
-					name: 'Targets',
-					source_type: 'domains',
-					status: 2,
-					found: 3,
-					progress: 100,
-				})
-				.returning('id')
-				.executeTakeFirstOrThrow()
-		).id
+		const companies = await companyList(id, 'Targets', { status: 2, found: 3, progress: 100 })
 		const run = (
 			await db
 				.insertInto('enrichment_runs')
@@ -257,19 +254,7 @@ describe('dashboard', () => {
 		const Y = await insertWorkspace(db, id, 'Y')
 		const owner = await contextOf(db, me.user)
 		const search = await leadList(id, 'Search', { status: 1, progress: 10, workspace_id: X })
-		const companies = (
-			await db
-				.insertInto('company_scraping_list')
-				.values({
-					user_id: id,
-					name: 'Targets',
-					source_type: 'domains',
-					status: 1,
-					workspace_id: X,
-				})
-				.returning('id')
-				.executeTakeFirstOrThrow()
-		).id
+		const companies = await companyList(id, 'Targets', { status: 1, workspace_id: X })
 		const upload = (
 			await db
 				.insertInto('emailbison_upload')
