@@ -154,6 +154,11 @@ select (account_jobs_of_upload(u)).* from emailbison_upload u;
 
 -- the statistics of the expression indexes, before the dashboard's generic plans are made
 analyze account_jobs;
+
+-- made for the dashboard's running jobs of each table (2026-11-24T0220); nothing else reads
+-- them, and every write to the four tables kept them up
+drop index processing_list_running_idx, company_scraping_list_running_idx,
+	enrichment_runs_running_idx, emailbison_upload_running_idx;
 `,
 		)
 		.execute(db)
@@ -162,7 +167,15 @@ analyze account_jobs;
 export async function down(db: Kysely<any>) {
 	await sql
 		.raw(
-			`drop trigger account_jobs_insert_delete on processing_list;
+			`create index processing_list_running_idx
+				on processing_list (user_id, created_at desc) where status < 2;
+			create index company_scraping_list_running_idx
+				on company_scraping_list (user_id, created_at desc) where status < 2;
+			create index enrichment_runs_running_idx
+				on enrichment_runs (user_id, created_at desc) where status < 2;
+			create index emailbison_upload_running_idx
+				on emailbison_upload (user_id, created_at desc) where status < 2;
+			drop trigger account_jobs_insert_delete on processing_list;
 			drop trigger account_jobs_update on processing_list;
 			drop trigger account_jobs_insert_delete on company_scraping_list;
 			drop trigger account_jobs_update on company_scraping_list;

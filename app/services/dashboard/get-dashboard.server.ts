@@ -137,7 +137,7 @@ function dashboardStatement(scope: { workspace: boolean; unassigned: boolean }):
 	// part of the scope, at most DASHBOARD_JOBS each
 	const jobs = [
 		`(select ${JOB_COLUMNS} from account_jobs j
-			where j.user_id = $2 and j.status < 2 and (${parts.map(inPart).join(' or ')})
+			where j.user_id = $2 and j.status < 2 and (${parts.map(inPart).join(' or ') || 'false'})
 			order by j.created_at desc limit ${DASHBOARD_JOBS})`,
 		...parts.map(
 			(part) => `(select ${JOB_COLUMNS} from account_jobs j
