@@ -62,7 +62,13 @@ export type RequestContext = {
 	 * Signed in with the password but not yet with the second factor: `account` is null until
 	 * the code is given at /signin/verify.
 	 */
-	secondFactorPending?: boolean
+	secondFactorPending?: boolean /** a page's read made in the context's statement (readWithContextOf) */
+	alongside?: { read: ReadWithContext<unknown>; value: unknown } | null
+}
+
+/** What `read` found in the request context's statement, when this request made it. */
+export function readWithContextOf<T>(context: RequestContext, read: ReadWithContext<T>): T | null {
+	return context.alongside?.read === read ? (context.alongside.value as T) : null
 }
 
 export const requestContext = createContext<RequestContext>()
@@ -96,10 +102,38 @@ type ContextRow = {
  */
 export async function loadSessionContext(
 	db: Database,
-	user: { id: string; email: string; sessionId: string | null; aal?: 'aal1' | 'aal2' | null },
+	user: SessionUser,
 	{ checkSession = true }: { checkSession?: boolean } = {},
 ): Promise<AccountContext | null> {
-	return runContextQuery(db, user, { sessionId: user.sessionId, checkSession })
+	return (await runContextQuery(db, user, { sessionId: user.sessionId, checkSession })).account
+}
+
+/**
+ * loadSessionContext and a page's read in the same statement. The read's value is null when
+ * the session is gone; `chosenWorkspaceId` is the user's remembered workspace choice.
+ */
+export async function loadSessionContextWith<T>(
+	db: Database,
+	user: SessionUser,
+	{
+		checkSession = true,
+		chosenWorkspaceId,
+		read,
+	}: { checkSession?: boolean; chosenWorkspaceId: string | null; read: ReadWithContext<T> },
+): Promise<{ account: AccountContext | null; value: T | null }> {
+	return runContextQuery(
+		db,
+		user,
+		{ sessionId: user.sessionId, checkSession },
+		{ read, chosenWorkspaceId },
+	)
+}
+
+type SessionUser = {
+	id: string
+	email: string
+	sessionId: string | null
+	aal?: 'aal1' | 'aal2' | null
 }
 
 /**
@@ -110,16 +144,30 @@ export async function loadAccountContext(
 	db: Database,
 	user: { id: string; email: string },
 ): Promise<AccountContext> {
-	const context = await runContextQuery(db, user, { sessionId: null, checkSession: false })
-	return context!
+	const { account } = await runContextQuery(db, user, { sessionId: null, checkSession: false })
+	return account!
 }
 
 /** A settings row as the context holds it (the key's presence only, never the key). */
 const SETTINGS_JSON = `json_build_object('id', id, 'emailbison_api_url', emailbison_api_url,
 	'has_super_admin_key', super_admin_api_key is not null)`
 
-/** The request-context statement: $1 check the session, $2 the session id, $3 the user id. */
-const CONTEXT_SQL = `
+// With a page's read alongside: the workspace the request works in (the chosen one while the
+// user may use it, else the first, as resolveCurrentWorkspaceId picks it from the context's
+// workspaces) and whether the user sees every workspace.
+const ALONGSIDE_CTES = `,
+	current_workspace as (
+		select id from visible order by (id = $4::uuid) is true desc, lower(name), id limit 1
+	),
+	sees_all as (
+		select not exists (select 1 from tm) or coalesce((select access_all_workspaces from tm), false) as value
+	)`
+
+/**
+ * The request-context statement: $1 check the session, $2 the session id, $3 the user id; with a
+ * page's read alongside, $4 the workspace the user chose (or null).
+ */
+const contextSql = (read?: ReadWithContext<unknown>) => `
 	with
 	live as (
 		-- the token's session row still exists and its user is neither banned nor deleted
@@ -161,8 +209,18 @@ const CONTEXT_SQL = `
 	allowed as (
 		select workspace_id from team_member_workspace_acess
 		where team_member_id = (select id from tm)
-	)
-	select
+	),
+	-- the workspaces the user may use: all of the account's, or a member's allowed ones
+	visible as (
+		select w.id, w.name from workspaces w
+		where w.user_id = (select id from acct)
+			and (
+				not exists (select 1 from tm)
+				or (select access_all_workspaces from tm)
+				or w.id in (select workspace_id from allowed)
+			)
+	)${read ? ALONGSIDE_CTES : ''}
+	select${read ? `\n\t\t${read.columns},` : ''}
 		(select ok from live) as session_live,
 		(select id from acct) as account_id,
 		(select primary_user_id from me) as primary_user_id,
@@ -177,20 +235,55 @@ const CONTEXT_SQL = `
 		coalesce((select array_agg(workspace_id) from allowed), '{}') as allowed_workspace_ids,
 		coalesce((select balance from credit_balances where user_id = (select id from acct)), 0) as credit_balance,
 		coalesce((
-			select json_agg(json_build_object('id', w.id, 'name', w.name) order by lower(w.name))
-			from workspaces w
-			where w.user_id = (select id from acct)
-				and (
-					not exists (select 1 from tm)
-					or (select access_all_workspaces from tm)
-					or w.id in (select workspace_id from allowed)
-				)
+			select json_agg(json_build_object('id', id, 'name', name) order by lower(name), id)
+			from visible
 		), '[]') as workspaces,
 		coalesce((select completed_at is not null from onboarding
 			where user_id = (select id from acct)), false) as onboarding_completed,
 		exists (select 1 from auth.mfa_factors where user_id = $3::uuid
 			and status = 'verified') as two_factor_enabled
 `
+
+const CONTEXT_SQL = contextSql()
+// Planning this statement costs more than running it: prepared once per connection.
+prepareStatement('account_context', CONTEXT_SQL)
+
+/**
+ * A page's first read, sent in the request context's statement: one round trip for the context
+ * and the page, where two in turn cost the web process and the database a wake-up each
+ * (decision 0054). Its columns may use `CONTEXT_REFS`; `take` reads its value from the row.
+ */
+export type ReadWithContext<T> = {
+	/** names its form of the statement (prepared once per connection, per name) */
+	name: string
+	/** select-list items, each ending in `as <column>` */
+	columns: string
+	take: (row: Record<string, unknown>) => T
+}
+
+/** What a read alongside the context may use, as SQL expressions over the statement's parts. */
+export const CONTEXT_REFS = {
+	/** the acting account (null when the session is gone or a member's access ended) */
+	account: '(select id from acct)',
+	/** the active subscription's plan (null without one) */
+	plan: '(select active_plan from sub)',
+	/** the workspace the request works in (null when the user may use none) */
+	currentWorkspace: '(select id from current_workspace)',
+	/** the user sees every workspace of the account, and its unassigned lists and jobs */
+	seesAllWorkspaces: '(select value from sees_all)',
+} as const
+
+const statementsWithReads = new Map<string, string>()
+
+function contextSqlWith(read: ReadWithContext<unknown>) {
+	let text = statementsWithReads.get(read.name)
+	if (!text) {
+		text = contextSql(read)
+		prepareStatement(`account_context_with_${read.name}`, text)
+		statementsWithReads.set(read.name, text)
+	}
+	return text
+}
 
 // An account's settings row, made with an empty EmailBison URL (SPEC.md section 7).
 const CREATE_SETTINGS_SQL = `
@@ -220,24 +313,30 @@ async function createSettings(db: Database, accountId: string) {
  * LTD flag, active subscription, API key providers, team membership and the workspaces the
  * user may use.
  */
-async function runContextQuery(
+async function runContextQuery<T>(
 	db: Database,
 	user: { id: string; email: string; aal?: 'aal1' | 'aal2' | null },
 	session: { sessionId: string | null; checkSession: boolean },
-): Promise<AccountContext | null> {
+	alongside?: { read: ReadWithContext<T>; chosenWorkspaceId: string | null },
+): Promise<{ account: AccountContext | null; value: T | null }> {
+	const parameters = [session.checkSession, session.sessionId, user.id]
 	// Text and parameters fixed: compiled once, not per request (Kysely would rebuild and walk it).
-	const query = CompiledQuery.raw(CONTEXT_SQL, [session.checkSession, session.sessionId, user.id])
-	// Planning this statement costs more than running it: prepared once per connection.
-	prepareStatement('account_context', CONTEXT_SQL)
+	const query = alongside
+		? CompiledQuery.raw(contextSqlWith(alongside.read), [
+				...parameters,
+				alongside.chosenWorkspaceId,
+			])
+		: CompiledQuery.raw(CONTEXT_SQL, parameters)
 	const { rows } = await db.executeQuery<ContextRow>(query)
 	const row = rows[0]!
-	if (!row.session_live) return null
+	if (!row.session_live) return { account: null, value: null }
+	const value = alongside ? alongside.read.take(row) : null
 	// once in an account's life, on its first request: the statement above only reads
 	if (row.account_id && !row.settings) row.settings = await createSettings(db, row.account_id)
 	const team = row.team_member
 	const isTeamMember = row.primary_user_id !== null
 	const subscription = row.subscription
-	return {
+	const account: AccountContext = {
 		user,
 		accountId: row.account_id,
 		isAdmin: row.platform_role === 'admin',
@@ -267,6 +366,7 @@ async function runContextQuery(
 		twoFactorEnabled: row.two_factor_enabled,
 		sessionAal: user.aal ?? null,
 	}
+	return { account, value }
 }
 
 /** Owner means not a team member; only owners manage billing and the team. */

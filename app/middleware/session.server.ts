@@ -1,7 +1,15 @@
 import type { MiddlewareFunction } from 'react-router'
 import { db } from '../../db/index.server.ts'
 import { getConfig } from '../config.server.ts'
-import { loadSessionContext, requestContext } from '../context.server.ts'
+import {
+	loadSessionContext,
+	loadSessionContextWith,
+	requestContext,
+	type AccountContext,
+	type RequestContext,
+} from '../context.server.ts'
+import { screenByPattern } from '../routes.ts'
+import { dashboardRead } from '../services/dashboard/get-dashboard.server.ts'
 import { getAuthEndpoint } from '../services/auth/endpoint.server.ts'
 import {
 	clearSessionCookies,
@@ -17,7 +25,11 @@ import {
 	rememberedClaims,
 	sessionAccessToken,
 } from '../services/auth/verified-tokens.server.ts'
-import { resolveCurrentWorkspaceId } from '../services/workspaces/current-workspace.server.ts'
+import {
+	chosenWorkspaceId,
+	currentWorkspaceOf,
+	resolveCurrentWorkspaceId,
+} from '../services/workspaces/current-workspace.server.ts'
 
 /**
  * Runs first on every request: verifies the session cookie, loads the account
@@ -29,7 +41,7 @@ import { resolveCurrentWorkspaceId } from '../services/workspaces/current-worksp
  * request needs it.
  */
 export const sessionMiddleware: MiddlewareFunction<Response> = async (
-	{ request, context },
+	{ request, context, pattern },
 	next,
 ) => {
 	const responseHeaders = new Headers()
@@ -45,18 +57,36 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 		if (claims && token) rememberClaims(token, claims)
 	}
 	const user = claims ? sessionUserOf(claims) : null
-	const loaded = user
-		? await loadSessionContext(db, user, {
-				checkSession: getConfig().AUTH_SESSION_CHECK === 'database',
-			})
-		: null
+	const checkSession = getConfig().AUTH_SESSION_CHECK === 'database'
+	// The dashboard, every user's first page, is read in the context's statement (decision 0054).
+	const read = user && readsDashboard(pattern, request) ? dashboardRead : null
+	let loaded: AccountContext | null = null
+	let alongside: RequestContext['alongside'] = null
+	let chosen: string | null | undefined
+	if (user && read) {
+		chosen = await chosenWorkspaceId(request, user.id)
+		const both = await loadSessionContextWith(db, user, {
+			checkSession,
+			chosenWorkspaceId: chosen,
+			read,
+		})
+		loaded = both.account
+		alongside = both.value === null ? null : { read, value: both.value }
+	} else if (user) {
+		loaded = await loadSessionContext(db, user, { checkSession })
+	}
 	if (user && !loaded) clearSessionCookies(request, responseHeaders)
 	// With a verified factor, a password-only (aal1) session is not signed in yet: every screen
 	// treats it as signed out, and /signin/verify asks for the code.
 	const secondFactorPending = Boolean(loaded?.twoFactorEnabled && loaded.sessionAal !== 'aal2')
 	const account = secondFactorPending ? null : loaded
-	const currentWorkspaceId = account ? await resolveCurrentWorkspaceId(request, account) : null
+	const currentWorkspaceId = !account
+		? null
+		: chosen === undefined
+			? await resolveCurrentWorkspaceId(request, account)
+			: currentWorkspaceOf(account, chosen)
 	context.set(requestContext, {
+		alongside: account ? alongside : null,
 		get supabase() {
 			return supabase()
 		},
@@ -67,6 +97,17 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	})
 	const response = await next()
 	return withHeaders(response, responseHeaders)
+}
+
+/**
+ * A GET of the dashboard that runs its loader: a document request, or a data request whose
+ * routes (`_routes`, when the client names them) include it.
+ */
+function readsDashboard(pattern: string, request: Request) {
+	if (request.method !== 'GET' || screenByPattern(pattern)?.name !== 'index') return false
+	if (!request.url.includes('_routes=')) return true
+	const routes = new URL(request.url).searchParams.get('_routes') ?? ''
+	return routes.split(',').includes('index')
 }
 
 function withHeaders(response: Response, extra: Headers) {

@@ -1,15 +1,18 @@
 import type { Route } from './+types/dashboard'
 import { DashboardPage } from '../components/dashboard/dashboard-page.tsx'
-import { requestContext } from '../context.server.ts'
-import { getDashboard } from '../services/dashboard/get-dashboard.server.ts'
+import { readWithContextOf, requestContext } from '../context.server.ts'
+import { dashboardRead, getDashboard } from '../services/dashboard/get-dashboard.server.ts'
 import { hasScreen } from '../routes.ts'
 import { pageTitle } from '../utils/meta.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
-	const { account: maybeAccount, currentWorkspaceId } = context.get(requestContext)
-	const account = maybeAccount!
-	// one statement: plan name, jobs, lists and credits spent
-	const { planName, jobs, lists, spent } = await getDashboard(account, currentWorkspaceId)
+	const request = context.get(requestContext)
+	const account = request.account!
+	// read with the request context (decision 0054), or in one statement of its own: plan name,
+	// jobs, lists and credits spent
+	const { planName, jobs, lists, spent } = await getDashboard(account, request.currentWorkspaceId, {
+		readWithContext: readWithContextOf(request, dashboardRead),
+	})
 	return {
 		plan: account.isLTD
 			? { name: 'Lifetime deal', detail: 'Your lifetime deal includes every feature.' }

@@ -9,7 +9,8 @@ import type { Session, SupabaseClient } from '@supabase/supabase-js'
 import { db, getPool } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { startTestAuthServer, type TestAuthServer } from '../../auth-service/testing.server.ts'
-import { loadSessionContext } from '../../context.server.ts'
+import { loadSessionContext, loadSessionContextWith } from '../../context.server.ts'
+import { dashboardRead } from '../dashboard/get-dashboard.server.ts'
 import { sessionUserOf } from './session.server.ts'
 
 const PASSWORD = 'correct horse 42'
@@ -84,6 +85,23 @@ describe('the request context checks the session in its one statement', () => {
 		expect(await contextOf(second.session)).toBeNull()
 		expect(await contextOf(third.session)).toBeNull()
 		expect(contextStatements()).toHaveLength(4)
+	})
+
+	test('the dashboard read with the context is checked the same way: an ended session reads neither', async () => {
+		const { first, second } = await twoSessions()
+		await first.client.auth.signOut({ scope: 'local' })
+		const withDashboard = async (session: Session) => {
+			const { data } = await server.client().auth.getClaims(session.access_token)
+			return loadSessionContextWith(counted, sessionUserOf(data!.claims), {
+				chosenWorkspaceId: null,
+				read: dashboardRead,
+			})
+		}
+		expect(await withDashboard(first.session)).toEqual({ account: null, value: null })
+		const live = await withDashboard(second.session)
+		expect(live.account?.user.id).toBe(second.session.user.id)
+		expect(live.value?.dashboard).toMatchObject({ jobs: [], lists: [] })
+		expect(contextStatements()).toHaveLength(2)
 	})
 
 	test('a password change keeps the current session and ends the others', async () => {

@@ -1,15 +1,28 @@
-import { sql } from 'kysely'
+import { randomUUID } from 'node:crypto'
+import { Kysely, PostgresDialect, sql } from 'kysely'
 import { describe, expect, test } from 'vitest'
-import { createDb, db } from '../../../db/index.server.ts'
+import { createDb, db, getPool } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
 import type * as DatabaseModule from '../../../db/index.server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
-import { buildAccounts, contextOf, insertWorkspace } from '../../../tests/support/team.ts'
-import { loadAccountContext } from '../../context.server.ts'
-import { commitCredits, releaseCredits, reserveCredits } from '../billing/credits.server.ts'
+import {
+	buildAccounts,
+	contextOf,
+	insertMember,
+	insertWorkspace,
+} from '../../../tests/support/team.ts'
+import { loadAccountContext, loadSessionContextWith } from '../../context.server.ts'
+import {
+	commitCredits,
+	grantCredits,
+	releaseCredits,
+	reserveCredits,
+} from '../billing/credits.server.ts'
 import { deleteLeadList } from '../lists/manage-list.server.ts'
+import { currentWorkspaceOf } from '../workspaces/current-workspace.server.ts'
 import { moveToWorkspace } from '../workspaces/move-to-workspace.server.ts'
-import { fillDays, getDashboard, SPENT_DAYS } from './get-dashboard.server.ts'
+import { dashboardRead, fillDays, getDashboard, SPENT_DAYS } from './get-dashboard.server.ts'
 
 async function leadList(userId: string, name: string, values: Record<string, unknown> = {}) {
 	return (
@@ -210,9 +223,9 @@ describe('dashboard', () => {
 		const serverCopy = (await import(modulePath)) as typeof DatabaseModule
 		const oneConnection = serverCopy.createDb(process.env.DATABASE_URL!, { max: 1 })
 		try {
-			const first = await getDashboard(me, null, oneConnection)
-			for (let i = 0; i < 7; i++) await getDashboard(me, null, oneConnection)
-			expect(await getDashboard(me, null, oneConnection)).toEqual(first)
+			const first = await getDashboard(me, null, { db: oneConnection })
+			for (let i = 0; i < 7; i++) await getDashboard(me, null, { db: oneConnection })
+			expect(await getDashboard(me, null, { db: oneConnection })).toEqual(first)
 			const { rows } = await sql<{ generic_plans: number; custom_plans: number }>`
 				select generic_plans, custom_plans from pg_prepared_statements
 				where name like 'dashboard_%'`.execute(oneConnection)
@@ -337,7 +350,7 @@ describe('dashboard', () => {
 		await sql`analyze account_jobs`.execute(db)
 		const oneConnection = createDb(process.env.DATABASE_URL!, { max: 1 })
 		try {
-			const dashboard = await getDashboard(me, null, oneConnection)
+			const dashboard = await getDashboard(me, null, { db: oneConnection })
 			expect(dashboard.lists.map((l) => l.name)).toEqual([
 				'List 0',
 				'List 1',
@@ -346,22 +359,118 @@ describe('dashboard', () => {
 				'List 4',
 			])
 			expect(dashboard.jobs).toHaveLength(8)
-			const { rows } = await sql<{ name: string }>`
-				select name from pg_prepared_statements where name like 'dashboard_%'`.execute(oneConnection)
-			// the plan PostgreSQL keeps for the statement (a generic one, as after five calls)
-			await sql`set plan_cache_mode = force_generic_plan`.execute(oneConnection)
-			const explained = await sql<{ 'QUERY PLAN': Plan[] }>`
-				explain (analyze, format json) execute ${sql.raw(rows[0]!.name)}(${sql.lit(me.activePlan)}, ${sql.lit(id)}, ${sql.lit(SPENT_DAYS - 1)})
-			`.execute(oneConnection)
-			const scans = nodesOf(explained.rows[0]!['QUERY PLAN'][0]!.Plan).filter(
-				(node) => node['Relation Name'] === 'account_jobs',
+			// and read with the request context, as the page reads it
+			const { value } = await loadSessionContextWith(
+				oneConnection,
+				{ id, email: me.user.email, sessionId: null },
+				{ checkSession: false, chosenWorkspaceId: null, read: dashboardRead },
 			)
-			expect(scans.length).toBeGreaterThan(0)
-			// each range read in order and stopped after what the page shows, not all 400 read and sorted
-			for (const scan of scans) expect(scan['Actual Rows']).toBeLessThanOrEqual(8)
+			expect(value!.dashboard).toEqual(dashboard)
+			const { rows } = await sql<{ name: string }>`
+				select name from pg_prepared_statements
+				where name like 'dashboard_%' or name = 'account_context_with_dashboard'
+				order by name`.execute(oneConnection)
+			expect(rows).toHaveLength(2)
+			// the plan PostgreSQL keeps for each statement (a generic one, as after five calls)
+			await sql`set plan_cache_mode = force_generic_plan`.execute(oneConnection)
+			for (const parameters of [
+				[false, null, id, null],
+				[me.activePlan, id],
+			]) {
+				const name = parameters.length === 4 ? rows[0]!.name : rows[1]!.name
+				const explained = await sql<{ 'QUERY PLAN': Plan[] }>`
+					explain (analyze, format json) execute ${sql.raw(name)}(${sql.join(parameters.map((p) => sql.lit(p)))})
+				`.execute(oneConnection)
+				const scans = nodesOf(explained.rows[0]!['QUERY PLAN'][0]!.Plan).filter(
+					(node) => node['Relation Name'] === 'account_jobs',
+				)
+				expect(scans.length).toBeGreaterThan(0)
+				// each range read in order and stopped after what the page shows, not all 400 read
+				// and sorted
+				for (const scan of scans) expect(scan['Actual Rows']).toBeLessThanOrEqual(8)
+			}
 		} finally {
 			await oneConnection.destroy()
 		}
+	})
+
+	test('read with the request context, the dashboard is the one its own statement reads, for every user and workspace chosen', async () => {
+		const { users, workspaces, inX, inZ } = await buildAccounts(db)
+		const owner = users.owner.id
+		// running and finished jobs in X, the account's unassigned lists, the stranger's own
+		await db
+			.updateTable('processing_list')
+			.set({ status: 1, progress: 30 })
+			.where('id', '=', inX.list)
+			.execute()
+		await leadList(owner, 'Unassigned search', { status: 2, found: 12, progress: 100 })
+		await companyList(owner, 'Unassigned companies', { status: 1, progress: 50 })
+		await db.updateTable('processing_list').set({ status: 2 }).where('id', '=', inZ.list).execute()
+		await grantCredits(db, {
+			accountId: owner,
+			amount: 10,
+			reason: 'admin',
+			reference: `g-${owner}`,
+		})
+		await reserveCredits(db, { accountId: owner, amount: 7, reference: `along-${owner}` })
+		// a member whose access ended acts in no account
+		const ended = await insertMember(db, users.owner, { role: 'editor' })
+		await db
+			.updateTable('team_members')
+			.set({ status: 'revoked' })
+			.where('member_user_id', '=', ended.id)
+			.execute()
+		const choices = [null, workspaces.X, workspaces.Y, workspaces.E, workspaces.Z, randomUUID()]
+		let shown = 0
+		for (const user of [...Object.values(users), ended]) {
+			for (const chosen of choices) {
+				const { account, value } = await loadSessionContextWith(
+					db,
+					{ id: user.id, email: user.email, sessionId: null },
+					{ checkSession: false, chosenWorkspaceId: chosen, read: dashboardRead },
+				)
+				const current = currentWorkspaceOf(account!, chosen)
+				const own = await getDashboard(account, current)
+				// read for the scope the page shows, so the page uses it, and the same dashboard
+				expect(value!.workspaceId).toBe(account!.accountId ? current : null)
+				expect(value!.unassigned).toBe(account!.accessAllWorkspaces)
+				// (a member whose access ended gets the empty dashboard without reading)
+				if (account!.accountId) {
+					expect(await getDashboard(account, current, { readWithContext: value })).toBe(
+						value!.dashboard,
+					)
+				}
+				expect(value!.dashboard).toEqual(own)
+				shown += own.jobs.length + own.lists.length
+			}
+		}
+		// not a comparison of empty dashboards
+		expect(shown).toBeGreaterThan(50)
+	})
+
+	test('with a read for its scope, the dashboard sends no statement of its own; read for another, it does', async () => {
+		const { users, workspaces } = await buildAccounts(db)
+		const statements: string[] = []
+		const counted = new Kysely<DB>({
+			dialect: new PostgresDialect({ pool: getPool() }),
+			log: (event) => void (event.level === 'query' && statements.push(event.query.sql)),
+		})
+		const user = { id: users.owner.id, email: users.owner.email, sessionId: null }
+		const { account, value } = await loadSessionContextWith(counted, user, {
+			checkSession: false,
+			chosenWorkspaceId: workspaces.X,
+			read: dashboardRead,
+		})
+		// (an account's first request also makes its settings row)
+		const reads = () => statements.filter((text) => !/insert into settings/i.test(text))
+		expect(reads()).toHaveLength(1)
+		expect(value!.dashboard.lists.map((l) => l.name).sort()).toEqual(['Companies', 'Leads'])
+		await getDashboard(account, workspaces.X, { db: counted, readWithContext: value })
+		expect(reads()).toHaveLength(1)
+		// the page asks for another workspace than the one read (the cookie changed meanwhile)
+		const inY = await getDashboard(account, workspaces.Y, { db: counted, readWithContext: value })
+		expect(reads()).toHaveLength(2)
+		expect(inY.lists).toEqual([])
 	})
 
 	test('fillDays keeps the last 30 UTC days, oldest first', () => {

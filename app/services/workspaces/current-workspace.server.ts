@@ -45,7 +45,17 @@ export async function resolveCurrentWorkspaceId(
 	account: AccountContext,
 ): Promise<string | null> {
 	if (account.workspaces.length === 0) return null
-	const chosen = (await readChoices(request))[account.user.id]
+	return currentWorkspaceOf(account, await chosenWorkspaceId(request, account.user.id))
+}
+
+/** The workspace `userId` chose last in this browser, unchecked (null when none). */
+export async function chosenWorkspaceId(request: Request, userId: string) {
+	return (await readChoices(request))[userId] ?? null
+}
+
+/** The chosen workspace while the user may use it, else the first, else none. */
+export function currentWorkspaceOf(account: AccountContext, chosen: string | null) {
+	if (account.workspaces.length === 0) return null
 	return account.workspaces.some((w) => w.id === chosen) ? chosen! : account.workspaces[0]!.id
 }
 
