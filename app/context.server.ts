@@ -62,7 +62,8 @@ export type RequestContext = {
 	 * Signed in with the password but not yet with the second factor: `account` is null until
 	 * the code is given at /signin/verify.
 	 */
-	secondFactorPending?: boolean /** a page's read made in the context's statement (readWithContextOf) */
+	secondFactorPending?: boolean
+	/** a page's read made in the context's statement (readWithContextOf) */
 	alongside?: { read: ReadWithContext<unknown>; value: unknown } | null
 }
 
