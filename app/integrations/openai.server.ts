@@ -1,4 +1,5 @@
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
+import type OpenAI from 'openai'
+import type * as OpenAIModule from 'openai'
 import { createHttpClient, HttpError, NetworkError } from './http.server.ts'
 import { COULD_NOT_CONNECT, isBlockedAddress, userUrlFetch } from './outbound.server.ts'
 
@@ -40,7 +41,18 @@ function retryAfter(headers: Headers | undefined) {
 	return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000)
 }
 
-function describe(error: unknown, model: string): ModelError {
+// Loaded at the first model call: the package holds about 6 MB of heap, and V8 grows the old
+// space from what stays live, so a web process that never calls a model is smaller under load
+// (decision 0055).
+type OpenAIPackage = typeof OpenAIModule
+let openaiPackage: Promise<OpenAIPackage> | undefined
+const loadOpenAI = () => (openaiPackage ??= import('openai'))
+
+function describe(
+	error: unknown,
+	model: string,
+	{ APIConnectionError, APIError, APIUserAbortError }: OpenAIPackage,
+): ModelError {
 	if (error instanceof ModelError) return error
 	if (error instanceof APIUserAbortError) return new ModelError('other', 'Stopped.')
 	// one wording whatever the cause (refused, timeout, TLS, internal address): no port mapping
@@ -123,13 +135,7 @@ export function createModelClient(options: {
 	/** the base URL is an account's own (not OPENAI_BASE_URL): outbound.server.ts guards it */
 	userUrl?: boolean
 }) {
-	const openai = new OpenAI({
-		apiKey: options.apiKey,
-		baseURL: options.baseUrl.replace(/\/$/, ''),
-		maxRetries: 0,
-		timeout: options.timeoutMs ?? 60_000,
-		...(options.userUrl ? { fetch: userUrlFetch } : {}),
-	})
+	let openai: OpenAI | undefined
 	return {
 		/** One chat completion: a string for text, an object of the fields for JSON. */
 		async complete(request: {
@@ -140,6 +146,14 @@ export function createModelClient(options: {
 			signal?: AbortSignal
 		}): Promise<string | Record<string, string | number | boolean | null>> {
 			let content: string | null | undefined
+			const sdk = await loadOpenAI()
+			openai ??= new sdk.default({
+				apiKey: options.apiKey,
+				baseURL: options.baseUrl.replace(/\/$/, ''),
+				maxRetries: 0,
+				timeout: options.timeoutMs ?? 60_000,
+				...(options.userUrl ? { fetch: userUrlFetch } : {}),
+			})
 			try {
 				const completion = await openai.chat.completions.create(
 					{
@@ -172,7 +186,7 @@ export function createModelClient(options: {
 				)
 				content = completion.choices[0]?.message?.content
 			} catch (error) {
-				throw describe(error, request.model)
+				throw describe(error, request.model, sdk)
 			}
 			if (request.format.kind === 'json')
 				return parseJsonAnswer(content ?? '', request.format.fields)

@@ -1,6 +1,7 @@
 import dns, { type LookupAddress, type LookupOptions } from 'node:dns'
 import { BlockList, isIP } from 'node:net'
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici'
+import type { Agent } from 'undici'
+import type * as Undici from 'undici'
 import { getConfig } from '../config.server.ts'
 import { singleton } from '../utils/singleton.server.ts'
 
@@ -116,7 +117,7 @@ function publicLookup(hostname: string, options: LookupOptions, callback: Lookup
 	})
 }
 
-function publicOnlyAgent() {
+function publicOnlyAgent({ Agent, buildConnector }: typeof Undici) {
 	const connect = buildConnector({ lookup: publicLookup, timeout: 10_000 })
 	return new Agent({
 		connect(options, callback) {
@@ -141,15 +142,17 @@ function publicOnlyAgent() {
  * fetch for URLs a user set: public addresses only (unless ALLOW_PRIVATE_URLS) and no
  * redirects, so a stored key goes to the URL it was saved with and nowhere else.
  */
-export const userUrlFetch: typeof fetch = (input, init) => {
-	const dispatcher = privateAllowed()
+export const userUrlFetch: typeof fetch = async (input, init) => {
+	// loaded at the first such request, not with every page (decision 0055)
+	const undici = await import('undici')
+	const dispatcher: Agent | undefined = privateAllowed()
 		? undefined
-		: singleton('public-only-agent', () => publicOnlyAgent())
-	return undiciFetch(input as Parameters<typeof undiciFetch>[0], {
-		...(init as Parameters<typeof undiciFetch>[1]),
+		: singleton('public-only-agent', () => publicOnlyAgent(undici))
+	return (await undici.fetch(input as Parameters<typeof undici.fetch>[0], {
+		...(init as Parameters<typeof undici.fetch>[1]),
 		redirect: 'error',
 		...(dispatcher ? { dispatcher } : {}),
-	}) as unknown as Promise<Response>
+	})) as unknown as Response
 }
 
 /** The request was stopped by the guard (somewhere in its cause chain). */

@@ -1,4 +1,4 @@
-import Stripe from 'stripe'
+import type Stripe from 'stripe'
 import { getConfig } from '../config.server.ts'
 import { singleton } from '../utils/singleton.server.ts'
 
@@ -9,7 +9,9 @@ export type { Stripe }
  * api.stripe.com, through the SDK's host, port and protocol options: tests use
  * a local fake (tests/fakes/stripe).
  */
-export function createStripeClient(options: { secretKey: string; apiBase?: string }) {
+export async function createStripeClient(options: { secretKey: string; apiBase?: string }) {
+	// loaded with the first Stripe call, not with every page (decision 0055)
+	const { default: Stripe } = await import('stripe')
 	const config: ConstructorParameters<typeof Stripe>[1] = {
 		maxNetworkRetries: 1,
 		timeout: 20_000,
@@ -27,13 +29,11 @@ export function createStripeClient(options: { secretKey: string; apiBase?: strin
 }
 
 /** The process's Stripe client (STRIPE_SECRET_KEY must be set). */
-export function getStripe(): Stripe {
-	return singleton('stripe', () => {
-		const config = getConfig()
-		if (!config.STRIPE_SECRET_KEY) throw new Error('STRIPE_SECRET_KEY is not set')
-		return createStripeClient({
-			secretKey: config.STRIPE_SECRET_KEY,
-			apiBase: config.STRIPE_API_BASE,
-		})
-	})
+export async function getStripe(): Promise<Stripe> {
+	const config = getConfig()
+	const secretKey = config.STRIPE_SECRET_KEY
+	if (!secretKey) throw new Error('STRIPE_SECRET_KEY is not set')
+	return singleton('stripe', () =>
+		createStripeClient({ secretKey, apiBase: config.STRIPE_API_BASE }),
+	)
 }

@@ -99,7 +99,7 @@ export function providerChecks(config: Config = getConfig()): (() => Promise<Che
 	if (config.STRIPE_SECRET_KEY) {
 		checks.push(() =>
 			timed('stripe', async () => {
-				await getStripe().balance.retrieve()
+				await (await getStripe()).balance.retrieve()
 				return 'key accepted'
 			}),
 		)

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { PostHog } from 'posthog-node'
+import type { PostHog } from 'posthog-node'
 import { db } from '../../../db/index.server.ts'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
@@ -50,9 +50,11 @@ export function serverDistinctId(request: Request, userId: string | null) {
 	}
 }
 
+// loaded only where analytics is on (decision 0055)
 const client = () =>
-	singleton('posthog-node', () => {
+	singleton('posthog-node', async (): Promise<PostHog> => {
 		const config = getConfig()
+		const { PostHog } = await import('posthog-node')
 		return new PostHog(config.POSTHOG_KEY!, {
 			host: config.POSTHOG_HOST,
 			flushAt: 1,
@@ -68,7 +70,7 @@ export async function captureServerPageview(event: {
 	userAgent: string | null
 }) {
 	if (!analyticsEnabled() || !isValidDistinctId(event.distinctId)) return
-	const posthog = client()
+	const posthog = await client()
 	posthog.capture({
 		distinctId: event.distinctId,
 		event: '$pageview',

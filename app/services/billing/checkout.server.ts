@@ -141,7 +141,7 @@ export async function createCheckout(
 	})
 	if (provider === 'test') return { id: session.id, url: `/test-payment/${session.id}`, provider }
 
-	const stripe = getStripe()
+	const stripe = await getStripe()
 	const appUrl = getConfig().APP_URL
 	const customer = await ensureStripeCustomer(accountId, account.user.email)
 	const separator = (path: string) => (path.includes('?') ? '&' : '?')
@@ -210,8 +210,8 @@ async function ensureStripeCustomer(accountId: string, email: string) {
 		.where('user_id', '=', accountId)
 		.executeTakeFirst()
 	if (known) return known.stripe_customer_id
-	const customer = await callStripe(() =>
-		getStripe().customers.create(
+	const customer = await callStripe(async () =>
+		(await getStripe()).customers.create(
 			{ email, metadata: { account_id: accountId } },
 			{ idempotencyKey: `customer-${accountId}` },
 		),

@@ -135,7 +135,7 @@ export async function choosePlan(
 }
 
 async function changeStripePlan(account: AccountContext, sub: SubscriptionRow, plan: PricePlan) {
-	const stripe = getStripe()
+	const stripe = await getStripe()
 	const updated = await callStripe(async () => {
 		const price = await ensureStripePrice(db, plan)
 		const remote = await stripe.subscriptions.retrieve(sub.provider_subscription_id!)

@@ -52,7 +52,9 @@ export async function ensureStripePrice(db: Kysely<DB>, plan: PricePlan) {
 		metadata: { plan_id: String(plan.id) },
 	}
 	// two checkouts at once (or a retry) make one price, not two
-	const price = await getStripe().prices.create(params, {
+	const price = await (
+		await getStripe()
+	).prices.create(params, {
 		idempotencyKey: `price-${createHash('sha256').update(JSON.stringify(params)).digest('hex').slice(0, 40)}`,
 	})
 	await db

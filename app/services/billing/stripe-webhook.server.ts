@@ -44,7 +44,7 @@ export async function handleStripeWebhook(
 	}
 	let event: Stripe.Event
 	try {
-		event = getStripe().webhooks.constructEvent(
+		event = (await getStripe()).webhooks.constructEvent(
 			rawBody,
 			signature ?? '',
 			config.STRIPE_WEBHOOK_SECRET,
@@ -85,7 +85,7 @@ async function subscriptionOfCompletedCheckout(event: Stripe.Event) {
 	if (session.mode !== 'subscription' || !session.subscription) return null
 	const id =
 		typeof session.subscription === 'string' ? session.subscription : session.subscription.id
-	return getStripe().subscriptions.retrieve(id)
+	return (await getStripe()).subscriptions.retrieve(id)
 }
 
 async function applyEvent(

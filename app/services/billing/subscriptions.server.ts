@@ -268,8 +268,8 @@ export async function cancelSubscriptionAtPeriodEnd(account: AccountContext) {
 		throw new FormError(`Your subscription already ends on ${formatDate(sub.expire_date)}.`)
 	}
 	if (sub.provider === 'stripe' && sub.provider_subscription_id && stripeConfigured()) {
-		await callStripe(() =>
-			getStripe().subscriptions.update(sub.provider_subscription_id!, {
+		await callStripe(async () =>
+			(await getStripe()).subscriptions.update(sub.provider_subscription_id!, {
 				cancel_at_period_end: true,
 			}),
 		)
@@ -293,8 +293,8 @@ export async function resumeSubscription(account: AccountContext) {
 		throw new FormError('Your subscription is not cancelled; it renews as usual.')
 	}
 	if (sub.provider === 'stripe' && sub.provider_subscription_id && stripeConfigured()) {
-		await callStripe(() =>
-			getStripe().subscriptions.update(sub.provider_subscription_id!, {
+		await callStripe(async () =>
+			(await getStripe()).subscriptions.update(sub.provider_subscription_id!, {
 				cancel_at_period_end: false,
 			}),
 		)

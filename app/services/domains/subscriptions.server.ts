@@ -182,8 +182,8 @@ export async function setDomainSubscriptionCancel(
 	}
 	if (sub.provider === 'stripe' && sub.provider_subscription_id) {
 		assertStripeReachable(`The subscription of ${sub.name}`)
-		await callStripe(() =>
-			getStripe().subscriptions.update(sub.provider_subscription_id!, {
+		await callStripe(async () =>
+			(await getStripe()).subscriptions.update(sub.provider_subscription_id!, {
 				cancel_at_period_end: cancel,
 			}),
 		)

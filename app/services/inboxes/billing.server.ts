@@ -73,7 +73,7 @@ function billsThroughStripe(order: InboxOrderRow) {
  */
 async function moveStripeNextCharge(order: InboxOrderRow, at: Date) {
 	assertStripeReachable('This order')
-	const stripe = getStripe()
+	const stripe = await getStripe()
 	const id = order.provider_subscription_id!
 	const remote = await callStripe(() =>
 		stripe.subscriptions.update(id, {
@@ -197,7 +197,7 @@ export async function setStripeQuantity(order: InboxOrderRow, quantity: number) 
 	if (order.billing_provider !== 'stripe' || !order.provider_subscription_id) return
 	if (!LIVE_BILLING.includes(order.billing_status)) return
 	assertStripeReachable('This inbox')
-	const stripe = getStripe()
+	const stripe = await getStripe()
 	const id = order.provider_subscription_id
 	const remote = await callStripe(() => stripe.subscriptions.retrieve(id))
 	const item = remote.items.data[0]
@@ -551,7 +551,7 @@ export function refundsThroughStripe(
  */
 export async function refundAndStopInboxBilling(order: InboxOrderRow) {
 	if (!refundsThroughStripe(order)) return false
-	const stripe = getStripe()
+	const stripe = await getStripe()
 	let intent: string | null = null
 	if (order.provider_subscription_id) {
 		const id = order.provider_subscription_id

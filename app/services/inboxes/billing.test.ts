@@ -506,7 +506,7 @@ describe('with Stripe', () => {
 			((await failure(failOrder(admin, order.id, 'Out of stock'))) as FormError).message,
 		).toMatch(/did not confirm its refund/)
 		// refunded in Stripe's dashboard meanwhile (or the idempotency key has expired)
-		await getStripe().refunds.create({ payment_intent: paymentOf(stripeSub.id) })
+		await (await getStripe()).refunds.create({ payment_intent: paymentOf(stripeSub.id) })
 		await failOrder(admin, order.id, 'Retry the refund')
 		const failed = await orderById(order.id)
 		expect(failed).toMatchObject({ status: 3, error: 'Out of stock', refund_cents: 300 })

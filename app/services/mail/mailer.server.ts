@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { Config } from '../../config.server.ts'
 import { db as processDb, type Database } from '../../../db/index.server.ts'
 import { getConfig } from '../../config.server.ts'
@@ -12,11 +12,18 @@ export type Mailer = { send(mail: Mail): Promise<void> }
  * `mailbox` table, which /dev/mailbox shows to signed-in platform admins and tests read.
  */
 export function createMailer(config: Config, db: Database): Mailer {
-	if (config.SMTP_URL) {
-		const transport = nodemailer.createTransport(config.SMTP_URL)
+	const smtpUrl = config.SMTP_URL
+	if (smtpUrl) {
+		// nodemailer is loaded with the first mail, not with every page (decision 0055)
+		let transport: Promise<Transporter> | undefined
 		return {
 			async send(mail) {
-				await transport.sendMail({
+				transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+					nodemailer.createTransport(smtpUrl),
+				)
+				await (
+					await transport
+				).sendMail({
 					from: config.MAIL_FROM,
 					to: mail.to,
 					subject: mail.subject,
