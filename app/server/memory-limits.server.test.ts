@@ -85,12 +85,11 @@ test('a process started without limits re-executes itself (same pid) with a boun
 }, 120_000)
 
 test("an operator's own limits win", async () => {
-	const result = await run({ NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '4' })
+	const result = await run({ NODE_OPTIONS: '--max-semi-space-size=32', MALLOC_ARENA_MAX: '4' })
 	expect(result.execArgv).not.toContain(`--max-semi-space-size=${SEMI_SPACE_MB}`)
 	expect(result.arenas).toBe('4')
-	// 2 × 4 MB, below the 2 × 16 MB ours lets this program reach (under load V8 was seen holding
-	// 15.5 MB of young pages with 4 MB semi-spaces while scavenging, so the bound is ours)
-	expect(result.newSpaceMb).toBeLessThan(2 * SEMI_SPACE_MB)
+	// the ~30 MB of young objects kept alive grow the new space past what ours allows
+	expect(result.newSpaceMb).toBeGreaterThan(2 * SEMI_SPACE_MB + SCAVENGE_PAGES_MB)
 	expect(
 		missingMemoryLimits(['--max-semi-space-size=8', '--heap-growing-percent=100'], {}),
 	).toEqual({

@@ -6,8 +6,12 @@
 // replaces itself (process.execve: same pid, signals and exit code unchanged) with them set.
 // An operator's own --max-semi-space-size (argv or NODE_OPTIONS) or MALLOC_ARENA_MAX wins.
 
-/** V8's young generation: at most 2 × 16 MB semi-spaces (Node 24 grows them to 64 MB each). */
-export const SEMI_SPACE_MB = 16
+/**
+ * V8's young generation: at most 2 × 8 MB semi-spaces (Node 24 grows them to 64 MB each). With
+ * 16 MB the web process peaked at 292 MB under `npm run bench`, with 8 MB at 277 MB, for the
+ * same requests per second against the ceiling (decision 0055).
+ */
+export const SEMI_SPACE_MB = 8
 /** glibc malloc: 2 arenas, not 8 per core, so freed native memory is reused, not kept aside. */
 export const MALLOC_ARENAS = 2
 
