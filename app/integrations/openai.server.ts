@@ -41,12 +41,7 @@ function retryAfter(headers: Headers | undefined) {
 	return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000)
 }
 
-// Loaded at the first model call: the package holds about 6 MB of heap, and V8 grows the old
-// space from what stays live, so a web process that never calls a model is smaller under load
-// (decision 0055).
 type OpenAIPackage = typeof OpenAIModule
-let openaiPackage: Promise<OpenAIPackage> | undefined
-const loadOpenAI = () => (openaiPackage ??= import('openai'))
 
 function describe(
 	error: unknown,
@@ -146,7 +141,9 @@ export function createModelClient(options: {
 			signal?: AbortSignal
 		}): Promise<string | Record<string, string | number | boolean | null>> {
 			let content: string | null | undefined
-			const sdk = await loadOpenAI()
+			// loaded at the first model call: the package holds about 6 MB of heap, and V8 grows
+			// the old space from what stays live (decision 0055)
+			const sdk = await import('openai')
 			openai ??= new sdk.default({
 				apiKey: options.apiKey,
 				baseURL: options.baseUrl.replace(/\/$/, ''),
