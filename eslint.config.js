@@ -40,6 +40,12 @@ export default tseslint.config(
 							group: ['matter-js'],
 							message: 'matter-js is loaded only by the 404 screen (dynamic import).',
 						},
+						{
+							group: ['@conform-to/zod/v4'],
+							importNames: ['parseWithZod'],
+							message:
+								'Import parseWithZod from app/utils/form-bounds.ts: it holds every form to its bounds first.',
+						},
 					],
 				},
 			],
@@ -59,7 +65,7 @@ export default tseslint.config(
 		},
 	},
 	{
-		files: ['app/components/not-found/**'],
+		files: ['app/components/not-found/**', 'app/utils/form-bounds.ts', '**/*.test.ts'],
 		rules: { 'no-restricted-imports': 'off' },
 	},
 )

@@ -1,4 +1,4 @@
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Link } from 'react-router'
 import type { Route } from './+types/attach-workspace'
 import { Card, PageHeader } from '../components/ui/card.tsx'

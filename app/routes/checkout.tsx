@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Form, Link, redirect } from 'react-router'
 import { z } from 'zod'
 import type { Route } from './+types/checkout'

@@ -5,7 +5,8 @@ import {
 	getTextareaProps,
 	useForm,
 } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { getZodConstraint } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { useState } from 'react'
 import { data, Form, Link } from 'react-router'
 import type { z } from 'zod'

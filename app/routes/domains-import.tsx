@@ -1,4 +1,4 @@
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Link } from 'react-router'
 import type { Route } from './+types/domains-import'
 import { ImportDomainsForm } from '../components/domains/import-domains-form.tsx'

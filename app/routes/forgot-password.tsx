@@ -1,5 +1,6 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { getZodConstraint } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Form, Link } from 'react-router'
 import type { Route } from './+types/forgot-password'
 import { SubmitButton } from '../components/ui/button.tsx'

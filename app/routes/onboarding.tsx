@@ -1,4 +1,4 @@
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, redirect } from 'react-router'
 import type { Route } from './+types/onboarding'
 import { CompanyDetailsForm } from '../components/onboarding/company-details-form.tsx'

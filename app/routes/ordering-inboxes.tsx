@@ -5,7 +5,7 @@ import {
 	getTextareaProps,
 	useForm,
 } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { useEffect, useMemo, useRef } from 'react'
 import { data, Form, Link, useLocation } from 'react-router'
 import type { Route } from './+types/ordering-inboxes'

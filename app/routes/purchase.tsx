@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Form, redirect, useNavigation } from 'react-router'
 import type { Route } from './+types/purchase'
 import { PaymentsNotSetUp } from '../components/billing/payments-not-set-up.tsx'

@@ -1,4 +1,4 @@
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { useEffect, useState } from 'react'
 import { data, Form, Link, redirect, useSearchParams } from 'react-router'
 import type { Route } from './+types/signin'

@@ -5,7 +5,8 @@ import {
 	useForm,
 	type FieldMetadata,
 } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { getZodConstraint } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Form, Link, useNavigation } from 'react-router'
 import type { Route } from './+types/team-members'
 import { SubmitButton } from '../components/ui/button.tsx'

@@ -1,5 +1,5 @@
 import { getFormProps, useForm } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Form, Link } from 'react-router'
 import type { Route } from './+types/test-payment'
 import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'

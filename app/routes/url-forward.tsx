@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, getSelectProps, useForm } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Form } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/url-forward'

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
+import { STATUS_CODES } from 'node:http'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import compression from 'compression'
@@ -14,6 +15,7 @@ import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
 import { logger } from '../utils/logger.server.ts'
 import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
+import { wellFormedUrl } from './well-formed-url.server.ts'
 import { buildsByFirstSegment } from './routes-by-first-segment.server.ts'
 import { pagesInProgress, type PagesInProgress } from './pages-in-progress.server.ts'
 import { sameOriginOnly } from './same-origin.server.ts'
@@ -90,6 +92,7 @@ export async function createApp(options: {
 				headers(res, nonce)
 				next()
 			},
+			wellFormedUrl(),
 			forwardByHost(),
 			sameOriginOnly({ appUrl: config.APP_URL, trustProxy: config.TRUST_PROXY }),
 			bodyLimit(config.BODY_LIMIT_BYTES, config.UPLOAD_LIMIT_BYTES),
@@ -147,11 +150,28 @@ export async function createApp(options: {
 			pagesInProgress({ limit: pagesAtOnce(config), holdMs: PAGE_SLOT_MS }),
 		),
 	)
-	app.use(((error, _req, res, _next) => {
+	app.use(((error, req, res, _next) => {
+		// Express's own client errors (a body it cannot read, a bad escape it decoded) carry
+		// their 4xx status: the client's mistake, a warning without a stack.
+		const status = clientErrorStatus(error)
+		if (status) {
+			logger.warn({ status, method: req.method, path: req.path }, 'bad request')
+			if (!res.headersSent)
+				res
+					.status(status)
+					.type('text/plain')
+					.send(STATUS_CODES[status] ?? 'Bad Request')
+			return
+		}
 		logger.error({ err: error }, 'request failed')
 		if (!res.headersSent) res.status(500).type('text/plain').send('Internal Server Error')
 	}) as express.ErrorRequestHandler)
 	return app
+}
+
+function clientErrorStatus(error: unknown): number | null {
+	const status = (error as { status?: unknown } | null)?.status
+	return typeof status === 'number' && status >= 400 && status < 500 ? status : null
 }
 
 /**

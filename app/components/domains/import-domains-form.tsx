@@ -1,5 +1,5 @@
 import { getFormProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../../utils/form-bounds.ts'
 import { Form, type useFetcher } from 'react-router'
 import { ImportDomainsSchema } from '../../services/domains/schemas.ts'
 import { Badge } from '../ui/choice.tsx'

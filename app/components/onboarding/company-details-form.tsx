@@ -5,7 +5,8 @@ import {
 	useForm,
 	type SubmissionResult,
 } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { getZodConstraint } from '@conform-to/zod/v4'
+import { parseWithZod } from '../../utils/form-bounds.ts'
 import type { ReactNode } from 'react'
 import { Form } from 'react-router'
 import { Choice, ChoiceGroup } from '../ui/choice.tsx'

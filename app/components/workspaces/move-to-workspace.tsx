@@ -1,5 +1,6 @@
 import { getFormProps, getSelectProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { getZodConstraint } from '@conform-to/zod/v4'
+import { parseWithZod } from '../../utils/form-bounds.ts'
 import { useEffect, useRef, type ReactNode } from 'react'
 import { Form, Link, useFetcher, useLocation } from 'react-router'
 import {

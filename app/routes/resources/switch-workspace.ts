@@ -1,4 +1,4 @@
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../../utils/form-bounds.ts'
 import { redirect } from 'react-router'
 import type { Route } from './+types/switch-workspace'
 import { requestContext } from '../../context.server.ts'

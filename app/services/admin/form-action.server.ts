@@ -1,4 +1,4 @@
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../../utils/form-bounds.ts'
 import { data } from 'react-router'
 import type { z } from 'zod'
 import { FormError, replyWithFormError } from '../../utils/http-errors.server.ts'

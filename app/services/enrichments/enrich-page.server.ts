@@ -1,5 +1,5 @@
 import type { SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod/v4'
+import { parseWithZod } from '../../utils/form-bounds.ts'
 import { data } from 'react-router'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'

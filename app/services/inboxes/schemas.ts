@@ -25,7 +25,8 @@ export const InboxOrderSchema = z
 			.max(20_000),
 		patterns: z
 			.array(z.enum(ADDRESS_PATTERNS, { error: 'Pick address patterns from the list.' }))
-			.min(1, 'Pick at least one address pattern.'),
+			.min(1, 'Pick at least one address pattern.')
+			.max(ADDRESS_PATTERNS.length, 'Pick address patterns from the list.'),
 	})
 	.superRefine((value, ctx) => {
 		const limit = PROVIDER_LIMITS[value.provider]

@@ -62,7 +62,8 @@ const fields = {
 		.array(z.enum(GOALS, { error: 'Choose from the list.' }), {
 			error: 'Choose at least one goal.',
 		})
-		.min(1, 'Choose at least one goal.'),
+		.min(1, 'Choose at least one goal.')
+		.max(GOALS.length, 'Choose from the list.'),
 	heardFrom: z.enum(HEARD_FROM, { error: 'Choose from the list.' }).optional(),
 	phoneCountry: z.enum(COUNTRY_CODES, { error: 'Choose a country.' }),
 	phone: z
