@@ -445,10 +445,6 @@ export function screenByPattern(pattern: string): Screen | undefined {
 	return screen
 }
 
-export function hasScreen(name: string) {
-	return (screens as readonly Screen[]).some((s) => s.name === name)
-}
-
 function screenEntry(screen: Screen): RouteConfigEntry {
 	return screen.path === ''
 		? { id: screen.name, file: screen.file, index: true }

@@ -10,18 +10,17 @@ import { describeAuthError } from '../services/auth/errors.server.ts'
 import { isPlatformStaff } from '../services/auth/profile.server.ts'
 import { SignInSchema } from '../services/auth/schemas.ts'
 import { hasVerifiedFactor, verifyUrl } from '../services/auth/two-factor.ts'
-import { hasScreen } from '../routes.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
-const adminHome = () => (hasScreen('admin-dashboard') ? '/admin-dashboard' : '/')
+const ADMIN_HOME = '/admin-dashboard'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const { account, secondFactorPending } = context.get(requestContext)
-	if (account?.platformRole) throw redirect(adminHome())
-	if (secondFactorPending) throw redirect(verifyUrl(adminHome()))
+	if (account?.platformRole) throw redirect(ADMIN_HOME)
+	if (secondFactorPending) throw redirect(verifyUrl(ADMIN_HOME))
 	return null
 }
 
@@ -55,8 +54,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 			{ status: 403 },
 		)
 	}
-	if (hasVerifiedFactor(signIn.user)) throw redirect(verifyUrl(adminHome()))
-	return redirectWithSuccess(adminHome(), 'Signed in as administrator')
+	if (hasVerifiedFactor(signIn.user)) throw redirect(verifyUrl(ADMIN_HOME))
+	return redirectWithSuccess(ADMIN_HOME, 'Signed in as administrator')
 }
 
 export default function AdminLogin({ actionData }: Route.ComponentProps) {

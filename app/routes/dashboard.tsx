@@ -2,7 +2,6 @@ import type { Route } from './+types/dashboard'
 import { DashboardPage } from '../components/dashboard/dashboard-page.tsx'
 import { readWithContextOf, requestContext } from '../context.server.ts'
 import { dashboardRead, getDashboard } from '../services/dashboard/get-dashboard.server.ts'
-import { hasScreen } from '../routes.ts'
 import { pageTitle } from '../utils/meta.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -25,12 +24,9 @@ export async function loader({ context }: Route.LoaderArgs) {
 					}
 				: null,
 		credits: account.creditBalance,
-		canBuyCredits: !account.isTeamMember && hasScreen('purchase'),
-		canManagePlan: !account.isTeamMember && hasScreen('subscription'),
-		quickActions: QUICK_ACTIONS.filter((a) => hasScreen(a.screen)).map(({ to, label }) => ({
-			to,
-			label,
-		})),
+		canBuyCredits: !account.isTeamMember,
+		canManagePlan: !account.isTeamMember,
+		quickActions: [...QUICK_ACTIONS],
 		jobs,
 		lists,
 		spent,
@@ -41,11 +37,11 @@ export async function loader({ context }: Route.LoaderArgs) {
 const renewalDate = new Intl.DateTimeFormat('en', { dateStyle: 'medium' })
 
 const QUICK_ACTIONS = [
-	{ to: '/create-leads', label: 'Create leads', screen: 'create-leads' },
-	{ to: '/create-companies', label: 'Create companies', screen: 'create-companies' },
-	{ to: '/file-list', label: 'Import a CSV', screen: 'file-list' },
-	{ to: '/enrichments', label: 'Enrichments', screen: 'enrichments' },
-	{ to: '/scrape', label: 'All lists', screen: 'scrape' },
+	{ to: '/create-leads', label: 'Create leads' },
+	{ to: '/create-companies', label: 'Create companies' },
+	{ to: '/file-list', label: 'Import a CSV' },
+	{ to: '/enrichments', label: 'Enrichments' },
+	{ to: '/scrape', label: 'All lists' },
 ] as const
 
 export default function Dashboard({ loaderData }: Route.ComponentProps) {

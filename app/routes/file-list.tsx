@@ -1,3 +1,4 @@
+import type { ServerRouteHandle } from '../server/route-handles.server.ts'
 import { useEffect } from 'react'
 import {
 	getFormProps,
@@ -41,6 +42,9 @@ import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 import { ScrollRegion } from '../components/ui/scroll-region.tsx'
+
+// CSV files are larger than any form: the upload limit, not the body limit
+export const handle: ServerRouteHandle = { bodyLimit: 'upload' }
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)

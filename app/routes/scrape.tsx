@@ -13,7 +13,6 @@ import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { requestContext } from '../context.server.ts'
-import { hasScreen } from '../routes.ts'
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import {
@@ -39,7 +38,6 @@ export async function loader({ context }: Route.LoaderArgs) {
 			...list,
 			canMove: workspaces.some((w) => w.id !== list.workspaceId),
 		})),
-		canOpenList: hasScreen('list') && hasScreen('company-list'),
 		workspaceName: account?.workspaces.find((w) => w.id === currentWorkspaceId)?.name ?? null,
 		formKey: newFormKey(),
 	}
@@ -116,7 +114,7 @@ function ActionButton({
 }
 
 export default function Scrape({ loaderData }: Route.ComponentProps) {
-	const { lists, canOpenList, workspaceName } = loaderData
+	const { lists, workspaceName } = loaderData
 	const running = lists.some((l) => isRunning(l.status))
 	useLiveRefresh(running, 2000)
 
@@ -184,18 +182,12 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 							{lists.map((list) => (
 								<tr key={list.id} id={`list-${list.id}`} data-testid="scrape-row">
 									<td className="px-4 py-3">
-										{canOpenList ? (
-											<Link
-												to={
-													list.kind === 'leads' ? `/lists/${list.id}` : `/company-lists/${list.id}`
-												}
-												className="font-medium text-indigo-700 hover:underline"
-											>
-												{list.name}
-											</Link>
-										) : (
-											<span className="font-medium text-slate-900">{list.name}</span>
-										)}
+										<Link
+											to={list.kind === 'leads' ? `/lists/${list.id}` : `/company-lists/${list.id}`}
+											className="font-medium text-indigo-700 hover:underline"
+										>
+											{list.name}
+										</Link>
 										<span className="block text-xs text-slate-500">
 											{list.kind === 'leads' ? 'Leads' : 'Companies'} · {list.source}
 										</span>

@@ -15,6 +15,7 @@ import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
 import { logger } from '../utils/logger.server.ts'
 import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
+import { routeHandles, type ServerRouteHandle } from './route-handles.server.ts'
 import { wellFormedUrl } from './well-formed-url.server.ts'
 import { buildsByFirstSegment } from './routes-by-first-segment.server.ts'
 import { pagesInProgress, type PagesInProgress } from './pages-in-progress.server.ts'
@@ -26,6 +27,9 @@ import {
 
 // A page load still working after this long stops holding its slot (pages-in-progress.server.ts).
 const PAGE_SLOT_MS = 1000
+// A page load that waited this long for a slot is answered 503 with Retry-After: the queue
+// never grows without bound behind a process that cannot keep up.
+const PAGE_MAX_WAIT_MS = 10_000
 
 /**
  * Enough page loads at once to keep the one thread busy while some wait on the database: an
@@ -77,6 +81,25 @@ export async function createApp(options: {
 			strictTransportSecurity: config.APP_URL.startsWith('https:'),
 		}),
 	)
+	// Production hands React Router the build itself, not a function: given a function it
+	// re-derives its route tables (flattening and ranking every route) on every request.
+	let build: ServerBuild | (() => Promise<ServerBuild>)
+	const dir = process.env.BUILD_DIR ?? 'build'
+	const vite = isDev
+		? await import('vite').then((v) =>
+				v.createServer({ server: { middlewareMode: true }, appType: 'custom' }),
+			)
+		: null
+	if (vite)
+		build = () => vite.ssrLoadModule('virtual:react-router/server-build') as Promise<ServerBuild>
+	else
+		build = options.build
+			? await options.build()
+			: ((await import(pathToFileURL(path.resolve(dir, 'server/index.js')).href)) as ServerBuild)
+	// What routes declare of themselves (body limits, the page queue), read once: in
+	// development a changed declaration needs a restart.
+	const handleFor = routeHandles(typeof build === 'function' ? await build() : build)
+
 	// A forwarded domain's Host gets its redirect before anything else (DESIGN.md section 8).
 	void listenForForwardingChanges()
 	const compress = compression()
@@ -95,24 +118,15 @@ export async function createApp(options: {
 			wellFormedUrl(),
 			forwardByHost(),
 			sameOriginOnly({ appUrl: config.APP_URL, trustProxy: config.TRUST_PROXY }),
-			bodyLimit(config.BODY_LIMIT_BYTES, config.UPLOAD_LIMIT_BYTES),
+			bodyLimit(config.BODY_LIMIT_BYTES, config.UPLOAD_LIMIT_BYTES, handleFor),
 			// a client that takes no compressed answer gets nothing wrapped for it
 			(req, res, next) => (acceptsEncoding(req) ? compress(req, res, next) : next()),
 		),
 	)
 
-	// Production hands React Router the build itself, not a function: given a function it
-	// re-derives its route tables (flattening and ranking every route) on every request.
-	let build: ServerBuild | (() => Promise<ServerBuild>)
-	if (isDev) {
-		const vite = await import('vite').then((v) =>
-			v.createServer({ server: { middlewareMode: true }, appType: 'custom' }),
-		)
-		app.use(vite.middlewares)
-		build = () => vite.ssrLoadModule('virtual:react-router/server-build') as Promise<ServerBuild>
-	} else {
+	if (vite) app.use(vite.middlewares)
+	else {
 		// Hashed file names: cache forever. Everything else in public/: an hour.
-		const dir = process.env.BUILD_DIR ?? 'build'
 		app.use('/assets', express.static(`${dir}/client/assets`, { immutable: true, maxAge: '1y' }))
 		app.use(
 			staticFilesOnly(
@@ -120,9 +134,6 @@ export async function createApp(options: {
 				express.static(`${dir}/client`, { maxAge: '1h', index: false }),
 			),
 		)
-		build = options.build
-			? await options.build()
-			: ((await import(pathToFileURL(path.resolve(dir, 'server/index.js')).href)) as ServerBuild)
 	}
 
 	if (config.embeddedAuth) {
@@ -147,7 +158,12 @@ export async function createApp(options: {
 			build,
 			config.NODE_ENV,
 			(res) => createLoadContext(res.locals.cspNonce),
-			pagesInProgress({ limit: pagesAtOnce(config), holdMs: PAGE_SLOT_MS }),
+			pagesInProgress({
+				limit: pagesAtOnce(config),
+				holdMs: PAGE_SLOT_MS,
+				maxWaitMs: PAGE_MAX_WAIT_MS,
+			}),
+			handleFor,
 		),
 	)
 	app.use(((error, req, res, _next) => {
@@ -269,13 +285,30 @@ function reactRouterHandler(
 	mode: string,
 	loadContext: (res: express.Response) => RouterContextProvider,
 	pages: PagesInProgress,
+	handleFor: (pathname: string) => ServerRouteHandle,
 ): RequestHandler {
 	const handlerFor = handlersByPath(build, mode)
 	return async (req, res, next) => {
 		let leave = () => {}
 		try {
-			// page loads (documents and their .data) wait their turn; forms and uploads do not
-			if (req.method === 'GET' || req.method === 'HEAD') leave = await pages.enter()
+			// page loads (documents and their .data) wait their turn; forms, uploads and the
+			// routes that declare so (health checks) do not
+			if (
+				(req.method === 'GET' || req.method === 'HEAD') &&
+				handleFor(req.path).pageQueue !== 'skip'
+			) {
+				const slot = await pages.enter()
+				if (!slot) {
+					if (!res.headersSent)
+						res
+							.status(503)
+							.set({ 'Retry-After': '5', 'Cache-Control': 'no-store' })
+							.type('text/plain')
+							.send('Service Unavailable: too busy, try again in a few seconds.')
+					return
+				}
+				leave = slot
+			}
 			// gone while it waited: nothing to work on
 			if (res.destroyed || res.writableEnded) return
 			const url = requestUrl(req)

@@ -10,7 +10,7 @@ describe('pages in progress', () => {
 		const loads = [1, 2, 3, 4, 5].map((n) =>
 			pages.enter().then((leave) => {
 				started.push(n)
-				leaves.set(n, leave)
+				leaves.set(n, leave!)
 			}),
 		)
 		await sleep(10)
@@ -48,9 +48,9 @@ describe('pages in progress', () => {
 		expect(next).toBe(true)
 		expect(pages.inProgress).toBe(1)
 		// the slow one finishing later gives back nothing it no longer holds
-		slow()
+		slow!()
 		expect(pages.inProgress).toBe(1)
-		leave()
+		leave!()
 		expect(pages.inProgress).toBe(0)
 	})
 
@@ -59,5 +59,22 @@ describe('pages in progress', () => {
 		const leaves = await Promise.all(Array.from({ length: 100 }, () => pages.enter()))
 		expect(leaves).toHaveLength(100)
 		expect(pages.waiting).toBe(0)
+	})
+})
+
+describe('the longest wait', () => {
+	test('a load that waited past maxWaitMs gets no slot (its answer is a 503), and leaves the queue', async () => {
+		const pages = pagesInProgress({ limit: 1, holdMs: 60_000, maxWaitMs: 30 })
+		const first = await pages.enter()
+		const second = pages.enter()
+		expect(pages.waiting).toBe(1)
+		expect(await second).toBeNull()
+		expect(pages.waiting).toBe(0)
+		// the slot, given back, goes to the next one that asks, not to the one that gave up
+		first!()
+		const third = await pages.enter()
+		expect(third).not.toBeNull()
+		expect(pages.inProgress).toBe(1)
+		third!()
 	})
 })

@@ -6,6 +6,7 @@ import type {
 	RequestHandler,
 	Response as ExpressResponse,
 } from 'express'
+import type { ServerRouteHandle } from './route-handles.server.ts'
 
 // Request bodies are limited on the bytes actually read, whatever the client declares
 // (docs/decisions/0022-http-hardening.md): every reader (React Router, the embedded auth
@@ -22,13 +23,18 @@ export class PayloadTooLarge extends Error {
 }
 
 /**
- * Refuses a body over the limit (CSV uploads to /file-list have their own, larger one): at
- * once when Content-Length says so, else as soon as the bytes read pass it. Either way the
- * answer is 413 and the connection closes, so the rest of the body is never read.
+ * Refuses a body over the limit (a multipart upload to a route that declares
+ * `handle.bodyLimit = 'upload'` has the larger one): at once when Content-Length says so,
+ * else as soon as the bytes read pass it. Either way the answer is 413 and the connection
+ * closes, so the rest of the body is never read.
  */
-export function bodyLimit(limit: number, uploadLimit: number): RequestHandler {
+export function bodyLimit(
+	limit: number,
+	uploadLimit: number,
+	handleFor: (pathname: string) => ServerRouteHandle,
+): RequestHandler {
 	return (req, res, next) => {
-		const max = isCsvUpload(req) ? uploadLimit : limit
+		const max = isUpload(req, handleFor) ? uploadLimit : limit
 		const declared = req.headers['content-length']
 		if (declared !== undefined && !(Number(declared) <= max)) {
 			refuse(req, res)
@@ -79,12 +85,12 @@ function refuse(req: ExpressRequest, res: ExpressResponse) {
 	res.status(413).set('Connection', 'close').type('text/plain').send('Payload Too Large')
 }
 
-/** A CSV upload to /file-list (its form posts, with JavaScript, to /file-list.data). */
-function isCsvUpload(req: ExpressRequest) {
+/** A multipart POST to a route that takes uploads (its form posts to `.data` with JavaScript). */
+function isUpload(req: ExpressRequest, handleFor: (pathname: string) => ServerRouteHandle) {
 	return (
 		req.method === 'POST' &&
-		(req.path === '/file-list' || req.path === '/file-list.data') &&
-		(req.headers['content-type'] ?? '').startsWith('multipart/form-data')
+		(req.headers['content-type'] ?? '').startsWith('multipart/form-data') &&
+		handleFor(req.path).bodyLimit === 'upload'
 	)
 }
 

@@ -12,11 +12,14 @@ type Route = ServerBuild['routes'][string] & {}
 /**
  * The build for a pathname (as the URL parser gives it, `.data` suffix and all), or null when
  * the table cannot be split this way (a route whose first segment is a parameter or
- * optional, or a basename) and the whole build must be used.
+ * optional, or a basename) and the whole build must be used. Only with the whole manifest
+ * sent at once (`routeDiscovery.mode: 'initial'`): lazy discovery asks `/__manifest` for
+ * routes of any segment, which no split build can answer.
  */
 export function buildsByFirstSegment(
 	build: ServerBuild,
 ): ((pathname: string) => ServerBuild) | null {
+	if (build.routeDiscovery?.mode !== 'initial') return null
 	if (build.basename && build.basename !== '/') return null
 	const routes = Object.values(build.routes).filter((route): route is Route => Boolean(route))
 	const byId = new Map(routes.map((route) => [route.id, route]))

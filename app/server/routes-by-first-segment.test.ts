@@ -20,6 +20,7 @@ function buildOf(entries: readonly Entry[]): ServerBuild {
 	return {
 		routes,
 		assets: { url: '/assets/manifest.js', version: '1', entry: {}, routes: { ...routes } },
+		routeDiscovery: { mode: 'initial', manifestPath: '/__manifest' },
 	} as unknown as ServerBuild
 }
 
@@ -93,6 +94,15 @@ describe('a build per first segment', () => {
 	test('the same build is handed out for every path of a segment', () => {
 		expect(buildFor('/lists/1')).toBe(buildFor('/lists/2/enrich'))
 		expect(buildFor('/LISTS/1.data')).toBe(buildFor('/lists/1'))
+	})
+
+	test('lazy route discovery keeps the whole build: /__manifest names routes of any segment', () => {
+		expect(
+			buildsByFirstSegment({
+				...build,
+				routeDiscovery: { mode: 'lazy', manifestPath: '/__manifest' },
+			}),
+		).toBeNull()
 	})
 
 	test('a route whose first segment is a parameter keeps the whole build', () => {

@@ -1,6 +1,5 @@
 import { hasAnyScope, isOwner, type AccountContext } from '../context.server.ts'
 import { DOMAIN_SCOPES } from '../middleware/route-guards.server.ts'
-import { hasScreen } from '../routes.ts'
 
 export type NavItem = { name: string; label: string; to: string }
 export type NavGroup = { label: string; items: NavItem[] }
@@ -70,12 +69,12 @@ const GROUPS: { label: string; items: Entry[] }[] = [
 	},
 ]
 
-/** The sidebar for this user: only screens that exist and that the user may use. */
+/** The sidebar for this user: only the screens the user may use. */
 export function navigationFor(account: AccountContext): NavGroup[] {
 	return GROUPS.map((group) => ({
 		label: group.label,
 		items: group.items
-			.filter((item) => hasScreen(item.name) && (item.allowed?.(account) ?? true))
+			.filter((item) => item.allowed?.(account) ?? true)
 			.map(({ name, label, to }) => ({ name, label, to })),
 	})).filter((group) => group.items.length > 0)
 }

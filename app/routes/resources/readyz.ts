@@ -1,4 +1,8 @@
+import type { ServerRouteHandle } from '../../server/route-handles.server.ts'
 import { readiness } from '../../services/admin/health.server.ts'
+
+// answers at once however busy the process is, never behind page loads
+export const handle: ServerRouteHandle = { pageQueue: 'skip' }
 
 /** For load balancers: 200 when the database and the job queue are ready, else 503. */
 export async function loader() {

@@ -1,0 +1,43 @@
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { ServerBuild } from 'react-router'
+import { describe, expect, test } from 'vitest'
+import routeTable from '../routes.ts'
+import { routeHandles, routePathOf } from './route-handles.server.ts'
+
+// The app's route table as a build whose modules are the real ones where a module declares a
+// `handle`: the server's layers find each declaration through the path, and nothing else.
+
+type Entry = { id?: string; path?: string; index?: boolean; file?: string; children?: Entry[] }
+
+async function buildOf(entries: readonly Entry[]): Promise<ServerBuild> {
+	const routes: Record<string, object> = { root: { id: 'root', path: '', module: {} } }
+	const add = async (entry: Entry, parentId: string) => {
+		const file = path.resolve('app', entry.file!)
+		const declares = (await readFile(file, 'utf8')).includes('export const handle')
+		const module = declares ? ((await import(file)) as object) : {}
+		routes[entry.id!] = { id: entry.id, parentId, path: entry.path, index: entry.index, module }
+		for (const child of entry.children ?? []) await add(child, entry.id!)
+	}
+	for (const entry of entries) await add(entry, 'root')
+	return { routes } as unknown as ServerBuild
+}
+
+describe('what routes declare of themselves', () => {
+	test('the upload limit and the page queue are found through the path, with .data or not', async () => {
+		const handleFor = routeHandles(await buildOf(routeTable as readonly Entry[]))
+		expect(handleFor('/file-list').bodyLimit).toBe('upload')
+		expect(handleFor('/file-list.data').bodyLimit).toBe('upload')
+		for (const health of ['/healthz', '/readyz', '/build-version'])
+			expect(handleFor(health).pageQueue, health).toBe('skip')
+		// an ordinary page declares nothing: the ordinary limit, the queue
+		for (const page of ['/', '/_.data', '/lists', '/signin', '/file-lists', '/healthz/x'])
+			expect(handleFor(page), page).toEqual({})
+	})
+
+	test('single fetch paths read as the route they load', () => {
+		expect(routePathOf('/_.data')).toBe('/')
+		expect(routePathOf('/lists/1/_.data')).toBe('/lists/1')
+		expect(routePathOf('/signin.data')).toBe('/signin')
+	})
+})
