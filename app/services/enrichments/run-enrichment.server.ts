@@ -10,10 +10,11 @@ import {
 	type OutputFormat,
 } from '../../integrations/openai.server.ts'
 import type { JobContext } from '../../jobs/define.server.ts'
+import { endedJob, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
-import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
+import { commitCredits, inTransaction, releaseCredits } from '../billing/credits.server.ts'
 import { cacheKey, COMPANY_FIELDS, LEAD_FIELDS, modelProvider } from './enrichments.server.ts'
 import { providerKeyId, takeSlot } from './rate-limit.server.ts'
 import { WHOLE_LIST, type RunFilter } from './run-filter.ts'
@@ -106,8 +107,8 @@ type Run = {
 	prepared: boolean
 }
 
-async function loadRun(runId: string): Promise<Run | undefined> {
-	const row = await db
+async function loadRun(runId: string, executor: Kysely<DB> = db): Promise<Run | undefined> {
+	const row = await executor
 		.selectFrom('enrichment_runs')
 		.select([
 			'id',
@@ -371,8 +372,12 @@ const stopPreparing = {
 }
 
 /** Ends a run and settles its credits together; a run already ended is left alone. */
-async function finish(run: Run, outcome: { ok: true } | { ok: false; error: string }) {
-	await db.transaction().execute(async (trx) => {
+async function finish(
+	run: Run,
+	outcome: { ok: true } | { ok: false; error: string },
+	executor: Kysely<DB> = db,
+) {
+	await inTransaction(executor, async (trx) => {
 		const ended = await trx
 			.updateTable('enrichment_runs')
 			.set({
@@ -697,6 +702,49 @@ async function writeCompanyRows(
  */
 async function lockRunRows(trx: Kysely<DB>, runId: string) {
 	await sql`select pg_advisory_xact_lock(hashtext(${`enrichment_run_rows:${runId}`}))`.execute(trx)
+}
+
+/** Runs still pending or running while no job of theirs is queued or running. */
+export async function unfinishedRuns() {
+	const rows = await db
+		.selectFrom('enrichment_runs as r')
+		.select('r.id')
+		.where('r.status', 'in', [JobStatus.pending, JobStatus.processing])
+		.where(withoutLiveJob('enrich', sql`jsonb_build_object('runId', r.id)`))
+		.execute()
+	return rows.map((r) => ({ runId: r.id }))
+}
+
+/**
+ * The sweep's end of a run whose job pg-boss will not run again (decision 0062): under the
+ * run's lock, and only while still no job of it is queued or running, it fails with the
+ * reason; the answers it paid for are charged, the rest of the hold comes back.
+ */
+export async function settleEndedRun(runId: string) {
+	return db.transaction().execute(async (trx) => {
+		await lockRunRows(trx, runId)
+		const locked = await trx
+			.selectFrom('enrichment_runs')
+			.select('status')
+			.where('id', '=', runId)
+			.forUpdate()
+			.executeTakeFirst()
+		if (locked?.status !== JobStatus.pending && locked?.status !== JobStatus.processing)
+			return false
+		const job = await endedJob(trx, 'enrich', { runId })
+		if (!job) return false
+		const run = (await loadRun(runId, trx))!
+		const refund = run.credits_reserved > 0 ? ' Unused credits were refunded.' : ''
+		await finish(
+			run,
+			{
+				ok: false,
+				error: `The run stopped. ${whyEnded(job)}${refund} Retry the failed rows to go on.`,
+			},
+			trx,
+		)
+		return true
+	})
 }
 
 /** Cancels a run that has not ended: the job stops at its next batch; used credits are kept. */
