@@ -172,7 +172,7 @@ async function callModel(
 ) {
 	const config = getConfig()
 	let limited = 0
-	for (let attempt = 1; ; ) {
+	for (let attempt = 1; ;) {
 		const pause = tools.pace.pausedUntil - Date.now()
 		if (pause > 0) await sleep(pause, signal)
 		if (signal.aborted) throw new Error('worker stopping')
@@ -571,7 +571,7 @@ export async function runEnrichment(runId: string, job: JobContext) {
 					// the provider is down: stop, rather than fail every row (issue 40)
 					if (!fatal && tools.pace.downInARow >= PROVIDER_DOWN_ROWS)
 						fatal = new FatalRunError(
-							`The run stopped: the AI provider failed ${PROVIDER_DOWN_ROWS} rows in a row (${tools.pace.downMessage ?? 'no answer'}).${run.credits_reserved > 0 ? ' Rows not done are not charged; unused credits were refunded.' : ''} Retry the failed rows when the provider is back.`,
+							`The run stopped after ${PROVIDER_DOWN_ROWS} rows in a row failed: ${tools.pace.downMessage ?? 'the AI provider did not answer.'}${run.credits_reserved > 0 ? ' Rows not done are not charged; unused credits were refunded.' : ''} Retry the failed rows when the provider is back.`,
 						)
 					// written in the background, one batch after another
 					if (
