@@ -12,6 +12,7 @@ import { createLeadScrape } from '../services/leads/create-lead-scrape.server.ts
 import { JOB_RETRY_LIMIT, runLeadScrape } from '../services/leads/run-lead-scrape.server.ts'
 import { retryScrape } from '../services/leads/scrape-lists.server.ts'
 import { resetSingleton } from '../utils/singleton.server.ts'
+import { RATE_LIMIT_RESCHEDULES } from './define.server.ts'
 import { settleEndedJobs } from './ended.server.ts'
 import { jobDefinitions } from './registry.server.ts'
 
@@ -250,4 +251,32 @@ describe("a failed scrape's kept leads are paid for (issue 40 point 5, decision 
 		expect(await leadList(listId)).toMatchObject({ status: 2, found: 2500, error: null })
 		expect(await getCreditBalance(me.accountId!)).toBe(2500)
 	}, 60_000)
+})
+
+describe('a final failure says it is final (issue 40 point 8)', () => {
+	test('Apify rate limiting the last try: the list says the search stopped, not "we will try again"', async () => {
+		apify.scenario('finalstorm', { rateLimitPages: 1000 })
+		const me = await accountWithCredits(100)
+		const { listId, requestId } = await createLeadScrape(me, {
+			name: 'Final storm',
+			url: search('finalstorm'),
+			count: 20,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		// no retry left, and no more putting back for the rate limit
+		await runLeadScrape(requestId, {
+			jobId: 'last',
+			retryCount: JOB_RETRY_LIMIT,
+			rateLimited: RATE_LIMIT_RESCHEDULES,
+			signal: new AbortController().signal,
+		})
+		expect(await leadList(listId)).toEqual({
+			status: 3,
+			found: 0,
+			error:
+				'Apify kept rate limiting the search, so it stopped after several tries. 20 unused credits were refunded. Retry the list to try again.',
+		})
+		expect(await getCreditBalance(me.accountId!)).toBe(100)
+	}, 30_000)
 })
