@@ -46,8 +46,11 @@ export type JobDefinition<T = unknown> = {
 	 * job pg-boss will never run again (retry limit, expiry, a deleted job), decision 0062.
 	 */
 	settle?: {
-		/** the payloads of this kind's status rows that are still pending or running */
-		unfinished: () => Promise<T[]>
+		/**
+		 * the payloads of this kind's status rows still pending or running, untouched for
+		 * `quietSeconds`, while no job of theirs is queued or running
+		 */
+		unfinished: (quietSeconds: number) => Promise<T[]>
 		/**
 		 * Ends the status row as failed with a reason a user understands and settles its credits,
 		 * once, when no job of this payload is queued or running any more; else does nothing.

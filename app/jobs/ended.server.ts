@@ -6,7 +6,10 @@ import type { JobDefinition } from './define.server.ts'
 import type { JobName, JobPayload } from './payloads.ts'
 
 /** How a job that pg-boss will never run again ended; `state` null: it is gone from the queue. */
-export type EndedJob = { state: 'completed' | 'cancelled' | 'failed' | null; message: string | null }
+export type EndedJob = {
+	state: 'completed' | 'cancelled' | 'failed' | null
+	message: string | null
+}
 
 /**
  * The queue's last job of this kind and payload, when none of them is queued or running any
@@ -43,15 +46,24 @@ export function whyEnded(job: EndedJob) {
 }
 
 /**
+ * A status row the sweep looks at has not changed for this long: a row written a moment ago
+ * without its job (a test, a hand-run handler) is not taken for one whose job is gone.
+ */
+export const QUIET_SECONDS = 60
+
+/**
  * The sweep (every minute): every kind's status rows still pending or
  * running whose job pg-boss will never run again are ended as failed and their unused credits
  * refunded, once (each kind's `settle.ended` locks its row and checks again). Returns how many.
  */
-export async function settleEndedJobs(definitions: JobDefinition<any>[]) {
+export async function settleEndedJobs(
+	definitions: JobDefinition<any>[],
+	options: { quietSeconds?: number } = {},
+) {
 	let settled = 0
 	for (const job of definitions) {
 		if (!job.settle) continue
-		for (const data of await job.settle.unfinished()) {
+		for (const data of await job.settle.unfinished(options.quietSeconds ?? QUIET_SECONDS)) {
 			try {
 				if (await job.settle.ended(data)) {
 					settled += 1
@@ -73,4 +85,9 @@ export async function settleEndedJobs(definitions: JobDefinition<any>[]) {
 export function withoutLiveJob(name: JobName, payload: RawBuilder<unknown>) {
 	return sql<boolean>`not exists (select 1 from ${sql.table(`${BOSS_SCHEMA}.job`)} j
 		where j.name = ${name} and j.state < 'completed' and j.data @> ${payload})`
+}
+
+/** SQL: the status row's `updated_at` is at least `seconds` old. */
+export function quietFor(column: string, seconds: number) {
+	return sql<boolean>`${sql.ref(column)} <= now() - ${seconds} * interval '1 second'`
 }

@@ -33,7 +33,8 @@ beforeAll(async () => {
 afterAll(() => apify.close())
 
 const search = (tag: string) => `https://app.apollo.io/#/people?personTitles[]=cto&qKeywords=${tag}`
-const sweep = () => settleEndedJobs(jobDefinitions)
+// rows made a moment ago count: the tests play the minute the sweep waits for
+const sweep = () => settleEndedJobs(jobDefinitions, { quietSeconds: 0 })
 
 /** What pg-boss's monitor does to an active job whose retries are spent, or the queue's end of it. */
 async function endJob(

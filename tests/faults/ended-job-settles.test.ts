@@ -58,9 +58,10 @@ test('a scrape whose worker dies on its last try ends failed, its kept leads cha
 
 	const second = workers.start()
 	await second.ready
-	// the heartbeat is missed (10 s), the job fails for good; the sweep runs on the minute
+	// the heartbeat is missed (10 s), the job fails for good; the sweep runs on the minute and
+	// takes lists left untouched for a minute
 	await expect
-		.poll(async () => (await listOf(listId)).status, { timeout: 130_000, interval: 500 })
+		.poll(async () => (await listOf(listId)).status, { timeout: 190_000, interval: 500 })
 		.toBe(3)
 	const list = await listOf(listId)
 	const { rows: jobs } = await sql<{ state: string }>`select state from pgboss.job
@@ -78,4 +79,4 @@ test('a scrape whose worker dies on its last try ends failed, its kept leads cha
 	)
 	expect(await getCreditBalance(me.accountId!)).toBe(5000 - list.found)
 	second.child.kill('SIGTERM')
-}, 200_000)
+}, 260_000)

@@ -7,7 +7,7 @@ import {
 	type ApolloOrganization,
 } from '../../integrations/apollo.server.ts'
 import { retryLater, type JobContext } from '../../jobs/define.server.ts'
-import { endedJob, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
+import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { patiently } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
@@ -165,7 +165,7 @@ const LIST_COLUMNS = [
 ] as const
 
 /** Domain lookups still pending or running while no job of theirs is queued or running. */
-export async function unfinishedCompanyScrapes() {
+export async function unfinishedCompanyScrapes(quietSeconds: number) {
 	const rows = await db
 		.selectFrom('company_scraping_list as c')
 		.select('c.id')
@@ -174,10 +174,14 @@ export async function unfinishedCompanyScrapes() {
 		.where((eb) =>
 			eb.not(
 				eb.exists(
-					eb.selectFrom('apollo_requests as r').select('r.id').whereRef('r.company_list_id', '=', 'c.id'),
+					eb
+						.selectFrom('apollo_requests as r')
+						.select('r.id')
+						.whereRef('r.company_list_id', '=', 'c.id'),
 				),
 			),
 		)
+		.where(quietFor('c.updated_at', quietSeconds))
 		.where(withoutLiveJob('company-scrape', sql`jsonb_build_object('listId', c.id)`))
 		.execute()
 	return rows.map((r) => ({ listId: r.id }))

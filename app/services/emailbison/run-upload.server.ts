@@ -8,7 +8,7 @@ import {
 	type EmailBisonClient,
 } from '../../integrations/emailbison.server.ts'
 import { RATE_LIMIT_RESCHEDULES, type JobContext } from '../../jobs/define.server.ts'
-import { endedJob, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
+import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { emailBisonLeadJson, type LeadRow, type UploadMapping } from './mapping.ts'
@@ -458,11 +458,12 @@ function describeFailure(error: unknown) {
 }
 
 /** Uploads still pending or running while no job of theirs is queued or running. */
-export async function unfinishedUploads() {
+export async function unfinishedUploads(quietSeconds: number) {
 	const rows = await db
 		.selectFrom('emailbison_upload as u')
 		.select('u.id')
 		.where('u.status', 'in', [UploadStatus.pending, UploadStatus.processing])
+		.where(quietFor('u.updated_at', quietSeconds))
 		.where(withoutLiveJob('emailbison-upload', sql`jsonb_build_object('uploadId', u.id)`))
 		.execute()
 	return rows.map((r) => ({ uploadId: r.id }))

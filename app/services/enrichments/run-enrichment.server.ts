@@ -10,7 +10,7 @@ import {
 	type OutputFormat,
 } from '../../integrations/openai.server.ts'
 import { RATE_LIMIT_RESCHEDULES, type JobContext } from '../../jobs/define.server.ts'
-import { endedJob, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
+import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
@@ -777,11 +777,12 @@ async function lockRunRows(trx: Kysely<DB>, runId: string) {
 }
 
 /** Runs still pending or running while no job of theirs is queued or running. */
-export async function unfinishedRuns() {
+export async function unfinishedRuns(quietSeconds: number) {
 	const rows = await db
 		.selectFrom('enrichment_runs as r')
 		.select('r.id')
 		.where('r.status', 'in', [JobStatus.pending, JobStatus.processing])
+		.where(quietFor('r.updated_at', quietSeconds))
 		.where(withoutLiveJob('enrich', sql`jsonb_build_object('runId', r.id)`))
 		.execute()
 	return rows.map((r) => ({ runId: r.id }))

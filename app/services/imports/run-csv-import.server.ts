@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import type pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { db, getPool } from '../../../db/index.server.ts'
-import { endedJob, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
+import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { FileNotFound, fileStorage, StorageUnavailable } from '../../storage/file-storage.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { MARK_EVERY, requestPageMarks } from '../lists/page-marks.server.ts'
@@ -619,12 +619,13 @@ async function fail(state: ImportState, reason: string) {
 }
 
 /** Imports still pending or running while no job of theirs is queued or running. */
-export async function unfinishedImports() {
+export async function unfinishedImports(quietSeconds: number) {
 	const rows = await db
 		.selectFrom('processing_list as l')
 		.innerJoin('csv_imports as i', 'i.list_id', 'l.id')
 		.select('l.id')
 		.where('l.status', 'in', [STATUS.pending, STATUS.processing])
+		.where(quietFor('l.updated_at', quietSeconds))
 		.where(withoutLiveJob('csv-import', sql`jsonb_build_object('listId', l.id)`))
 		.execute()
 	return rows.map((r) => ({ listId: r.id }))

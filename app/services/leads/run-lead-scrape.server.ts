@@ -321,7 +321,7 @@ export async function settleCredits(
 }
 
 /** Requests whose list is still pending or running while no job of theirs is queued or running. */
-export async function unfinishedLeadScrapes() {
+export async function unfinishedLeadScrapes(quietSeconds: number) {
 	const rows = await db
 		.selectFrom('apollo_requests as r')
 		.leftJoin('processing_list as l', 'l.id', 'r.list_id')
@@ -332,6 +332,9 @@ export async function unfinishedLeadScrapes() {
 				eb('l.status', 'in', [JobStatus.pending, JobStatus.processing]),
 				eb('c.status', 'in', [JobStatus.pending, JobStatus.processing]),
 			]),
+		)
+		.where(
+			sql<boolean>`coalesce(l.updated_at, c.updated_at) <= now() - ${quietSeconds} * interval '1 second'`,
 		)
 		.where(withoutLiveJob('lead-scrape', sql`jsonb_build_object('requestId', r.id)`))
 		.execute()
