@@ -12,6 +12,7 @@ import { createLeadScrape } from '../services/leads/create-lead-scrape.server.ts
 import { JOB_RETRY_LIMIT, runLeadScrape } from '../services/leads/run-lead-scrape.server.ts'
 import { retryScrape } from '../services/leads/scrape-lists.server.ts'
 import { resetSingleton } from '../utils/singleton.server.ts'
+import { getBoss } from './boss.server.ts'
 import { RATE_LIMIT_RESCHEDULES } from './define.server.ts'
 import { settleEndedJobs } from './ended.server.ts'
 import { jobDefinitions } from './registry.server.ts'
@@ -29,6 +30,8 @@ beforeAll(async () => {
 		CREDITS_PER_ENRICHMENT: '1',
 	})
 	resetSingleton('config')
+	// pg-boss's schema, as in any process that sweeps
+	await getBoss()
 })
 afterAll(() => apify.close())
 
@@ -200,6 +203,45 @@ describe('a job that ends for good settles its work (issue 40 point 3)', () => {
 				'The run stopped. It ran longer than its time limit and was stopped. Unused credits were refunded. Retry the failed rows to go on.',
 		})
 		expect(await getCreditBalance(me.accountId!)).toBe(100)
+	})
+})
+
+describe('the quiet minute and the other kinds', () => {
+	test('an upload without its job is settled once it has been quiet for a minute', async () => {
+		const me = await accountWithCredits(0)
+		const listId = await insertLeadList(me.accountId!, 3)
+		const upload = await db
+			.insertInto('emailbison_upload')
+			.values({
+				list_id: listId,
+				user_id: me.accountId!,
+				eb_workspace_id: '1',
+				campaign_id: '1',
+				status: 1,
+				mapping: JSON.stringify({ fields: {}, variables: [] }),
+			})
+			.returning('id')
+			.executeTakeFirstOrThrow()
+		const status = async () =>
+			db
+				.selectFrom('emailbison_upload')
+				.select(['status', 'error'])
+				.where('id', '=', upload.id)
+				.executeTakeFirstOrThrow()
+		// written a moment ago: the scheduled sweep leaves it alone
+		expect(await settleEndedJobs(jobDefinitions)).toBe(0)
+		expect((await status()).status).toBe(1)
+		await db
+			.updateTable('emailbison_upload')
+			.set({ updated_at: sql`now() - interval '61 seconds'` })
+			.where('id', '=', upload.id)
+			.execute()
+		expect(await settleEndedJobs(jobDefinitions)).toBe(1)
+		expect(await status()).toEqual({
+			status: 3,
+			error:
+				'The upload stopped. Its background job was removed before the work was done. The leads sent so far are in the campaign; upload the list again to send the rest.',
+		})
 	})
 })
 
