@@ -283,8 +283,11 @@ function keptNote(
 	settled: { used: number; refunded: number } | undefined,
 ) {
 	const kept = Math.max(0, found - request.found_before)
-	const noun = request.kind === 'leads' ? 'lead' : 'compan'
-	const rows = `${kept.toLocaleString('en')} ${noun}${kept === 1 ? (noun === 'lead' ? '' : 'y') : noun === 'lead' ? 's' : 'ies'}`
+	const count = kept.toLocaleString('en')
+	const rows =
+		request.kind === 'leads'
+			? `${count} lead${kept === 1 ? '' : 's'}`
+			: `${count} compan${kept === 1 ? 'y' : 'ies'}`
 	const parts: string[] = []
 	if (kept > 0)
 		parts.push(
@@ -298,7 +301,10 @@ function keptNote(
 	return parts.join(' ')
 }
 
-/** Credits for the leads this attempt found; the unused part (all of it on failure) goes back. */
+/**
+ * Credits for the leads this attempt added (kept on a failure or a cancel too, decision 0063);
+ * the unused part goes back. `found` null: nothing is charged.
+ */
 export async function settleCredits(
 	request: Pick<
 		Request,
