@@ -81,6 +81,9 @@ function describe(
 			return new ModelError('model', `The AI provider rejected the model “${model}”: ${detail}`)
 		return new ModelError('other', `The AI provider answered ${status}: ${detail}`)
 	}
+	// an answer that is not JSON, or JSON without `choices`: the SDK's own error means nothing to a user
+	if (error instanceof SyntaxError || error instanceof TypeError)
+		return new ModelError('bad-output', 'The AI provider sent an answer that could not be read.')
 	return new ModelError('other', error instanceof Error ? error.message : String(error))
 }
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { isTransientDatabaseError } from '../../db/errors.ts'
+import { isRateLimited } from '../utils/patience.server.ts'
 
 export type JobContext = {
 	jobId: string
@@ -7,6 +8,21 @@ export type JobContext = {
 	retryCount: number
 	/** aborted when the worker stops or the job expires */
 	signal: AbortSignal
+	/** how many times this job was put back for a provider's rate limit (not counted as tries) */
+	rateLimited?: number
+}
+
+/**
+ * How many times a job is put back in the queue for a rate limit without spending an attempt;
+ * past that a rate limit is a failed attempt like any other (a provider that never lets us in).
+ */
+export const RATE_LIMIT_RESCHEDULES = 20
+
+/** How long a job put back for a rate limit waits: the provider's Retry-After, within bounds. */
+export function rateLimitDelaySeconds(error: unknown, times: number) {
+	const asked = isRateLimited(error) ? error.retryAfterSeconds : undefined
+	if (asked !== undefined) return Math.min(600, Math.max(1, Math.ceil(asked)))
+	return Math.min(300, 15 * 2 ** Math.min(times, 5))
 }
 
 /**
@@ -25,6 +41,22 @@ export type JobDefinition<T = unknown> = {
 	expireInSeconds?: number
 	/** cron (UTC) for recurring jobs */
 	schedule?: { cron: string; data: T }
+	/**
+	 * For kinds with a status row: what the sweep (settle-ended-jobs) needs to settle work whose
+	 * job pg-boss will never run again (retry limit, expiry, a deleted job), decision 0062.
+	 */
+	settle?: {
+		/**
+		 * the payloads of this kind's status rows still pending or running, untouched for
+		 * `quietSeconds`, while no job of theirs is queued or running
+		 */
+		unfinished: (quietSeconds: number) => Promise<T[]>
+		/**
+		 * Ends the status row as failed with a reason a user understands and settles its credits,
+		 * once, when no job of this payload is queued or running any more; else does nothing.
+		 */
+		ended: (data: T) => Promise<boolean>
+	}
 }
 
 export function defineJob<T>(definition: JobDefinition<T>): JobDefinition<T> {
@@ -36,14 +68,16 @@ export function defineJob<T>(definition: JobDefinition<T>): JobDefinition<T> {
  * from the job's checkpoint) instead of ending the job as failed and refunding it: while
  * attempts are left, errors that go away by themselves (the database restarting or
  * unreachable, a deadlock or serialization victim), the worker stopping, and what the caller
- * knows to be retryable (an outside service's 5xx).
+ * knows to be retryable (an outside service's 5xx). A rate limit always goes back: the worker
+ * reschedules it without spending an attempt (a provider saying "slow down" is no failure).
  */
 export function retryLater(
 	error: unknown,
-	context: Pick<JobContext, 'retryCount' | 'signal'>,
+	context: Pick<JobContext, 'retryCount' | 'signal' | 'rateLimited'>,
 	retryLimit: number,
 	retryable = false,
 ) {
+	if (isRateLimited(error) && (context.rateLimited ?? 0) < RATE_LIMIT_RESCHEDULES) return true
 	const transient = retryable || context.signal.aborted || isTransientDatabaseError(error)
 	return transient && context.retryCount < retryLimit
 }

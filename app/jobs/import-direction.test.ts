@@ -34,7 +34,13 @@ test('no service imports the job registry or a job definition', async () => {
 })
 
 test('what services use from app/jobs imports no definition either', async () => {
-	for (const file of ['enqueue.server.ts', 'boss.server.ts', 'define.server.ts', 'payloads.ts'])
+	for (const file of [
+		'enqueue.server.ts',
+		'boss.server.ts',
+		'define.server.ts',
+		'ended.server.ts',
+		'payloads.ts',
+	])
 		expect(FORBIDDEN.test(await readFile(path.join('app/jobs', file), 'utf8')), file).toBe(false)
 })
 

@@ -20,6 +20,7 @@ export const jobPayloads = {
 	}),
 	'check-server': z.object({}),
 	'prune-form-submissions': z.object({}),
+	'settle-ended-jobs': z.object({}),
 } as const
 
 export type JobName = keyof typeof jobPayloads

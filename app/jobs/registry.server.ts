@@ -10,6 +10,7 @@ import { subscriptionExpiryJob } from './definitions/subscription-expiry.server.
 import { checkServerJob } from './definitions/check-server.server.ts'
 import { pruneFormSubmissionsJob } from './definitions/prune-form-submissions.server.ts'
 import { leadPageMarksJob } from './definitions/lead-page-marks.server.ts'
+import { settleEndedJobsJob } from './definitions/settle-ended-jobs.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -24,4 +25,5 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	checkServerJob,
 	pruneFormSubmissionsJob,
 	leadPageMarksJob,
+	settleEndedJobsJob,
 ]

@@ -1,6 +1,8 @@
 import { runAsJob } from '../../db/index.server.ts'
 import { logger } from '../utils/logger.server.ts'
+import { isRateLimited } from '../utils/patience.server.ts'
 import { BOSS_SCHEMA, configureQueue, getBoss } from './boss.server.ts'
+import { RATE_LIMIT_RESCHEDULES, rateLimitDelaySeconds } from './define.server.ts'
 import { jobDefinitions } from './registry.server.ts'
 
 export type Workers = {
@@ -42,6 +44,19 @@ export async function startWorkers(options: {
 		logger.info({ job: name, ids }, 'jobs handed back to the queue')
 	}
 
+	// A provider's rate limit: the job waits in the queue as never started, so the wait spends
+	// no attempt (decision 0062); its data counts the times, which RATE_LIMIT_RESCHEDULES bounds.
+	async function reschedule(name: string, id: string, times: number, delaySeconds: number) {
+		await boss.getDb().executeSql(
+			`update ${BOSS_SCHEMA}.job set state = 'created', started_on = null, heartbeat_on = null,
+				start_after = now() + $3 * interval '1 second',
+				data = data || jsonb_build_object('rateLimited', $4::int)
+			 where name = $1 and id = $2 and state = 'active'`,
+			[name, id, delaySeconds, times],
+		)
+		logger.info({ job: name, id, delaySeconds, times }, 'job rate limited: back in the queue')
+	}
+
 	for (const job of jobDefinitions) {
 		await configureQueue(boss, job.name, job)
 		await boss.work(
@@ -54,6 +69,7 @@ export async function startWorkers(options: {
 			async ([attempt]) => {
 				if (!attempt) return
 				const data = job.schema.parse(attempt.data)
+				const rateLimited = Number((attempt.data as { rateLimited?: unknown }).rateLimited) || 0
 				const started = Date.now()
 				running.set(attempt.id, job.name)
 				logger.info(
@@ -67,6 +83,7 @@ export async function startWorkers(options: {
 							jobId: attempt.id,
 							retryCount: attempt.retryCount,
 							signal: AbortSignal.any([attempt.signal, shutdown.signal]),
+							rateLimited,
 						}),
 					)
 					logger.info({ job: job.name, id: attempt.id, ms: Date.now() - started }, 'job done')
@@ -75,6 +92,15 @@ export async function startWorkers(options: {
 						// stopped for the shutdown: back to the queue, not a failed attempt
 						await handBack(job.name, [attempt.id]).catch((err) =>
 							logger.warn({ job: job.name, id: attempt.id, err }, 'job not handed back'),
+						)
+						return
+					}
+					if (isRateLimited(error) && rateLimited < RATE_LIMIT_RESCHEDULES) {
+						await reschedule(
+							job.name,
+							attempt.id,
+							rateLimited + 1,
+							rateLimitDelaySeconds(error, rateLimited),
 						)
 						return
 					}

@@ -1,7 +1,7 @@
 /** A provider's answer that says "slow down": our integrations' errors carry these. */
 type RateLimited = { kind: string; retryAfterSeconds?: number }
 
-function isRateLimited(error: unknown): error is RateLimited {
+export function isRateLimited(error: unknown): error is RateLimited {
 	return Boolean(
 		error && typeof error === 'object' && (error as RateLimited).kind === 'rate-limited',
 	)

@@ -3,6 +3,8 @@ import { jobPayloads } from '../payloads.ts'
 import {
 	COMPANY_JOB_RETRY_LIMIT,
 	runCompanyScrape,
+	settleEndedCompanyScrape,
+	unfinishedCompanyScrapes,
 } from '../../services/companies/run-company-scrape.server.ts'
 
 export const companyScrapeJob = defineJob({
@@ -12,4 +14,8 @@ export const companyScrapeJob = defineJob({
 	retryDelaySeconds: 15,
 	expireInSeconds: 6 * 3600,
 	handler: ({ listId }, context) => runCompanyScrape(listId, context),
+	settle: {
+		unfinished: unfinishedCompanyScrapes,
+		ended: ({ listId }) => settleEndedCompanyScrape(listId),
+	},
 })

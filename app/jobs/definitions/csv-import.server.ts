@@ -3,6 +3,8 @@ import { jobPayloads } from '../payloads.ts'
 import {
 	CSV_IMPORT_RETRY_LIMIT,
 	runCsvImport,
+	settleEndedImport,
+	unfinishedImports,
 } from '../../services/imports/run-csv-import.server.ts'
 
 /** Imports an uploaded CSV into its list (DESIGN.md section 7): resumable from its checkpoint. */
@@ -14,4 +16,5 @@ export const csvImportJob = defineJob({
 	expireInSeconds: 2 * 3600,
 	concurrency: 1,
 	handler: ({ listId }, context) => runCsvImport(listId, context),
+	settle: { unfinished: unfinishedImports, ended: ({ listId }) => settleEndedImport(listId) },
 })

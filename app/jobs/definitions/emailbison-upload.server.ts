@@ -2,6 +2,8 @@ import { defineJob } from '../define.server.ts'
 import { jobPayloads } from '../payloads.ts'
 import {
 	runEmailBisonUpload,
+	settleEndedUpload,
+	unfinishedUploads,
 	UPLOAD_RETRY_LIMIT,
 } from '../../services/emailbison/run-upload.server.ts'
 
@@ -14,4 +16,8 @@ export const emailBisonUploadJob = defineJob({
 	expireInSeconds: 6 * 3600,
 	concurrency: 2,
 	handler: ({ uploadId }, context) => runEmailBisonUpload(uploadId, context),
+	settle: {
+		unfinished: unfinishedUploads,
+		ended: ({ uploadId }) => settleEndedUpload(uploadId),
+	},
 })

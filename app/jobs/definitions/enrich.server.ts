@@ -3,6 +3,8 @@ import { jobPayloads } from '../payloads.ts'
 import {
 	ENRICH_JOB_RETRY_LIMIT,
 	runEnrichment,
+	settleEndedRun,
+	unfinishedRuns,
 } from '../../services/enrichments/run-enrichment.server.ts'
 
 export const enrichJob = defineJob({
@@ -13,4 +15,5 @@ export const enrichJob = defineJob({
 	expireInSeconds: 6 * 3600,
 	concurrency: 2,
 	handler: ({ runId }, context) => runEnrichment(runId, context),
+	settle: { unfinished: unfinishedRuns, ended: ({ runId }) => settleEndedRun(runId) },
 })

@@ -1,6 +1,11 @@
 import { defineJob } from '../define.server.ts'
 import { jobPayloads } from '../payloads.ts'
-import { JOB_RETRY_LIMIT, runLeadScrape } from '../../services/leads/run-lead-scrape.server.ts'
+import {
+	JOB_RETRY_LIMIT,
+	runLeadScrape,
+	settleEndedLeadScrape,
+	unfinishedLeadScrapes,
+} from '../../services/leads/run-lead-scrape.server.ts'
 
 export const leadScrapeJob = defineJob({
 	name: 'lead-scrape',
@@ -9,4 +14,8 @@ export const leadScrapeJob = defineJob({
 	retryDelaySeconds: 15,
 	expireInSeconds: 6 * 3600,
 	handler: ({ requestId }, context) => runLeadScrape(requestId, context),
+	settle: {
+		unfinished: unfinishedLeadScrapes,
+		ended: ({ requestId }) => settleEndedLeadScrape(requestId),
+	},
 })

@@ -144,7 +144,9 @@ describe('company scrape', () => {
 		})
 		const list = await settledCompanyList(listId)
 		expect(list.status).toBe(3)
-		expect(list.error).toBe('The Apollo API key is not valid. Check it on the API keys page.')
+		expect(list.error).toBe(
+			'The Apollo API key is not valid. Check it on the API keys page. Retry the list to try again.',
+		)
 	})
 
 	test('an Apollo company search runs through Apify', async () => {

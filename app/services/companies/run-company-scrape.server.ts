@@ -7,10 +7,11 @@ import {
 	type ApolloOrganization,
 } from '../../integrations/apollo.server.ts'
 import { retryLater, type JobContext } from '../../jobs/define.server.ts'
+import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { patiently } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
-import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
+import { commitCredits, inTransaction } from '../billing/credits.server.ts'
 import { JobStatus } from '../leads/run-lead-scrape.server.ts'
 import { mapApolloOrganization, type CompanyFields } from './map-apollo-organization.ts'
 
@@ -69,21 +70,44 @@ async function enrichBatch(
 	return results
 }
 
+/**
+ * What this attempt found, at the price per company, never more than it held; the rest comes
+ * back. A failed or cancelled list pays the same way for the companies it keeps (decision 0063).
+ */
 async function settle(
 	list: Pick<List, 'id' | 'user_id' | 'credits_reserved' | 'attempt' | 'found_before'>,
-	ok: boolean,
 	found: number,
 	trx: typeof db,
 ) {
 	if (list.credits_reserved <= 0) return
 	const reference = companyScrapeReference(list.id, list.attempt)
-	if (!ok) return releaseCredits(trx, { accountId: list.user_id, reference })
-	// what this attempt found, at the price per company, never more than it held
 	const used = Math.min(
 		Math.max(found - list.found_before, 0) * getConfig().CREDITS_PER_COMPANY,
 		list.credits_reserved,
 	)
-	return commitCredits(trx, { accountId: list.user_id, reference, used })
+	const { refunded } = await commitCredits(trx, { accountId: list.user_id, reference, used })
+	return { used, refunded }
+}
+
+/** What a failed list kept and paid, in its reason (decision 0063). */
+function keptNote(
+	list: Pick<List, 'found_before'>,
+	found: number,
+	settled: { used: number; refunded: number } | undefined,
+) {
+	const kept = Math.max(0, found - list.found_before)
+	const rows = `${kept.toLocaleString('en')} compan${kept === 1 ? 'y' : 'ies'}`
+	const parts: string[] = []
+	if (kept > 0)
+		parts.push(
+			settled && settled.used > 0
+				? `The ${rows} found before it stopped are kept and charged (${settled.used.toLocaleString('en')} credits).`
+				: `The ${rows} found before it stopped are kept.`,
+		)
+	if (settled && settled.refunded > 0)
+		parts.push(`${settled.refunded.toLocaleString('en')} unused credits were refunded.`)
+	parts.push(kept > 0 ? 'Retry the list to look up the rest.' : 'Retry the list to try again.')
+	return parts.join(' ')
 }
 
 /** A cancelled domain lookup: the companies written so far are charged, the rest comes back. */
@@ -93,26 +117,100 @@ export async function settleCompanyCancel(listId: string, found: number, trx: ty
 		.select(['id', 'user_id', 'credits_reserved', 'attempt', 'found_before'])
 		.where('id', '=', listId)
 		.executeTakeFirst()
-	if (list) await settle(list, true, found, trx)
+	if (list) await settle(list, found, trx)
 }
 
-async function finish(list: List, outcome: { ok: true } | { ok: false; error: string }) {
-	await db.transaction().execute(async (trx) => {
-		const ended = await trx
+async function finish(
+	list: List,
+	outcome: { ok: true } | { ok: false; error: string },
+	executor: typeof db = db,
+) {
+	await inTransaction(executor, async (trx) => {
+		const current = await trx
+			.selectFrom('company_scraping_list')
+			.select('found')
+			.where('id', '=', list.id)
+			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
+			.forUpdate()
+			.executeTakeFirst()
+		if (!current) return
+		const settled = await settle(list, current.found, trx)
+		await trx
 			.updateTable('company_scraping_list')
 			.set({
 				status: outcome.ok ? JobStatus.success : JobStatus.fail,
-				error: outcome.ok ? null : outcome.error,
+				error: outcome.ok ? null : `${outcome.error} ${keptNote(list, current.found, settled)}`,
 				progress: outcome.ok ? 100 : sql`progress`,
 				finished_at: sql`now()`,
 				updated_at: sql`now()`,
 			})
 			.where('id', '=', list.id)
-			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
-			.returning('found')
-			.executeTakeFirst()
-		if (ended) await settle(list, outcome.ok, ended.found, trx)
+			.execute()
 	})
+}
+
+const LIST_COLUMNS = [
+	'id',
+	'user_id',
+	'workspace_id',
+	'status',
+	'found',
+	'requested',
+	'input_domains',
+	'items_read',
+	'key_kind',
+	'credits_reserved',
+	'attempt',
+	'found_before',
+] as const
+
+/** Domain lookups still pending or running while no job of theirs is queued or running. */
+export async function unfinishedCompanyScrapes(quietSeconds: number) {
+	const rows = await db
+		.selectFrom('company_scraping_list as c')
+		.select('c.id')
+		.where('c.status', 'in', [JobStatus.pending, JobStatus.processing])
+		// an Apollo search's list is the lead-scrape job's
+		.where((eb) =>
+			eb.not(
+				eb.exists(
+					eb
+						.selectFrom('apollo_requests as r')
+						.select('r.id')
+						.whereRef('r.company_list_id', '=', 'c.id'),
+				),
+			),
+		)
+		.where(quietFor('c.updated_at', quietSeconds))
+		.where(withoutLiveJob('company-scrape', sql`jsonb_build_object('listId', c.id)`))
+		.execute()
+	return rows.map((r) => ({ listId: r.id }))
+}
+
+/** The sweep's end of domain lookups whose job pg-boss will not run again (decision 0062). */
+export async function settleEndedCompanyScrape(listId: string) {
+	return db.transaction().execute(async (trx) => {
+		const list = (await trx
+			.selectFrom('company_scraping_list')
+			.select(LIST_COLUMNS)
+			.where('id', '=', listId)
+			.forUpdate()
+			.executeTakeFirst()) as List | undefined
+		if (list?.status !== JobStatus.pending && list?.status !== JobStatus.processing) return false
+		const ended = await endedJob(trx, 'company-scrape', { listId })
+		if (!ended) return false
+		await finish(list, { ok: false, error: `The lookup stopped. ${whyEnded(ended)}` }, trx)
+		return true
+	})
+}
+
+/** An Apollo failure that ends the list: said as final, never "we will try again". */
+function finalApolloMessage(error: ApolloError) {
+	if (error.kind === 'rate-limited')
+		return 'Apollo kept rate limiting the lookups, so they stopped after several tries.'
+	if (error.kind === 'unavailable')
+		return 'Apollo could not be reached or kept failing, so the lookups stopped after several tries.'
+	return error.message
 }
 
 /**
@@ -122,20 +220,7 @@ async function finish(list: List, outcome: { ok: true } | { ok: false; error: st
 export async function runCompanyScrape(listId: string, job: JobContext) {
 	const list = (await db
 		.selectFrom('company_scraping_list')
-		.select([
-			'id',
-			'user_id',
-			'workspace_id',
-			'status',
-			'found',
-			'requested',
-			'input_domains',
-			'items_read',
-			'key_kind',
-			'credits_reserved',
-			'attempt',
-			'found_before',
-		])
+		.select(LIST_COLUMNS)
 		.where('id', '=', listId)
 		.executeTakeFirst()) as List | undefined
 	if (!list || list.status === JobStatus.success || list.status === JobStatus.fail) return
@@ -217,8 +302,8 @@ export async function runCompanyScrape(listId: string, job: JobContext) {
 			ok: false,
 			error:
 				error instanceof ApolloError
-					? error.message
-					: 'Something went wrong while looking up the companies. Try again.',
+					? finalApolloMessage(error)
+					: 'Something went wrong while looking up the companies.',
 		})
 	}
 }

@@ -546,6 +546,29 @@ describe('bad input', () => {
 		})
 	})
 
+	test('EmailBison failing on the last try: the upload says it stopped, not "we will try again"', async () => {
+		const me = await account()
+		const listId = await leadList(me, 5)
+		const ws = eb.addWorkspace('Down for good')
+		const campaign = eb.addCampaign(ws.id, 'Down for good')
+		const uploadId = await unqueuedUpload(me, listId, ws.id, campaign.id)
+		eb.failNext(1000)
+		try {
+			await runEmailBisonUpload(uploadId, {
+				jobId: 'x',
+				retryCount: 9,
+				signal: new AbortController().signal,
+			})
+		} finally {
+			eb.failNext(0)
+		}
+		expect(await settled(uploadId)).toMatchObject({
+			status: 3,
+			error:
+				'EmailBison kept failing (503), so the upload stopped after several tries. Check the EmailBison URL in Settings, then upload the list again to send the rest.',
+		})
+	})
+
 	test("another account's list or upload is a 404", async () => {
 		const me = await account()
 		const other = await account()

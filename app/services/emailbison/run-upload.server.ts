@@ -7,7 +7,8 @@ import {
 	type EbLeadResult,
 	type EmailBisonClient,
 } from '../../integrations/emailbison.server.ts'
-import type { JobContext } from '../../jobs/define.server.ts'
+import { RATE_LIMIT_RESCHEDULES, type JobContext } from '../../jobs/define.server.ts'
+import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { emailBisonLeadJson, type LeadRow, type UploadMapping } from './mapping.ts'
@@ -424,8 +425,12 @@ async function uploadBatches(client: EmailBisonClient, upload: Upload, signal: A
 	}
 }
 
-async function finish(uploadId: string, outcome: { ok: true } | { ok: false; error: string }) {
-	await db
+async function finish(
+	uploadId: string,
+	outcome: { ok: true } | { ok: false; error: string },
+	executor: typeof db = db,
+) {
+	await executor
 		.updateTable('emailbison_upload')
 		.set({
 			status: outcome.ok ? UploadStatus.success : UploadStatus.fail,
@@ -437,14 +442,56 @@ async function finish(uploadId: string, outcome: { ok: true } | { ok: false; err
 		.execute()
 }
 
+/** Why an upload ended for good: final, never "we will try again" (nothing will). */
 function describeFailure(error: unknown) {
 	if (error instanceof UploadFailure) return error.message
 	if (error instanceof EmailBisonError) {
 		if (error.kind === 'key')
 			return 'EmailBison refused the API key: check the super-admin key in Settings.'
+		if (error.kind === 'rate-limited')
+			return 'EmailBison kept rate limiting the upload, so it stopped after several tries. Upload the list again to send the rest.'
+		if (error.kind === 'unavailable')
+			return `${error.status ? `EmailBison kept failing (${error.status})` : 'EmailBison could not be reached'}, so the upload stopped after several tries. Check the EmailBison URL in Settings, then upload the list again to send the rest.`
 		return error.message
 	}
-	return 'Something went wrong while uploading to EmailBison. Try again.'
+	return 'Something went wrong while uploading to EmailBison. Upload the list again to send the rest.'
+}
+
+/** Uploads still pending or running while no job of theirs is queued or running. */
+export async function unfinishedUploads(quietSeconds: number) {
+	const rows = await db
+		.selectFrom('emailbison_upload as u')
+		.select('u.id')
+		.where('u.status', 'in', [UploadStatus.pending, UploadStatus.processing])
+		.where(quietFor('u.updated_at', quietSeconds))
+		.where(withoutLiveJob('emailbison-upload', sql`jsonb_build_object('uploadId', u.id)`))
+		.execute()
+	return rows.map((r) => ({ uploadId: r.id }))
+}
+
+/** The sweep's end of an upload whose job pg-boss will not run again (decision 0062). */
+export async function settleEndedUpload(uploadId: string) {
+	return db.transaction().execute(async (trx) => {
+		const locked = await trx
+			.selectFrom('emailbison_upload')
+			.select('status')
+			.where('id', '=', uploadId)
+			.forUpdate()
+			.executeTakeFirst()
+		if (locked?.status !== UploadStatus.pending && locked?.status !== UploadStatus.processing)
+			return false
+		const job = await endedJob(trx, 'emailbison-upload', { uploadId })
+		if (!job) return false
+		await finish(
+			uploadId,
+			{
+				ok: false,
+				error: `The upload stopped. ${whyEnded(job)} The leads sent so far are in the campaign; upload the list again to send the rest.`,
+			},
+			trx,
+		)
+		return true
+	})
 }
 
 /**
@@ -491,6 +538,13 @@ export async function runEmailBisonUpload(
 			job.signal.aborted ||
 			!(error instanceof EmailBisonError || error instanceof UploadFailure)
 		if (retryable && job.retryCount < UPLOAD_RETRY_LIMIT) throw error
+		// a rate limit spends no attempt: the worker puts the job back to wait (decision 0062)
+		if (
+			error instanceof EmailBisonError &&
+			error.kind === 'rate-limited' &&
+			(job.rateLimited ?? 0) < RATE_LIMIT_RESCHEDULES
+		)
+			throw error
 		if (!(error instanceof EmailBisonError || error instanceof UploadFailure))
 			logger.error({ err: error, uploadId }, 'EmailBison upload failed')
 		await finish(uploadId, { ok: false, error: describeFailure(error) })

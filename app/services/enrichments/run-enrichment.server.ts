@@ -9,11 +9,12 @@ import {
 	type ModelClient,
 	type OutputFormat,
 } from '../../integrations/openai.server.ts'
-import type { JobContext } from '../../jobs/define.server.ts'
+import { RATE_LIMIT_RESCHEDULES, type JobContext } from '../../jobs/define.server.ts'
+import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
-import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
+import { commitCredits, inTransaction, releaseCredits } from '../billing/credits.server.ts'
 import { cacheKey, COMPANY_FIELDS, LEAD_FIELDS, modelProvider } from './enrichments.server.ts'
 import { providerKeyId, takeSlot } from './rate-limit.server.ts'
 import { WHOLE_LIST, type RunFilter } from './run-filter.ts'
@@ -106,8 +107,8 @@ type Run = {
 	prepared: boolean
 }
 
-async function loadRun(runId: string): Promise<Run | undefined> {
-	const row = await db
+async function loadRun(runId: string, executor: Kysely<DB> = db): Promise<Run | undefined> {
+	const row = await executor
 		.selectFrom('enrichment_runs')
 		.select([
 			'id',
@@ -139,32 +140,73 @@ type RowResult = {
 
 class FatalRunError extends Error {}
 
-/** One model call with retries on 429 and 5xx, honouring Retry-After, else backing off. */
+/**
+ * The provider kept answering 429 to one call: the job goes back to the queue to wait, without
+ * spending an attempt (the worker reads `kind`, decision 0062); its rows stay pending.
+ */
+class RunRateLimited extends Error {
+	readonly kind = 'rate-limited'
+	readonly retryAfterSeconds: number | undefined
+	constructor(retryAfterSeconds: number | undefined) {
+		super('The AI provider kept rate limiting the run.')
+		this.retryAfterSeconds = retryAfterSeconds
+	}
+}
+
+/** 429s in a row one call waits out (the whole run slowing down) before the run waits in the queue */
+export const RATE_LIMIT_TRIES = 20
+/** rows in a row that fail because the provider is down (5xx, unreachable) before the run stops */
+export const PROVIDER_DOWN_ROWS = 3
+
+/**
+ * One model call. A 429 is no failed try: the whole run pauses (Retry-After, else backing off)
+ * and the call is made again. A 5xx or a lost connection is tried CALL_TRIES times, backing
+ * off; once a row has failed that way, the next rows try once until a call succeeds, so a
+ * provider that is down costs one call a row, not five, until the run stops.
+ */
 async function callModel(
-	client: ModelClient,
-	keyId: string,
+	tools: Tools,
 	step: Extract<RunStep, { kind: 'ai' }>,
 	prompt: string,
 	signal: AbortSignal,
 ) {
 	const config = getConfig()
-	for (let attempt = 1; ; attempt++) {
+	let limited = 0
+	for (let attempt = 1; ;) {
+		const pause = tools.pace.pausedUntil - Date.now()
+		if (pause > 0) await sleep(pause, signal)
+		if (signal.aborted) throw new Error('worker stopping')
 		// shared by every process using this key (decision 0016)
-		await takeSlot(keyId, config.ENRICH_RATE_PER_SECOND, signal)
+		await takeSlot(tools.keyId, config.ENRICH_RATE_PER_SECOND, signal)
 		try {
-			return await client.complete({
+			const output = await tools.model!.complete({
 				model: step.model,
 				prompt,
 				temperature: step.temperature,
 				format: step.format,
 			})
+			tools.pace.limitedInARow = 0
+			tools.pace.downInARow = 0
+			return output
 		} catch (error) {
 			if (!(error instanceof ModelError)) throw error
 			if (error.fatal) throw new FatalRunError(error.message)
-			if (!error.retryable || attempt >= CALL_TRIES || signal.aborted) throw error
+			if (signal.aborted) throw error
+			if (error.kind === 'rate-limited') {
+				limited += 1
+				if (limited >= RATE_LIMIT_TRIES) throw new RunRateLimited(error.retryAfterSeconds)
+				tools.pace.limitedInARow += 1
+				const backoff = Math.min(30, 0.5 * 2 ** Math.min(tools.pace.limitedInARow, 6))
+				const waitMs = (error.retryAfterSeconds ?? backoff) * 1000
+				tools.pace.pausedUntil = Math.max(tools.pace.pausedUntil, Date.now() + waitMs)
+				continue
+			}
+			const tries = tools.pace.downInARow > 0 ? 1 : CALL_TRIES
+			if (!error.retryable || attempt >= tries) throw error
 			const backoff = Math.min(30, 0.5 * 2 ** (attempt - 1)) * (0.75 + Math.random() / 2)
 			await sleep((error.retryAfterSeconds ?? backoff) * 1000, signal)
 			if (signal.aborted) throw error
+			attempt += 1
 		}
 	}
 }
@@ -172,6 +214,16 @@ async function callModel(
 type Tools = {
 	model: ModelClient | null
 	keyId: string
+	/** the run's pace, shared by its concurrent calls */
+	pace: {
+		/** no call starts before this (ms): a 429 pauses the whole run */
+		pausedUntil: number
+		limitedInARow: number
+		/** rows in a row whose call failed because the provider is down */
+		downInARow: number
+		/** the last such failure's message */
+		downMessage: string | null
+	}
 	apollo: ReturnType<typeof createApolloClient> | null
 	cached: (hash: string) => Promise<{ output: unknown } | undefined>
 	/** answers fetched for a page in one query, and which hashes that query asked for */
@@ -243,7 +295,7 @@ async function enrichRow(run: Run, lead: RunRow, tools: Tools, signal: AbortSign
 				result.cached += 1
 			} else {
 				try {
-					output = await callModel(tools.model!, tools.keyId, step, prompt, signal)
+					output = await callModel(tools, step, prompt, signal)
 					result.calls += 1
 					// kept at once, not with the row's checkpoint: a worker that dies before the
 					// checkpoint must not pay for this answer again (the resumed job finds it here)
@@ -253,11 +305,15 @@ async function enrichRow(run: Run, lead: RunRow, tools: Tools, signal: AbortSign
 						.onConflict((oc) => oc.doNothing())
 						.execute()
 				} catch (error) {
-					if (error instanceof FatalRunError) throw error
+					if (error instanceof FatalRunError || error instanceof RunRateLimited) throw error
 					if (signal.aborted) return null
 					result.status = JobStatus.fail
 					result.error =
 						error instanceof ModelError ? error.message : 'The model call failed unexpectedly.'
+					if (error instanceof ModelError && error.kind === 'unavailable') {
+						tools.pace.downInARow += 1
+						tools.pace.downMessage = error.message
+					}
 					if (!(error instanceof ModelError)) logger.error({ err: error }, 'enrichment call failed')
 					continue
 				}
@@ -371,8 +427,12 @@ const stopPreparing = {
 }
 
 /** Ends a run and settles its credits together; a run already ended is left alone. */
-async function finish(run: Run, outcome: { ok: true } | { ok: false; error: string }) {
-	await db.transaction().execute(async (trx) => {
+async function finish(
+	run: Run,
+	outcome: { ok: true } | { ok: false; error: string },
+	executor: Kysely<DB> = db,
+) {
+	await inTransaction(executor, async (trx) => {
 		const ended = await trx
 			.updateTable('enrichment_runs')
 			.set({
@@ -417,6 +477,7 @@ async function toolsFor(run: Run): Promise<Tools> {
 	return {
 		model,
 		keyId,
+		pace: { pausedUntil: 0, limitedInARow: 0, downInARow: 0, downMessage: null },
 		apollo,
 		cached: (hash) =>
 			db
@@ -483,7 +544,7 @@ export async function runEnrichment(runId: string, job: JobContext) {
 
 			let next = 0
 			let buffer: RowResult[] = []
-			let fatal: FatalRunError | null = null
+			let fatal: FatalRunError | RunRateLimited | null = null
 			let cancelled = false
 			let writing = Promise.resolve()
 			let lastWrite = Date.now()
@@ -504,9 +565,14 @@ export async function runEnrichment(runId: string, job: JobContext) {
 						const result = await enrichRow(run, lead, tools, job.signal)
 						if (result) buffer.push(result)
 					} catch (error) {
-						if (error instanceof FatalRunError) fatal = error
+						if (error instanceof FatalRunError || error instanceof RunRateLimited) fatal = error
 						else throw error
 					}
+					// the provider is down: stop, rather than fail every row (issue 40)
+					if (!fatal && tools.pace.downInARow >= PROVIDER_DOWN_ROWS)
+						fatal = new FatalRunError(
+							`The run stopped after ${PROVIDER_DOWN_ROWS} rows in a row failed: ${tools.pace.downMessage ?? 'the AI provider did not answer.'}${run.credits_reserved > 0 ? ' Rows not done are not charged; unused credits were refunded.' : ''} Retry the failed rows when the provider is back.`,
+						)
 					// written in the background, one batch after another
 					if (
 						buffer.length >= FLUSH_ROWS ||
@@ -526,6 +592,17 @@ export async function runEnrichment(runId: string, job: JobContext) {
 	} catch (error) {
 		if (error instanceof FatalRunError) {
 			await finish(run, { ok: false, error: (error as FatalRunError).message })
+			return
+		}
+		// the worker puts the job back to wait, spending no attempt; its rows stay pending
+		if (error instanceof RunRateLimited && (job.rateLimited ?? 0) < RATE_LIMIT_RESCHEDULES)
+			throw error
+		if (error instanceof RunRateLimited) {
+			await finish(run, {
+				ok: false,
+				error:
+					'The run stopped: the AI provider kept rate limiting it. Retry the failed rows later.',
+			})
 			return
 		}
 		if (job.signal.aborted && job.retryCount < ENRICH_JOB_RETRY_LIMIT) throw error
@@ -697,6 +774,50 @@ async function writeCompanyRows(
  */
 async function lockRunRows(trx: Kysely<DB>, runId: string) {
 	await sql`select pg_advisory_xact_lock(hashtext(${`enrichment_run_rows:${runId}`}))`.execute(trx)
+}
+
+/** Runs still pending or running while no job of theirs is queued or running. */
+export async function unfinishedRuns(quietSeconds: number) {
+	const rows = await db
+		.selectFrom('enrichment_runs as r')
+		.select('r.id')
+		.where('r.status', 'in', [JobStatus.pending, JobStatus.processing])
+		.where(quietFor('r.updated_at', quietSeconds))
+		.where(withoutLiveJob('enrich', sql`jsonb_build_object('runId', r.id)`))
+		.execute()
+	return rows.map((r) => ({ runId: r.id }))
+}
+
+/**
+ * The sweep's end of a run whose job pg-boss will not run again (decision 0062): under the
+ * run's lock, and only while still no job of it is queued or running, it fails with the
+ * reason; the answers it paid for are charged, the rest of the hold comes back.
+ */
+export async function settleEndedRun(runId: string) {
+	return db.transaction().execute(async (trx) => {
+		await lockRunRows(trx, runId)
+		const locked = await trx
+			.selectFrom('enrichment_runs')
+			.select('status')
+			.where('id', '=', runId)
+			.forUpdate()
+			.executeTakeFirst()
+		if (locked?.status !== JobStatus.pending && locked?.status !== JobStatus.processing)
+			return false
+		const job = await endedJob(trx, 'enrich', { runId })
+		if (!job) return false
+		const run = (await loadRun(runId, trx))!
+		const refund = run.credits_reserved > 0 ? ' Unused credits were refunded.' : ''
+		await finish(
+			run,
+			{
+				ok: false,
+				error: `The run stopped. ${whyEnded(job)}${refund} Retry the failed rows to go on.`,
+			},
+			trx,
+		)
+		return true
+	})
 }
 
 /** Cancels a run that has not ended: the job stops at its next batch; used credits are kept. */

@@ -4,6 +4,7 @@ import { sql } from 'kysely'
 import type pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { db, getPool } from '../../../db/index.server.ts'
+import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { FileNotFound, fileStorage, StorageUnavailable } from '../../storage/file-storage.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { MARK_EVERY, requestPageMarks } from '../lists/page-marks.server.ts'
@@ -615,6 +616,53 @@ async function fail(state: ImportState, reason: string) {
 		.execute()
 	await removeImportFile(state.file_path)
 	logger.warn({ listId: state.list_id, reason }, 'csv import failed')
+}
+
+/** Imports still pending or running while no job of theirs is queued or running. */
+export async function unfinishedImports(quietSeconds: number) {
+	const rows = await db
+		.selectFrom('processing_list as l')
+		.innerJoin('csv_imports as i', 'i.list_id', 'l.id')
+		.select('l.id')
+		.where('l.status', 'in', [STATUS.pending, STATUS.processing])
+		.where(quietFor('l.updated_at', quietSeconds))
+		.where(withoutLiveJob('csv-import', sql`jsonb_build_object('listId', l.id)`))
+		.execute()
+	return rows.map((r) => ({ listId: r.id }))
+}
+
+/**
+ * The sweep's end of an import whose job pg-boss will not run again (decision 0062): under the
+ * list's lock, and only while still no job of it is queued or running. The rows imported so far
+ * stay (an import costs no credits); the file is removed as for any failed import.
+ */
+export async function settleEndedImport(listId: string) {
+	const state = await loadState(listId)
+	if (!state) return false
+	const ended = await db.transaction().execute(async (trx) => {
+		const locked = await trx
+			.selectFrom('processing_list')
+			.select('status')
+			.where('id', '=', listId)
+			.forUpdate()
+			.executeTakeFirst()
+		if (locked?.status !== STATUS.pending && locked?.status !== STATUS.processing) return false
+		const job = await endedJob(trx, 'csv-import', { listId })
+		if (!job) return false
+		await trx
+			.updateTable('processing_list')
+			.set({
+				status: STATUS.fail,
+				error: `The import stopped. ${whyEnded(job)} The rows imported so far are kept; upload the file again for the rest.`,
+				finished_at: sql`now()`,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', listId)
+			.execute()
+		return true
+	})
+	if (ended) await removeImportFile(state.file_path)
+	return ended
 }
 
 function mapValues<T extends Record<string, number>>(object: T, map: (value: number) => number) {

@@ -87,7 +87,9 @@ describe('lead scrape', () => {
 		})
 		const list = await settledLeadList(listId)
 		expect(list.status).toBe(3)
-		expect(list.error).toBe('The Apify run failed: Apollo session expired')
+		expect(list.error).toBe(
+			'The Apify run failed: Apollo session expired 50 unused credits were refunded. Retry the list to try again.',
+		)
 		expect(await getCreditBalance(me.accountId!)).toBe(100)
 	})
 

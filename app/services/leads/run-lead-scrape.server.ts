@@ -10,9 +10,10 @@ import {
 	type ApifyClient,
 } from '../../integrations/apify.server.ts'
 import { retryLater, type JobContext } from '../../jobs/define.server.ts'
+import { endedJob, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { patiently } from '../../utils/patience.server.ts'
-import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
+import { commitCredits, inTransaction, releaseCredits } from '../billing/credits.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { mapApolloPerson, type LeadFields } from './map-apollo-person.ts'
 import { mapApolloOrganization, type CompanyFields } from '../companies/map-apollo-organization.ts'
@@ -50,8 +51,11 @@ type Request = {
 	found: number
 }
 
-async function loadRequest(requestId: string): Promise<Request | undefined> {
-	const request = await db
+async function loadRequest(
+	requestId: string,
+	executor: Kysely<DB> = db,
+): Promise<Request | undefined> {
+	const request = await executor
 		.selectFrom('apollo_requests')
 		.select([
 			'id',
@@ -75,7 +79,7 @@ async function loadRequest(requestId: string): Promise<Request | undefined> {
 	if (!request) return undefined
 	const kind: ListKind = request.list_id ? 'leads' : 'companies'
 	const listId = (request.list_id ?? request.company_list_id)!
-	const list = await db
+	const list = await executor
 		.selectFrom(LIST_TABLE[kind])
 		.select(['workspace_id', 'status', 'found'])
 		.where('id', '=', listId)
@@ -231,37 +235,76 @@ async function savePage(request: Request, items: unknown[], itemsRead: number) {
 	})
 }
 
-/** Ends the list and settles its credits in one transaction: whoever sees the status sees the balance. */
-async function finish(request: Request, outcome: { ok: true } | { ok: false; error: string }) {
-	await db.transaction().execute(async (trx) => {
+/**
+ * Ends the list and settles its credits in one transaction: whoever sees the status sees the
+ * balance. A failed list keeps the rows it wrote and pays for them like a cancelled one
+ * (decision 0063); its reason says so, and that the rest of the hold came back.
+ */
+async function finish(
+	request: Request,
+	outcome: { ok: true } | { ok: false; error: string },
+	executor: Kysely<DB> = db,
+) {
+	await inTransaction(executor, async (trx) => {
 		const list = await trx
+			.selectFrom(LIST_TABLE[request.kind])
+			.select('found')
+			.where('id', '=', request.list_id)
+			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
+			.forUpdate()
+			.executeTakeFirst()
+		// already ended (cancelled, or another run of this job finished first)
+		if (!list) return
+		const settled = await settleCredits(request, list.found, trx)
+		const error = outcome.ok ? null : `${outcome.error} ${keptNote(request, list.found, settled)}`
+		await trx
 			.updateTable(LIST_TABLE[request.kind])
 			.set({
 				status: outcome.ok ? JobStatus.success : JobStatus.fail,
-				error: outcome.ok ? null : outcome.error,
+				error,
 				progress: outcome.ok ? 100 : sql`progress`,
 				finished_at: sql`now()`,
 				updated_at: sql`now()`,
 			})
 			.where('id', '=', request.list_id)
-			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
-			.returning('found')
-			.executeTakeFirst()
-		// already ended (cancelled, or another run of this job finished first)
-		if (!list) return
+			.execute()
 		await trx
 			.updateTable('apollo_requests')
-			.set({
-				status: outcome.ok ? JobStatus.success : JobStatus.fail,
-				error: outcome.ok ? null : outcome.error,
-			})
+			.set({ status: outcome.ok ? JobStatus.success : JobStatus.fail, error })
 			.where('id', '=', request.id)
 			.execute()
-		await settleCredits(request, outcome.ok ? list.found : null, trx)
 	})
 }
 
-/** Credits for the leads this attempt found; the unused part (all of it on failure) goes back. */
+/** What a failed list kept and paid, in its reason (decision 0063). */
+function keptNote(
+	request: Pick<Request, 'kind' | 'found_before' | 'credits_reserved'>,
+	found: number,
+	settled: { used: number; refunded: number } | undefined,
+) {
+	const kept = Math.max(0, found - request.found_before)
+	const count = kept.toLocaleString('en')
+	const rows =
+		request.kind === 'leads'
+			? `${count} lead${kept === 1 ? '' : 's'}`
+			: `${count} compan${kept === 1 ? 'y' : 'ies'}`
+	const parts: string[] = []
+	if (kept > 0)
+		parts.push(
+			settled && settled.used > 0
+				? `The ${rows} found before it stopped are kept and charged (${settled.used.toLocaleString('en')} credits).`
+				: `The ${rows} found before it stopped are kept.`,
+		)
+	if (settled && settled.refunded > 0)
+		parts.push(`${settled.refunded.toLocaleString('en')} unused credits were refunded.`)
+	parts.push(kept > 0 ? 'Retry the list to find the rest.' : 'Retry the list to try again.')
+	return parts.join(' ')
+}
+
+/**
+ * Credits for the leads this attempt added (kept on a failure or a cancel too, decision 0063);
+ * the unused part goes back. `found` null: nothing is charged.
+ */
 export async function settleCredits(
 	request: Pick<
 		Request,
@@ -269,20 +312,74 @@ export async function settleCredits(
 	>,
 	found: number | null,
 	trx: Kysely<DB> = db,
-) {
+): Promise<{ used: number; refunded: number } | undefined> {
 	if (request.credits_reserved <= 0) return
 	const reference = leadScrapeReference(request.id, request.attempt)
 	if (found === null) {
-		await releaseCredits(trx, { accountId: request.user_id, reference })
-		return
+		const { refunded } = await releaseCredits(trx, { accountId: request.user_id, reference })
+		return { used: 0, refunded }
 	}
 	const price = request.credits_reserved / request.requested_count
 	const newLeads = Math.max(0, Math.min(found - request.found_before, request.requested_count))
-	await commitCredits(trx, {
-		accountId: request.user_id,
-		reference,
-		used: Math.round(newLeads * price),
+	const used = Math.round(newLeads * price)
+	const { refunded } = await commitCredits(trx, { accountId: request.user_id, reference, used })
+	return { used, refunded }
+}
+
+/** Requests whose list is still pending or running while no job of theirs is queued or running. */
+export async function unfinishedLeadScrapes(quietSeconds: number) {
+	const rows = await db
+		.selectFrom('apollo_requests as r')
+		.leftJoin('processing_list as l', 'l.id', 'r.list_id')
+		.leftJoin('company_scraping_list as c', 'c.id', 'r.company_list_id')
+		.select('r.id')
+		.where((eb) =>
+			eb.or([
+				eb('l.status', 'in', [JobStatus.pending, JobStatus.processing]),
+				eb('c.status', 'in', [JobStatus.pending, JobStatus.processing]),
+			]),
+		)
+		.where(
+			sql<boolean>`coalesce(l.updated_at, c.updated_at) <= now() - ${quietSeconds} * interval '1 second'`,
+		)
+		.where(withoutLiveJob('lead-scrape', sql`jsonb_build_object('requestId', r.id)`))
+		.execute()
+	return rows.map((r) => ({ requestId: r.id }))
+}
+
+/**
+ * The sweep's end of a search whose job pg-boss will not run again: under the list's lock, and
+ * only when still no job of it is queued or running, the list fails with the reason and its
+ * credits are settled as for any failure (decision 0062). True when it ended the list.
+ */
+export async function settleEndedLeadScrape(requestId: string) {
+	return db.transaction().execute(async (trx) => {
+		const request = await loadRequest(requestId, trx)
+		if (!request) return false
+		const locked = await trx
+			.selectFrom(LIST_TABLE[request.kind])
+			.select('status')
+			.where('id', '=', request.list_id)
+			.forUpdate()
+			.executeTakeFirst()
+		if (locked?.status !== JobStatus.pending && locked?.status !== JobStatus.processing)
+			return false
+		const ended = await endedJob(trx, 'lead-scrape', { requestId })
+		if (!ended) return false
+		// read again under the lock: a retry may have moved the attempt on since
+		const current = (await loadRequest(requestId, trx))!
+		await finish(current, { ok: false, error: `The search stopped. ${whyEnded(ended)}` }, trx)
+		return true
 	})
+}
+
+/** An Apify failure that ends the list: said as final, never "we will try again". */
+function finalApifyMessage(error: ApifyError) {
+	if (error.kind === 'rate-limited')
+		return 'Apify kept rate limiting the search, so it stopped after several tries.'
+	if (error.kind === 'unavailable')
+		return 'Apify could not be reached or kept failing, so the search stopped after several tries.'
+	return error.message
 }
 
 /**
@@ -351,8 +448,8 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 			throw error
 		const message =
 			error instanceof ApifyError
-				? error.message
-				: 'Something went wrong while scraping. Try again.'
+				? finalApifyMessage(error)
+				: 'Something went wrong while scraping.'
 		if (!(error instanceof ApifyError))
 			logger.error({ err: error, requestId }, 'lead scrape failed')
 		await finish(request, { ok: false, error: message })
