@@ -6,7 +6,7 @@ import type { z } from 'zod'
 // of four. Unchecked, `zz[99999999]=1` (40 bytes) made an array of a hundred million slots
 // and took the process down, and `steps[4000].kind=ai` came back in the reply and rendered
 // 4,001 steps. Every form is held to these bounds before it is parsed, and each array to
-// the maximum its schema gives it (decision 0056).
+// the maximum its schema gives it (decision 0068).
 
 /** Fields in one form: the largest real form (a team member's 500 workspaces) is below. */
 export const MAX_FORM_FIELDS = 1_000
