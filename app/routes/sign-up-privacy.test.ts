@@ -7,6 +7,7 @@ import { db } from '../../db/index.server.ts'
 import { startTestAuthServer, type TestAuthServer } from '../auth-service/testing.server.ts'
 import { requestContext } from '../context.server.ts'
 import { statusOf } from '../utils/http-errors.server.ts'
+import { getToast } from '../utils/toast.server.ts'
 import * as forgotPassword from './forgot-password.tsx'
 import * as signup from './signup.tsx'
 
@@ -47,10 +48,15 @@ async function answer(promise: Promise<unknown>) {
 	}
 	const response = result instanceof Response ? result : null
 	const body = (result as { data?: unknown })?.data
+	const cookie = response?.headers.get('set-cookie')?.split(';')[0]
+	const toast = cookie
+		? (await getToast(new Request('http://localhost/', { headers: { Cookie: cookie } }))).toast
+		: undefined
 	return {
 		status: statusOf(result) ?? 200,
 		location: response?.headers.get('location') ?? null,
 		body: body === undefined ? null : JSON.stringify(body),
+		toast: toast?.message ?? null,
 	}
 }
 
@@ -114,5 +120,11 @@ describe('forgot-password never tells whether an address is registered', () => {
 		})
 		expect(await server.mailCount(owner.email)).toBe(1)
 		expect(await server.mailCount(unknown)).toBe(0)
+		// the truth each time: the first says a mail went out if there is an account, the second
+		// (nothing sent) says that nothing new was sent
+		expect(registeredAnswers.map((a) => a.toast)).toEqual([
+			'If an account exists for that email, we sent a link to reset your password, and a 6-digit code you can enter here.',
+			'No new email was sent: if an account exists for that email, we sent it a reset link and code less than a minute ago. Use them, or ask again in a minute.',
+		])
 	})
 })
