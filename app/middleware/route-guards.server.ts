@@ -20,7 +20,11 @@ export const DOMAIN_SCOPES: Scope[] = ['all', 'domain-management:read', 'domain-
 /** Where a signed-out visitor goes, keeping where they were headed. */
 export function signInUrl(request: Request) {
 	const url = new URL(request.url)
-	const target = safeRedirect(url.pathname.replace(/\.data$/, '') + url.search)
+	// a data request's path: React Router asks /_.data for / (and /x/_.data for /x/)
+	const data = url.pathname.endsWith('.data')
+	const path = url.pathname.replace(/\/_\.data$/, '/').replace(/\.data$/, '')
+	if (data) url.searchParams.delete('_routes')
+	const target = safeRedirect(path + url.search)
 	return target === '/' ? '/signin' : `/signin?redirectTo=${encodeURIComponent(target)}`
 }
 
