@@ -36,7 +36,15 @@ import {
 	TwoFactorConfirmSchema,
 	TwoFactorDisableSchema,
 	TwoFactorEnrollSchema,
+	TwoFactorRecoveryCodesSchema,
 } from '../services/auth/two-factor.ts'
+import {
+	deleteRecoveryCodes,
+	flashRecoveryCodes,
+	issueRecoveryCodes,
+	takeRecoveryCodes,
+	unusedRecoveryCodes,
+} from '../services/auth/recovery-codes.server.ts'
 import {
 	confirmEnrollment,
 	disableTwoFactor,
@@ -48,11 +56,19 @@ import {
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = context.get(requestContext).account!
 	const config = getConfig()
-	const [profile, emailState] = await Promise.all([
+	const [profile, emailState, flashed, recoveryCodesLeft] = await Promise.all([
 		getProfile(account.user.id),
 		getEmailState(account.user.id),
+		takeRecoveryCodes(request, account.user.id),
+		account.twoFactorEnabled ? unusedRecoveryCodes(account.user.id) : 0,
 	])
-	return {
+	const headers = new Headers()
+	if (flashed) {
+		headers.append('Set-Cookie', flashed.clear)
+		// codes shown once: no cache keeps this page
+		headers.set('Cache-Control', 'no-store')
+	}
+	const page = {
 		email: emailState.email || account.user.email,
 		emailChange: {
 			pending: emailState.pending,
@@ -61,6 +77,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		},
 		twoFactor: {
 			enabled: account.twoFactorEnabled,
+			recoveryCodesLeft,
+			// just issued: shown this once
+			recoveryCodes: account.twoFactorEnabled ? (flashed?.codes ?? null) : null,
 			// sent here by the admin area (ADMIN_REQUIRE_MFA)
 			requiredForAdmin:
 				Boolean(account.platformRole) && new URL(request.url).search.includes(TWO_FACTOR_REQUIRED),
@@ -71,6 +90,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		// the owner's onboarding answers, editable here (docs/decisions/0009-client-rules-and-analytics.md)
 		companyDetails: isOwner(account) ? await companyDetails(account.user.id) : null,
 	}
+	return data(page, { headers })
+}
+
+export function headers({ loaderHeaders }: Route.HeadersArgs) {
+	return loaderHeaders
 }
 
 async function companyDetails(userId: string) {
@@ -164,10 +188,26 @@ const TwoFactorSchema = z.discriminatedUnion('intent', [
 	TwoFactorEnrollSchema,
 	TwoFactorConfirmSchema,
 	TwoFactorDisableSchema,
+	TwoFactorRecoveryCodesSchema,
 ])
 
-/** The two-factor section: start the set-up, confirm it with a first code, turn it off. */
-async function twoFactorAction(supabase: Supabase, formData: FormData) {
+/** New recovery codes, to /settings, which shows them once. */
+async function withNewRecoveryCodes(userId: string, message: string) {
+	const codes = await issueRecoveryCodes(userId)
+	return redirectWithSuccess('/settings#recovery-codes', message, {
+		headers: { 'Set-Cookie': await flashRecoveryCodes(userId, codes) },
+	})
+}
+
+/**
+ * The two-factor section: start the set-up, confirm it with a first code (recovery codes come
+ * with it), new recovery codes, turn it off.
+ */
+async function twoFactorAction(
+	supabase: Supabase,
+	account: { user: { id: string }; twoFactorEnabled: boolean },
+	formData: FormData,
+) {
 	const intent = 'two-factor' as const
 	const submission = parseWithZod(formData, { schema: TwoFactorSchema })
 	if (submission.status !== 'success') {
@@ -201,7 +241,27 @@ async function twoFactorAction(supabase: Supabase, formData: FormData) {
 				},
 				{ status: failure.status },
 			)
-		return redirectWithSuccess('/settings', 'Two-factor authentication is on')
+		return withNewRecoveryCodes(
+			account.user.id,
+			'Two-factor authentication is on. Save your recovery codes now: they are shown only once.',
+		)
+	}
+	if (value.intent === 'two-factor-recovery-codes') {
+		if (!account.twoFactorEnabled)
+			return data(
+				{
+					intent,
+					result: submission.reply({
+						formErrors: ['Turn two-factor authentication on first: recovery codes come with it.'],
+					}),
+					enrollment: null,
+				},
+				{ status: 400 },
+			)
+		return withNewRecoveryCodes(
+			account.user.id,
+			'New recovery codes: the old ones no longer work. Save these now: they are shown only once.',
+		)
 	}
 	const error = await disableTwoFactor(supabase)
 	if (error)
@@ -215,6 +275,7 @@ async function twoFactorAction(supabase: Supabase, formData: FormData) {
 			},
 			{ status: 400 },
 		)
+	await deleteRecoveryCodes(account.user.id)
 	return redirectWithSuccess('/settings', 'Two-factor authentication is off')
 }
 
@@ -225,7 +286,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		return emailBisonAction(account, formData)
 	if (formData.get('intent') === 'company-details') return companyDetailsAction(account!, formData)
 	if (String(formData.get('intent')).startsWith('two-factor'))
-		return twoFactorAction(supabase, formData)
+		return twoFactorAction(supabase, account!, formData)
 	if (formData.get('intent') === 'email')
 		return emailAction(request, supabase, account!.user.id, formData)
 	const submission = parseWithZod(formData, { schema: SettingsSchema })
@@ -376,6 +437,8 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 				</Card>
 				<TwoFactorCard
 					enabled={loaderData.twoFactor.enabled}
+					recoveryCodes={loaderData.twoFactor.recoveryCodes}
+					recoveryCodesLeft={loaderData.twoFactor.recoveryCodesLeft}
 					requiredForAdmin={loaderData.twoFactor.requiredForAdmin}
 					actionData={
 						actionData && 'enrollment' in actionData
@@ -533,13 +596,18 @@ type TwoFactorActionData = {
 
 function TwoFactorCard({
 	enabled,
+	recoveryCodes,
+	recoveryCodesLeft,
 	requiredForAdmin,
 	actionData,
 }: {
 	enabled: boolean
+	recoveryCodes: string[] | null
+	recoveryCodesLeft: number
 	requiredForAdmin: boolean
 	actionData: TwoFactorActionData | undefined
 }) {
+	const renewing = useIsPending('two-factor-recovery-codes')
 	const starting = useIsPending('two-factor-enroll')
 	const confirming = useIsPending('two-factor-confirm')
 	const disabling = useIsPending('two-factor-disable')
@@ -562,16 +630,54 @@ function TwoFactorCard({
 				</p>
 			) : null}
 			{enabled ? (
-				<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
-					<input type="hidden" name="intent" value="two-factor-disable" />
-					<FormErrors id={form.errorId} errors={form.errors} />
-					<p className="text-slate-700">
-						On: signing in asks for a code from your authenticator app.
-					</p>
-					<SubmitButton variant="secondary" pending={disabling} pendingText="Turning off…">
-						Turn off two-factor authentication
-					</SubmitButton>
-				</Form>
+				<>
+					<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+						<input type="hidden" name="intent" value="two-factor-disable" />
+						<FormErrors id={form.errorId} errors={form.errors} />
+						<p className="text-slate-700">
+							On: signing in asks for a code from your authenticator app.
+						</p>
+						<SubmitButton variant="secondary" pending={disabling} pendingText="Turning off…">
+							Turn off two-factor authentication
+						</SubmitButton>
+					</Form>
+					<section aria-labelledby="recovery-codes" className="mt-6 border-t border-slate-200 pt-4">
+						<h3 id="recovery-codes" className="font-semibold">
+							Recovery codes
+						</h3>
+						{recoveryCodes ? (
+							<div
+								role="status"
+								className="mt-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200"
+							>
+								<p className="font-medium">
+									Save these codes somewhere safe now: they are shown only once.
+								</p>
+								<p className="mt-1">
+									If you lose your phone, sign in with your password and one of these codes. Each
+									code works once.
+								</p>
+								<ul data-testid="recovery-codes" className="mt-2 grid grid-cols-2 gap-1 font-mono">
+									{recoveryCodes.map((code) => (
+										<li key={code}>{code}</li>
+									))}
+								</ul>
+							</div>
+						) : (
+							<p className="mt-2 text-sm text-slate-700">
+								{recoveryCodesLeft === 0
+									? 'You have no unused recovery codes: without your phone you could not sign in. Get new ones.'
+									: `${recoveryCodesLeft} unused ${recoveryCodesLeft === 1 ? 'code' : 'codes'} left. Each signs you in once if you lose your phone.`}
+							</p>
+						)}
+						<Form method="post" className="mt-3">
+							<input type="hidden" name="intent" value="two-factor-recovery-codes" />
+							<SubmitButton variant="secondary" pending={renewing} pendingText="Making codes…">
+								Get new recovery codes
+							</SubmitButton>
+						</Form>
+					</section>
+				</>
 			) : enrollment ? (
 				<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
 					<input type="hidden" name="intent" value="two-factor-confirm" />
