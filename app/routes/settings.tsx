@@ -12,8 +12,15 @@ import { getOnboarding, saveOnboarding } from '../services/onboarding/onboarding
 import { OnboardingSchema } from '../services/onboarding/schema.ts'
 import { describeAuthError } from '../services/auth/errors.server.ts'
 import { getProfile, updateProfile } from '../services/auth/profile.server.ts'
-import { ChangeEmailSchema, ChangePasswordSchema, ProfileSchema } from '../services/auth/schemas.ts'
 import {
+	ChangeEmailSchema,
+	ChangePasswordSchema,
+	EmailChangeCodeSchema,
+	ProfileSchema,
+} from '../services/auth/schemas.ts'
+import {
+	confirmEmailChangeWithCode,
+	FIRST_OF_TWO,
 	getEmailState,
 	requestEmailChange,
 	type EmailChange,
@@ -27,7 +34,7 @@ import {
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithInfo, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 import { getConfig } from '../config.server.ts'
 import { TWO_FACTOR_REQUIRED } from '../middleware/route-guards.server.ts'
@@ -182,6 +189,28 @@ async function emailAction(
 	)
 }
 
+/** A code from one of the email-change mails: the same effect as its link. */
+async function emailCodeAction(supabase: Supabase, userId: string, formData: FormData) {
+	const intent = 'email-code' as const
+	const submission = parseWithZod(formData, { schema: EmailChangeCodeSchema })
+	if (submission.status !== 'success')
+		return data({ intent, result: submission.reply({ hideFields: ['code'] }) }, { status: 400 })
+	const outcome = await confirmEmailChangeWithCode(supabase, userId, submission.value.code)
+	if (outcome === 'changed') return redirectWithSuccess('/settings', 'Email address changed.')
+	if (outcome === 'first-of-two') return redirectWithInfo('/settings', FIRST_OF_TWO)
+	const message =
+		outcome === 'limited'
+			? 'Too many attempts. Wait a few minutes and try again.'
+			: 'This code is not right or has expired. Use the latest email.'
+	return data(
+		{
+			intent,
+			result: submission.reply({ hideFields: ['code'], fieldErrors: { code: [message] } }),
+		},
+		{ status: outcome === 'limited' ? 429 : 400 },
+	)
+}
+
 const SettingsSchema = z.discriminatedUnion('intent', [ProfileSchema, ChangePasswordSchema])
 
 const TwoFactorSchema = z.discriminatedUnion('intent', [
@@ -289,6 +318,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 		return twoFactorAction(supabase, account!, formData)
 	if (formData.get('intent') === 'email')
 		return emailAction(request, supabase, account!.user.id, formData)
+	if (formData.get('intent') === 'email-code')
+		return emailCodeAction(supabase, account!.user.id, formData)
 	const submission = parseWithZod(formData, { schema: SettingsSchema })
 	const intent = formData.get('intent') === 'password' ? 'password' : 'profile'
 	if (submission.status !== 'success') {
@@ -390,6 +421,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 					pending={loaderData.emailChange.pending}
 					bothAddresses={loaderData.emailChange.bothAddresses}
 					result={actionData?.intent === 'email' ? actionData.result : undefined}
+					codeResult={actionData?.intent === 'email-code' ? actionData.result : undefined}
 				/>
 				{loaderData.companyDetails ? (
 					<Card>
@@ -521,13 +553,23 @@ function EmailCard({
 	pending,
 	bothAddresses,
 	result,
+	codeResult,
 }: {
 	email: string
 	pending: EmailChange | null
 	bothAddresses: boolean
 	result: SubmissionResult<string[]> | undefined
+	codeResult: SubmissionResult<string[]> | undefined
 }) {
 	const saving = useIsPending('email')
+	const confirming = useIsPending('email-code')
+	const [codeForm, codeFields] = useForm({
+		id: 'email-code',
+		lastResult: codeResult,
+		constraint: getZodConstraint(EmailChangeCodeSchema),
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: EmailChangeCodeSchema }),
+		shouldRevalidate: 'onInput',
+	})
 	const [form, fields] = useForm({
 		id: 'email',
 		lastResult: result,
@@ -564,6 +606,25 @@ function EmailCard({
 						</li>
 					</ul>
 				</div>
+			) : null}
+			{pending ? (
+				<Form method="post" className="mt-4 space-y-4" {...getFormProps(codeForm)}>
+					<input type="hidden" name="intent" value="email-code" />
+					<FormErrors id={codeForm.errorId} errors={codeForm.errors} />
+					<Field
+						label="Code from the email"
+						hint="Each email also has a 6-digit code: enter it here instead of opening the link."
+						errors={codeFields.code.errors}
+						inputProps={{
+							...getInputProps(codeFields.code, { type: 'text' }),
+							inputMode: 'numeric',
+							autoComplete: 'one-time-code',
+						}}
+					/>
+					<SubmitButton variant="secondary" pending={confirming} pendingText="Checking…">
+						Confirm with code
+					</SubmitButton>
+				</Form>
 			) : null}
 			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="email" />

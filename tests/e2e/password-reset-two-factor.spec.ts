@@ -52,7 +52,8 @@ async function secondFactorThenPassword(page: Page, secret: string, password: st
 	await page.getByLabel('New password', { exact: true }).fill(password)
 	await page.getByLabel('Repeat the new password').fill(password)
 	await page.getByRole('button', { name: 'Save new password' }).click()
-	await page.waitForURL((url) => url.pathname === '/')
+	// a new account without a plan lands on /subscription
+	await page.waitForURL((url) => url.pathname !== '/reset-password')
 	await expect(page.getByText('Your password has been changed.')).toBeVisible()
 }
 
@@ -135,6 +136,37 @@ test('a second reset request within a minute sends nothing and says so', async (
 	await page.getByLabel('New password', { exact: true }).fill('first-mail-pass-9')
 	await page.getByLabel('Repeat the new password').fill('first-mail-pass-9')
 	await page.getByRole('button', { name: 'Save new password' }).click()
-	await page.waitForURL((url) => url.pathname === '/')
+	// a new account without a plan lands on /subscription
+	await page.waitForURL((url) => url.pathname !== '/reset-password')
 	await expect(page.getByText('Your password has been changed.')).toBeVisible()
+})
+
+test('two-factor: a recovery code from the set-up gets a user without their phone in', async ({
+	page,
+}) => {
+	const { email } = await signedUp(page)
+	await page.goto('/settings')
+	await page.getByRole('button', { name: 'Set up two-factor authentication' }).click()
+	const secret = (await page.getByTestId('two-factor-secret').textContent())!.trim()
+	await page.getByLabel('Code from the app').fill(code(secret))
+	await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click()
+	await expect(page.getByText('Save these codes somewhere safe now')).toBeVisible()
+	const codes = (await page.getByTestId('recovery-codes').locator('li').allTextContents()).map(
+		(c) => c.trim(),
+	)
+	expect(codes).toHaveLength(10)
+	// shown once
+	await page.reload()
+	await expect(page.getByText('10 unused codes left.')).toBeVisible()
+	await expect(page.getByTestId('recovery-codes')).toHaveCount(0)
+	await signOut(page)
+
+	await signIn(page, email)
+	await page.waitForURL('**/signin/verify')
+	await page.getByText('Lost your phone? Use a recovery code').click()
+	await page.getByLabel('Recovery code').fill(codes[2]!)
+	await page.getByRole('button', { name: 'Use recovery code' }).click()
+	await page.waitForURL((url) => url.pathname === '/settings')
+	await expect(page.getByText('You signed in with a recovery code')).toBeVisible()
+	await expect(page.getByRole('button', { name: 'Set up two-factor authentication' })).toBeVisible()
 })

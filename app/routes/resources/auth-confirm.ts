@@ -3,7 +3,7 @@ import { redirect } from 'react-router'
 import type { Route } from './+types/auth-confirm'
 import { requestContext } from '../../context.server.ts'
 import { RedirectToSchema } from '../../services/auth/schemas.ts'
-import { FIRST_LINK_ACCEPTED } from '../../services/auth/email-change.server.ts'
+import { FIRST_LINK_ACCEPTED, FIRST_OF_TWO } from '../../services/auth/email-change.server.ts'
 import {
 	redirectWithError,
 	redirectWithInfo,
@@ -51,7 +51,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			failed ?? 'This link is invalid or has expired. Ask for a new one.',
 		)
 	}
-	if (firstOfTwo) throw await redirectWithInfo(next, FIRST_LINK_ACCEPTED)
+	// in the app's words, not GoTrue's sentence
+	if (firstOfTwo) throw await redirectWithInfo(next, FIRST_OF_TWO)
 	throw await redirectWithSuccess(
 		next,
 		next === '/reset-password'
