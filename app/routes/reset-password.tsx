@@ -37,8 +37,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 				tokenHash: TOKEN_HASH.test(tokenHash) ? tokenHash : '',
 				email: '',
 			},
-			// the token is as secret as a password: kept from caches and from the next page's Referer
-			{ headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } },
+			// the token is as secret as a password: kept from caches and from other sites' Referer
+			// (same-origin, not no-referrer: that makes the form's POST send `Origin: null`, which
+			// the origin check refuses)
+			{ headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'same-origin' } },
 		)
 	if (account) return { mode: 'link' as const, email: account.user.email, tokenHash: '' }
 	// signed in for recovery with the password step only: the second factor comes first
