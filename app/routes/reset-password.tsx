@@ -49,8 +49,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	return { mode: 'code' as const, email: email.slice(0, 254), tokenHash: '' }
 }
 
-export function headers({ loaderHeaders }: Route.HeadersArgs) {
-	return loaderHeaders
+// this page's headers over what the layouts send
+export function headers({ parentHeaders, loaderHeaders }: Route.HeadersArgs) {
+	const merged = new Headers(parentHeaders)
+	loaderHeaders.forEach((value, name) => {
+		if (name === 'set-cookie') merged.append(name, value)
+		else merged.set(name, value)
+	})
+	return merged
 }
 
 export async function action({ request, context }: Route.ActionArgs) {

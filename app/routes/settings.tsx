@@ -100,8 +100,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	return data(page, { headers })
 }
 
-export function headers({ loaderHeaders }: Route.HeadersArgs) {
-	return loaderHeaders
+// this page's headers over what the layouts send
+export function headers({ parentHeaders, loaderHeaders }: Route.HeadersArgs) {
+	const merged = new Headers(parentHeaders)
+	loaderHeaders.forEach((value, name) => {
+		if (name === 'set-cookie') merged.append(name, value)
+		else merged.set(name, value)
+	})
+	return merged
 }
 
 async function companyDetails(userId: string) {
