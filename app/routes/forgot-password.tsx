@@ -27,7 +27,10 @@ export async function action({ request }: Route.ActionArgs) {
 	// Whether or not the address has an account, a second request within a minute sends nothing
 	// and says so: the same true answer for every address (decision 0056).
 	if (!(await claimResetRequest(email))) return redirectWithInfo(codePage, ALREADY_SENT)
-	const { error } = await sendPasswordReset(request, email)
+	const { error } = await sendPasswordReset(request, email).catch(async (thrown: unknown) => {
+		await releaseResetRequest(email)
+		throw thrown
+	})
 	if (error) {
 		await releaseResetRequest(email)
 		// the auth service's own per-address limit: nothing went out, so do not say it did
