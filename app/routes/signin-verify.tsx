@@ -84,8 +84,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function SignInVerify({ actionData }: Route.ComponentProps) {
 	const [searchParams] = useSearchParams()
-	const isPending = useIsPending()
 	const recovering = useIsPending('recovery')
+	const isPending = useIsPending() && !recovering
 	const [form, fields] = useForm({
 		id: 'signin-verify',
 		lastResult: actionData?.intent === 'code' ? actionData.result : undefined,
