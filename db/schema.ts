@@ -642,6 +642,11 @@ export interface Onboarding {
   user_id: string;
 }
 
+export interface PasswordResetRequests {
+  email_key: string;
+  requested_at: Timestamp;
+}
+
 export interface PricePlans {
   created_at: Generated<Timestamp>;
   id: number;
@@ -756,6 +761,13 @@ export interface TeamMemberWorkspaceAcess {
   workspace_id: string;
 }
 
+export interface TwoFactorRecoveryCodes {
+  code_hash: string;
+  created_at: Generated<Timestamp>;
+  used_at: Timestamp | null;
+  user_id: string;
+}
+
 export interface Workspaces {
   created_at: Generated<Timestamp>;
   id: Generated<string>;
@@ -810,6 +822,7 @@ export interface DB {
   leads: Leads;
   mailbox: Mailbox;
   onboarding: Onboarding;
+  password_reset_requests: PasswordResetRequests;
   price_plans: PricePlans;
   processing_list: ProcessingList;
   profiles: Profiles;
@@ -821,5 +834,6 @@ export interface DB {
   team_invitation_limits: TeamInvitationLimits;
   team_member_workspace_acess: TeamMemberWorkspaceAcess;
   team_members: TeamMembers;
+  two_factor_recovery_codes: TwoFactorRecoveryCodes;
   workspaces: Workspaces;
 }

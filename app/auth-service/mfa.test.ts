@@ -172,6 +172,40 @@ describe('TOTP factors (auth.mfa)', () => {
 		expect(phone.error).toMatchObject({ status: 422, code: 'mfa_phone_enroll_not_enabled' })
 	})
 
+	test('an aal1 session of a user with a verified factor changes neither password nor email (insufficient_aal)', async () => {
+		const { client: owner, email, secret } = await enrolled()
+		const thief = statefulClient()
+		await thief.auth.signInWithPassword({ email, password: PASSWORD })
+		const insufficient = {
+			status: 401,
+			code: 'insufficient_aal',
+			message: 'AAL2 session is required to update email or password when MFA is enabled.',
+		}
+		const password = await thief.auth.updateUser({ password: 'taken over 99' })
+		expect(password.error).toMatchObject(insufficient)
+		const address = await thief.auth.updateUser({ email: `thief-${randomUUID()}@example.com` })
+		expect(address.error).toMatchObject(insufficient)
+		// the same address, or only metadata, is no change of either
+		const same = await thief.auth.updateUser({ email, data: { theme: 'dark' } })
+		expect(same.error).toBeNull()
+		// nothing changed: the owner's session lives on and the old password still signs in
+		expect((await owner.auth.getUser()).error).toBeNull()
+		const again = await statefulClient().auth.signInWithPassword({ email, password: PASSWORD })
+		expect(again.error).toBeNull()
+		const row = await server.db
+			.selectFrom('auth.users')
+			.select(['email_change', 'email_change_token_new'])
+			.where('email', '=', email)
+			.executeTakeFirstOrThrow()
+		expect(row.email_change || null).toBeNull()
+		expect(row.email_change_token_new || null).toBeNull()
+		// with the code, the same session may
+		const factorId = (await thief.auth.mfa.listFactors()).data!.totp[0]!.id
+		const raised = await thief.auth.mfa.challengeAndVerify({ factorId, code: codeFor(secret, 1) })
+		expect(raised.error).toBeNull()
+		expect((await thief.auth.updateUser({ password: 'changed with code 7' })).error).toBeNull()
+	})
+
 	test('unenrolling from an aal2 session brings its next token back to aal1', async () => {
 		const { client, factorId } = await enrolled()
 		const { data, error } = await client.auth.mfa.unenroll({ factorId })

@@ -54,9 +54,18 @@ export async function signup(ctx: AuthContext, request: Request, body: Body) {
 
 	let user = await findUserByEmail(ctx.db, address)
 	if (user?.email_confirmed_at) {
-		// With autoconfirm a new address gets a session at once, so sign-up cannot hide who is
-		// registered; GoTrue answers 422 too (decision 0023).
-		if (autoconfirm) throw unprocessable('user_already_exists', 'User already registered')
+		// With autoconfirm a new address gets a session at once, so the API cannot hide who is
+		// registered; GoTrue answers 422 too (decision 0023). The owner still hears of it, and the
+		// hash a new address costs is paid here too: an app that answers both alike (the sign-up
+		// page on a public APP_URL, decision 0056) is then not told apart by its timing.
+		if (autoconfirm) {
+			await bcrypt.hash(password, ctx.settings.bcryptCost)
+			await sendAccountExistsNotice(ctx, user).catch((error: unknown) => {
+				// one notice a minute is enough; the answer is the same either way
+				if ((error as { status?: number }).status !== 429) throw error
+			})
+			throw unprocessable('user_already_exists', 'User already registered')
+		}
 		// Without autoconfirm, say nothing about who is registered: a look-alike user (as
 		// GoTrue), and the owner gets a notice instead of a confirmation link.
 		await sendAccountExistsNotice(ctx, user)

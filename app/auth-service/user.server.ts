@@ -1,6 +1,6 @@
 import bcrypt from 'bcrypt'
 import type { AuthContext } from './context.server.ts'
-import { badRequest, forbidden, unprocessable } from './errors.server.ts'
+import { AuthApiError, badRequest, forbidden, unprocessable } from './errors.server.ts'
 import { json, objectParam, str, type Body } from './http.server.ts'
 import { createFlowState, sendEmailChangeMails } from './mails.server.ts'
 import { authenticate } from './sessions.server.ts'
@@ -35,7 +35,7 @@ export async function getUser(ctx: AuthContext, request: Request) {
  * current one; the change applies when both are used).
  */
 export async function updateUser(ctx: AuthContext, request: Request, body: Body) {
-	const { user, sessionId } = await authenticate(ctx, request)
+	const { user, sessionId, aal } = await authenticate(ctx, request)
 	const email =
 		body.email === undefined || body.email === '' ? undefined : validateEmail(body.email)
 	const password = typeof body.password === 'string' ? body.password : undefined
@@ -44,6 +44,14 @@ export async function updateUser(ctx: AuthContext, request: Request, body: Body)
 		throw forbidden('not_admin', 'Updating app_metadata requires admin privileges')
 	if (str(body.phone) && str(body.phone) !== (user.phone ?? ''))
 		throw badRequest('phone_provider_disabled', 'Phone logins are disabled')
+	// GoTrue's rule (api/user.go): a password alone must not take over an account with two-factor
+	const changingSecret = Boolean(password) || (email !== undefined && email !== user.email)
+	if (changingSecret && aal !== 'aal2' && user.factors?.some((f) => f.status === 'verified'))
+		throw new AuthApiError(
+			401,
+			'insufficient_aal',
+			'AAL2 session is required to update email or password when MFA is enabled.',
+		)
 	if (password !== undefined) checkPasswordStrength(password, ctx.config)
 	const pkce = validatePkce(body.code_challenge, body.code_challenge_method)
 	const changingEmail = email !== undefined && email !== user.email

@@ -20,8 +20,25 @@ export const DOMAIN_SCOPES: Scope[] = ['all', 'domain-management:read', 'domain-
 /** Where a signed-out visitor goes, keeping where they were headed. */
 export function signInUrl(request: Request) {
 	const url = new URL(request.url)
-	const target = safeRedirect(url.pathname.replace(/\.data$/, '') + url.search)
+	// a data request's path: React Router asks /_.data for / (and /x/_.data for /x/)
+	const data = url.pathname.endsWith('.data')
+	const path = url.pathname.replace(/\/_\.data$/, '/').replace(/\.data$/, '')
+	if (data) url.searchParams.delete('_routes')
+	const target = safeRedirect(path + url.search)
 	return target === '/' ? '/signin' : `/signin?redirectTo=${encodeURIComponent(target)}`
+}
+
+/**
+ * ADMIN_REQUIRE_MFA: staff without a code-verified session set up or use two-factor first. For
+ * the admin area and for everything as powerful (the local mailbox holds every reset link);
+ * `returnTo` is where the code step sends them back.
+ */
+export function requireStaffSecondFactor(account: AccountContext, returnTo?: string) {
+	if (!getConfig().ADMIN_REQUIRE_MFA || account.sessionAal === 'aal2') return
+	if (!account.twoFactorEnabled) throw redirect(`/settings?${TWO_FACTOR_REQUIRED}`)
+	throw redirect(
+		returnTo ? `/signin/verify?redirectTo=${encodeURIComponent(returnTo)}` : '/signin/verify',
+	)
 }
 
 /** The middleware SPEC.md's route table names, by name. */
@@ -44,11 +61,7 @@ export const guards: Record<MiddlewareName, Guard> = {
 	},
 	admin({ account }) {
 		if (!account?.platformRole) throw redirect('/admin-login')
-		// ADMIN_REQUIRE_MFA: staff without a code-verified session set up or use two-factor first
-		if (getConfig().ADMIN_REQUIRE_MFA && account.sessionAal !== 'aal2')
-			throw redirect(
-				account.twoFactorEnabled ? '/signin/verify' : `/settings?${TWO_FACTOR_REQUIRED}`,
-			)
+		requireStaffSecondFactor(account)
 	},
 }
 

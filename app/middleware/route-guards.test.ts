@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import type { AccountContext } from '../context.server.ts'
 import { resetSingleton } from '../utils/singleton.server.ts'
-import { guards } from './route-guards.server.ts'
+import { guards, signInUrl } from './route-guards.server.ts'
 
 const request = new Request('http://localhost/admin-dashboard')
 const staff = (twoFactorEnabled: boolean, sessionAal: 'aal1' | 'aal2') =>
@@ -34,5 +34,17 @@ describe('ADMIN_REQUIRE_MFA', () => {
 		expect(adminGuard(staff(false, 'aal1'))).toBe('/settings?twoFactor=required')
 		expect(adminGuard(staff(true, 'aal1'))).toBe('/signin/verify')
 		expect(adminGuard(staff(true, 'aal2'))).toBeNull()
+	})
+})
+
+describe('signInUrl', () => {
+	test("a guarded page's data request comes back to the page, the home page's (/_.data) too", () => {
+		const url = (path: string) => signInUrl(new Request(`http://localhost${path}`))
+		expect(url('/_.data')).toBe('/signin')
+		expect(url('/_.data?x=1')).toBe(`/signin?redirectTo=${encodeURIComponent('/?x=1')}`)
+		expect(url('/lists/_.data')).toBe(`/signin?redirectTo=${encodeURIComponent('/lists/')}`)
+		expect(url('/_.data?_routes=root,routes/dashboard')).toBe('/signin')
+		expect(url('/settings.data')).toBe(`/signin?redirectTo=${encodeURIComponent('/settings')}`)
+		expect(url('/settings')).toBe(`/signin?redirectTo=${encodeURIComponent('/settings')}`)
 	})
 })

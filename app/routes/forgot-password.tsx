@@ -6,7 +6,11 @@ import type { Route } from './+types/forgot-password'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Field, FormErrors } from '../components/ui/field.tsx'
 import { authErrorReply } from '../services/auth/errors.server.ts'
-import { sendPasswordReset } from '../services/auth/password-reset.server.ts'
+import {
+	claimResetRequest,
+	releaseResetRequest,
+	sendPasswordReset,
+} from '../services/auth/password-reset.server.ts'
 import { ForgotPasswordSchema } from '../services/auth/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -19,18 +23,32 @@ export async function action({ request }: Route.ActionArgs) {
 	if (submission.status !== 'success') {
 		return data({ result: submission.reply() }, { status: 400 })
 	}
-	const { error } = await sendPasswordReset(request, submission.value.email)
-	// The same answer whether or not the address has an account: "a mail went to this address
-	// a minute ago" (over_email_send_rate_limit) is only said of registered addresses, so it
-	// gets the same answer too; only the per-IP limit, which names no address, is told.
-	if (error && error.code !== 'over_email_send_rate_limit')
+	const { email } = submission.value
+	const codePage = `/reset-password?email=${encodeURIComponent(email)}`
+	// Whether or not the address has an account, a second request within a minute sends nothing
+	// and says so: the same true answer for every address (decision 0056).
+	if (!(await claimResetRequest(email))) return redirectWithInfo(codePage, ALREADY_SENT)
+	const { error } = await sendPasswordReset(request, email).catch(async (thrown: unknown) => {
+		await releaseResetRequest(email)
+		throw thrown
+	})
+	if (error) {
+		await releaseResetRequest(email)
+		// the auth service's own per-address limit: nothing went out, so do not say it did
+		if (error.code === 'over_email_send_rate_limit')
+			return redirectWithInfo(codePage, NOT_SENT_LIMIT)
 		return authErrorReply(submission, error, { hideFields: [] })
+	}
 	// the next page takes the code
-	return redirectWithInfo(
-		`/reset-password?email=${encodeURIComponent(submission.value.email)}`,
-		'If an account exists for that email, we sent a link to reset your password, and a 6-digit code you can enter here.',
-	)
+	return redirectWithInfo(codePage, SENT)
 }
+
+const SENT =
+	'If an account exists for that email, we sent a link to reset your password, and a 6-digit code you can enter here.'
+const ALREADY_SENT =
+	'No new email was sent: if an account exists for that email, we sent it a reset link and code less than a minute ago. Use them, or ask again in a minute.'
+const NOT_SENT_LIMIT =
+	'No new email was sent: this address got several emails from us recently. Use the link or code in the latest one, or ask again later.'
 
 export default function ForgotPassword({ actionData }: Route.ComponentProps) {
 	const isPending = useIsPending()

@@ -14,6 +14,9 @@ import * as confirm from './resources/auth-confirm.ts'
 import * as settings from './settings.tsx'
 
 const PASSWORD = 'correct horse 42'
+/** What the app says after the first of the two links or codes (not GoTrue's sentence). */
+const FIRST_OF_TWO =
+	'That worked. To finish changing your email address, also confirm from the other address: open the link or enter the code we sent there.'
 const newEmail = (label: string) => `${label}-${randomUUID().slice(0, 8)}@example.com`
 
 async function client(): Promise<SupabaseClient> {
@@ -95,6 +98,25 @@ async function mailTo(address: string) {
 	return /https?:\/\/\S+/.exec(row.text_body)![0]
 }
 
+async function codeTo(address: string) {
+	const row = await db
+		.selectFrom('mailbox')
+		.select('text_body')
+		.where('to_address', '=', address)
+		.orderBy('id', 'desc')
+		.executeTakeFirstOrThrow()
+	return /code: (\d{6})/.exec(row.text_body)![1]!
+}
+
+async function postCode(user: Awaited<ReturnType<typeof signedIn>>, code: string) {
+	const request = new Request('http://localhost/settings', {
+		method: 'POST',
+		body: new URLSearchParams({ intent: 'email-code', code }),
+	})
+	const args = { request, context: context(user.supabase, user.account), params: {} }
+	return answer(settings.action(args as never))
+}
+
 describe('changing the email address on /settings', () => {
 	test('a bad, unchanged or taken address is refused at the field and nothing is asked', async () => {
 		const user = await signedIn()
@@ -136,7 +158,7 @@ describe('changing the email address on /settings', () => {
 		expect(await open(toNew)).toMatchObject({
 			status: 302,
 			location: '/settings',
-			toast: FIRST_LINK_ACCEPTED,
+			toast: FIRST_OF_TWO,
 		})
 		expect(await getEmailState(user.id)).toEqual({
 			email: user.email,
@@ -168,11 +190,45 @@ describe('changing the email address on /settings', () => {
 		}
 		expect(await landing(FIRST_LINK_ACCEPTED)).toMatchObject({
 			location: '/settings',
-			toast: FIRST_LINK_ACCEPTED,
+			toast: FIRST_OF_TWO,
 		})
 		expect(await landing('Your account is locked: call +1 555 0100')).toMatchObject({
 			location: '/signin',
 			toast: 'This link is invalid or has expired. Ask for a new one.',
 		})
+	})
+
+	test('the codes in the two mails, entered on /settings, change the address as the links do', async () => {
+		const user = await signedIn()
+		const target = newEmail('by-code')
+		await post(user, target)
+		const toCurrent = await codeTo(user.email)
+		const toNew = await codeTo(target)
+		const wrong = toNew === '000000' ? '111111' : '000000'
+		expect(await postCode(user, wrong)).toMatchObject({
+			status: 400,
+			errors: { code: ['This code is not right or has expired. Use the latest email.'] },
+		})
+		expect(await postCode(user, 'abc')).toMatchObject({
+			status: 400,
+			errors: { code: ['Enter the 6-digit code from the email'] },
+		})
+		expect(await postCode(user, toNew)).toMatchObject({
+			status: 302,
+			location: '/settings',
+			toast: FIRST_OF_TWO,
+		})
+		expect((await getEmailState(user.id)).pending).toMatchObject({
+			waitingForCurrent: true,
+			waitingForNew: false,
+		})
+		// a code counts once
+		expect(await postCode(user, toNew)).toMatchObject({ status: 400 })
+		expect(await postCode(user, toCurrent)).toMatchObject({
+			status: 302,
+			location: '/settings',
+			toast: 'Email address changed.',
+		})
+		expect(await getEmailState(user.id)).toEqual({ email: target, pending: null })
 	})
 })

@@ -13,8 +13,15 @@ import { getOnboarding, saveOnboarding } from '../services/onboarding/onboarding
 import { OnboardingSchema } from '../services/onboarding/schema.ts'
 import { describeAuthError } from '../services/auth/errors.server.ts'
 import { getProfile, updateProfile } from '../services/auth/profile.server.ts'
-import { ChangeEmailSchema, ChangePasswordSchema, ProfileSchema } from '../services/auth/schemas.ts'
 import {
+	ChangeEmailSchema,
+	ChangePasswordSchema,
+	EmailChangeCodeSchema,
+	ProfileSchema,
+} from '../services/auth/schemas.ts'
+import {
+	confirmEmailChangeWithCode,
+	FIRST_OF_TWO,
 	getEmailState,
 	requestEmailChange,
 	type EmailChange,
@@ -28,7 +35,7 @@ import {
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithInfo, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 import { getConfig } from '../config.server.ts'
 import { TWO_FACTOR_REQUIRED } from '../middleware/route-guards.server.ts'
@@ -37,7 +44,15 @@ import {
 	TwoFactorConfirmSchema,
 	TwoFactorDisableSchema,
 	TwoFactorEnrollSchema,
+	TwoFactorRecoveryCodesSchema,
 } from '../services/auth/two-factor.ts'
+import {
+	deleteRecoveryCodes,
+	flashRecoveryCodes,
+	issueRecoveryCodes,
+	takeRecoveryCodes,
+	unusedRecoveryCodes,
+} from '../services/auth/recovery-codes.server.ts'
 import {
 	confirmEnrollment,
 	disableTwoFactor,
@@ -49,11 +64,19 @@ import {
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = context.get(requestContext).account!
 	const config = getConfig()
-	const [profile, emailState] = await Promise.all([
+	const [profile, emailState, flashed, recoveryCodesLeft] = await Promise.all([
 		getProfile(account.user.id),
 		getEmailState(account.user.id),
+		takeRecoveryCodes(request, account.user.id),
+		account.twoFactorEnabled ? unusedRecoveryCodes(account.user.id) : 0,
 	])
-	return {
+	const headers = new Headers()
+	if (flashed) {
+		headers.append('Set-Cookie', flashed.clear)
+		// codes shown once: no cache keeps this page
+		headers.set('Cache-Control', 'no-store')
+	}
+	const page = {
 		email: emailState.email || account.user.email,
 		emailChange: {
 			pending: emailState.pending,
@@ -62,6 +85,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		},
 		twoFactor: {
 			enabled: account.twoFactorEnabled,
+			recoveryCodesLeft,
+			// just issued: shown this once
+			recoveryCodes: account.twoFactorEnabled ? (flashed?.codes ?? null) : null,
 			// sent here by the admin area (ADMIN_REQUIRE_MFA)
 			requiredForAdmin:
 				Boolean(account.platformRole) && new URL(request.url).search.includes(TWO_FACTOR_REQUIRED),
@@ -72,6 +98,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		// the owner's onboarding answers, editable here (docs/decisions/0009-client-rules-and-analytics.md)
 		companyDetails: isOwner(account) ? await companyDetails(account.user.id) : null,
 	}
+	return data(page, { headers })
+}
+
+// this page's headers over what the layouts send
+export function headers({ parentHeaders, loaderHeaders }: Route.HeadersArgs) {
+	const merged = new Headers(parentHeaders)
+	loaderHeaders.forEach((value, name) => {
+		if (name === 'set-cookie') merged.append(name, value)
+		else merged.set(name, value)
+	})
+	return merged
 }
 
 async function companyDetails(userId: string) {
@@ -159,16 +196,54 @@ async function emailAction(
 	)
 }
 
+/** A code from one of the email-change mails: the same effect as its link. */
+async function emailCodeAction(supabase: Supabase, userId: string, formData: FormData) {
+	const intent = 'email-code' as const
+	const submission = parseWithZod(formData, { schema: EmailChangeCodeSchema })
+	if (submission.status !== 'success')
+		return data({ intent, result: submission.reply({ hideFields: ['code'] }) }, { status: 400 })
+	const outcome = await confirmEmailChangeWithCode(supabase, userId, submission.value.code)
+	if (outcome === 'changed') return redirectWithSuccess('/settings', 'Email address changed.')
+	if (outcome === 'first-of-two') return redirectWithInfo('/settings', FIRST_OF_TWO)
+	const message =
+		outcome === 'limited'
+			? 'Too many attempts. Wait a few minutes and try again.'
+			: 'This code is not right or has expired. Use the latest email.'
+	return data(
+		{
+			intent,
+			result: submission.reply({ hideFields: ['code'], fieldErrors: { code: [message] } }),
+		},
+		{ status: outcome === 'limited' ? 429 : 400 },
+	)
+}
+
 const SettingsSchema = z.discriminatedUnion('intent', [ProfileSchema, ChangePasswordSchema])
 
 const TwoFactorSchema = z.discriminatedUnion('intent', [
 	TwoFactorEnrollSchema,
 	TwoFactorConfirmSchema,
 	TwoFactorDisableSchema,
+	TwoFactorRecoveryCodesSchema,
 ])
 
-/** The two-factor section: start the set-up, confirm it with a first code, turn it off. */
-async function twoFactorAction(supabase: Supabase, formData: FormData) {
+/** New recovery codes, to /settings, which shows them once. */
+async function withNewRecoveryCodes(userId: string, message: string) {
+	const codes = await issueRecoveryCodes(userId)
+	return redirectWithSuccess('/settings#recovery-codes', message, {
+		headers: { 'Set-Cookie': await flashRecoveryCodes(userId, codes) },
+	})
+}
+
+/**
+ * The two-factor section: start the set-up, confirm it with a first code (recovery codes come
+ * with it), new recovery codes, turn it off.
+ */
+async function twoFactorAction(
+	supabase: Supabase,
+	account: { user: { id: string }; twoFactorEnabled: boolean },
+	formData: FormData,
+) {
 	const intent = 'two-factor' as const
 	const submission = parseWithZod(formData, { schema: TwoFactorSchema })
 	if (submission.status !== 'success') {
@@ -202,7 +277,27 @@ async function twoFactorAction(supabase: Supabase, formData: FormData) {
 				},
 				{ status: failure.status },
 			)
-		return redirectWithSuccess('/settings', 'Two-factor authentication is on')
+		return withNewRecoveryCodes(
+			account.user.id,
+			'Two-factor authentication is on. Save your recovery codes now: they are shown only once.',
+		)
+	}
+	if (value.intent === 'two-factor-recovery-codes') {
+		if (!account.twoFactorEnabled)
+			return data(
+				{
+					intent,
+					result: submission.reply({
+						formErrors: ['Turn two-factor authentication on first: recovery codes come with it.'],
+					}),
+					enrollment: null,
+				},
+				{ status: 400 },
+			)
+		return withNewRecoveryCodes(
+			account.user.id,
+			'New recovery codes: the old ones no longer work. Save these now: they are shown only once.',
+		)
 	}
 	const error = await disableTwoFactor(supabase)
 	if (error)
@@ -216,6 +311,7 @@ async function twoFactorAction(supabase: Supabase, formData: FormData) {
 			},
 			{ status: 400 },
 		)
+	await deleteRecoveryCodes(account.user.id)
 	return redirectWithSuccess('/settings', 'Two-factor authentication is off')
 }
 
@@ -226,9 +322,11 @@ export async function action({ request, context }: Route.ActionArgs) {
 		return emailBisonAction(account, formData)
 	if (formData.get('intent') === 'company-details') return companyDetailsAction(account!, formData)
 	if (String(formData.get('intent')).startsWith('two-factor'))
-		return twoFactorAction(supabase, formData)
+		return twoFactorAction(supabase, account!, formData)
 	if (formData.get('intent') === 'email')
 		return emailAction(request, supabase, account!.user.id, formData)
+	if (formData.get('intent') === 'email-code')
+		return emailCodeAction(supabase, account!.user.id, formData)
 	const submission = parseWithZod(formData, { schema: SettingsSchema })
 	const intent = formData.get('intent') === 'password' ? 'password' : 'profile'
 	if (submission.status !== 'success') {
@@ -330,6 +428,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 					pending={loaderData.emailChange.pending}
 					bothAddresses={loaderData.emailChange.bothAddresses}
 					result={actionData?.intent === 'email' ? actionData.result : undefined}
+					codeResult={actionData?.intent === 'email-code' ? actionData.result : undefined}
 				/>
 				{loaderData.companyDetails ? (
 					<Card>
@@ -377,6 +476,8 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 				</Card>
 				<TwoFactorCard
 					enabled={loaderData.twoFactor.enabled}
+					recoveryCodes={loaderData.twoFactor.recoveryCodes}
+					recoveryCodesLeft={loaderData.twoFactor.recoveryCodesLeft}
 					requiredForAdmin={loaderData.twoFactor.requiredForAdmin}
 					actionData={
 						actionData && 'enrollment' in actionData
@@ -459,13 +560,23 @@ function EmailCard({
 	pending,
 	bothAddresses,
 	result,
+	codeResult,
 }: {
 	email: string
 	pending: EmailChange | null
 	bothAddresses: boolean
 	result: SubmissionResult<string[]> | undefined
+	codeResult: SubmissionResult<string[]> | undefined
 }) {
 	const saving = useIsPending('email')
+	const confirming = useIsPending('email-code')
+	const [codeForm, codeFields] = useForm({
+		id: 'email-code',
+		lastResult: codeResult,
+		constraint: getZodConstraint(EmailChangeCodeSchema),
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: EmailChangeCodeSchema }),
+		shouldRevalidate: 'onInput',
+	})
 	const [form, fields] = useForm({
 		id: 'email',
 		lastResult: result,
@@ -503,6 +614,25 @@ function EmailCard({
 					</ul>
 				</div>
 			) : null}
+			{pending ? (
+				<Form method="post" className="mt-4 space-y-4" {...getFormProps(codeForm)}>
+					<input type="hidden" name="intent" value="email-code" />
+					<FormErrors id={codeForm.errorId} errors={codeForm.errors} />
+					<Field
+						label="Code from the email"
+						hint="Each email also has a 6-digit code: enter it here instead of opening the link."
+						errors={codeFields.code.errors}
+						inputProps={{
+							...getInputProps(codeFields.code, { type: 'text' }),
+							inputMode: 'numeric',
+							autoComplete: 'one-time-code',
+						}}
+					/>
+					<SubmitButton variant="secondary" pending={confirming} pendingText="Checking…">
+						Confirm with code
+					</SubmitButton>
+				</Form>
+			) : null}
 			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
 				<input type="hidden" name="intent" value="email" />
 				<FormErrors id={form.errorId} errors={form.errors} />
@@ -534,13 +664,18 @@ type TwoFactorActionData = {
 
 function TwoFactorCard({
 	enabled,
+	recoveryCodes,
+	recoveryCodesLeft,
 	requiredForAdmin,
 	actionData,
 }: {
 	enabled: boolean
+	recoveryCodes: string[] | null
+	recoveryCodesLeft: number
 	requiredForAdmin: boolean
 	actionData: TwoFactorActionData | undefined
 }) {
+	const renewing = useIsPending('two-factor-recovery-codes')
 	const starting = useIsPending('two-factor-enroll')
 	const confirming = useIsPending('two-factor-confirm')
 	const disabling = useIsPending('two-factor-disable')
@@ -563,16 +698,54 @@ function TwoFactorCard({
 				</p>
 			) : null}
 			{enabled ? (
-				<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
-					<input type="hidden" name="intent" value="two-factor-disable" />
-					<FormErrors id={form.errorId} errors={form.errors} />
-					<p className="text-slate-700">
-						On: signing in asks for a code from your authenticator app.
-					</p>
-					<SubmitButton variant="secondary" pending={disabling} pendingText="Turning off…">
-						Turn off two-factor authentication
-					</SubmitButton>
-				</Form>
+				<>
+					<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+						<input type="hidden" name="intent" value="two-factor-disable" />
+						<FormErrors id={form.errorId} errors={form.errors} />
+						<p className="text-slate-700">
+							On: signing in asks for a code from your authenticator app.
+						</p>
+						<SubmitButton variant="secondary" pending={disabling} pendingText="Turning off…">
+							Turn off two-factor authentication
+						</SubmitButton>
+					</Form>
+					<section aria-labelledby="recovery-codes" className="mt-6 border-t border-slate-200 pt-4">
+						<h3 id="recovery-codes" className="font-semibold">
+							Recovery codes
+						</h3>
+						{recoveryCodes ? (
+							<div
+								role="status"
+								className="mt-2 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200"
+							>
+								<p className="font-medium">
+									Save these codes somewhere safe now: they are shown only once.
+								</p>
+								<p className="mt-1">
+									If you lose your phone, sign in with your password and one of these codes. Each
+									code works once.
+								</p>
+								<ul data-testid="recovery-codes" className="mt-2 grid grid-cols-2 gap-1 font-mono">
+									{recoveryCodes.map((code) => (
+										<li key={code}>{code}</li>
+									))}
+								</ul>
+							</div>
+						) : (
+							<p className="mt-2 text-sm text-slate-700">
+								{recoveryCodesLeft === 0
+									? 'You have no unused recovery codes: without your phone you could not sign in. Get new ones.'
+									: `${recoveryCodesLeft} unused ${recoveryCodesLeft === 1 ? 'code' : 'codes'} left. Each signs you in once if you lose your phone.`}
+							</p>
+						)}
+						<Form method="post" className="mt-3">
+							<input type="hidden" name="intent" value="two-factor-recovery-codes" />
+							<SubmitButton variant="secondary" pending={renewing} pendingText="Making codes…">
+								Get new recovery codes
+							</SubmitButton>
+						</Form>
+					</section>
+				</>
 			) : enrollment ? (
 				<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
 					<input type="hidden" name="intent" value="two-factor-confirm" />

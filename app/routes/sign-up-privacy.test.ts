@@ -7,6 +7,8 @@ import { db } from '../../db/index.server.ts'
 import { startTestAuthServer, type TestAuthServer } from '../auth-service/testing.server.ts'
 import { requestContext } from '../context.server.ts'
 import { statusOf } from '../utils/http-errors.server.ts'
+import { getToast } from '../utils/toast.server.ts'
+import { resetSingleton } from '../utils/singleton.server.ts'
 import * as forgotPassword from './forgot-password.tsx'
 import * as signup from './signup.tsx'
 
@@ -47,10 +49,15 @@ async function answer(promise: Promise<unknown>) {
 	}
 	const response = result instanceof Response ? result : null
 	const body = (result as { data?: unknown })?.data
+	const cookie = response?.headers.get('set-cookie')?.split(';')[0]
+	const toast = cookie
+		? (await getToast(new Request('http://localhost/', { headers: { Cookie: cookie } }))).toast
+		: undefined
 	return {
 		status: statusOf(result) ?? 200,
 		location: response?.headers.get('location') ?? null,
 		body: body === undefined ? null : JSON.stringify(body),
+		toast: toast?.message ?? null,
 	}
 }
 
@@ -114,5 +121,72 @@ describe('forgot-password never tells whether an address is registered', () => {
 		})
 		expect(await server.mailCount(owner.email)).toBe(1)
 		expect(await server.mailCount(unknown)).toBe(0)
+		// the truth each time: the first says a mail went out if there is an account, the second
+		// (nothing sent) says that nothing new was sent
+		expect(registeredAnswers.map((a) => a.toast)).toEqual([
+			'If an account exists for that email, we sent a link to reset your password, and a 6-digit code you can enter here.',
+			'No new email was sent: if an account exists for that email, we sent it a reset link and code less than a minute ago. Use them, or ask again in a minute.',
+		])
+	})
+})
+
+describe('on a public APP_URL with sign-ups confirmed at once', () => {
+	let autoconfirmed: TestAuthServer
+	beforeAll(async () => {
+		autoconfirmed = await startTestAuthServer({
+			AUTH_AUTOCONFIRM: 'true',
+			AUTH_RATE_LIMIT_IP: '100000',
+		})
+		process.env.APP_URL = 'https://leadsmith.example.com'
+		resetSingleton('config')
+	})
+	afterAll(async () => {
+		delete process.env.APP_URL
+		resetSingleton('config')
+		await autoconfirmed?.close()
+	})
+
+	test('sign-up answers a registered address as a new one, and mails the owner', async () => {
+		const email = newEmail('owner')
+		await autoconfirmed
+			.admin()
+			.auth.admin.createUser({ email, password: PASSWORD, email_confirm: true })
+		const signUp = async (address: string) => {
+			const context = new RouterContextProvider()
+			const supabase = autoconfirmed.client()
+			context.set(requestContext, {
+				account: null,
+				responseHeaders: new Headers(),
+				supabase,
+				currentWorkspaceId: null,
+			})
+			const request = new Request('https://leadsmith.example.com/signup', {
+				method: 'POST',
+				body: new URLSearchParams({ fullName: 'Mallory', email: address, password: PASSWORD }),
+			})
+			const reply = await answer(signup.action({ request, context, params: {} } as never))
+			// nobody is left signed in by the answer
+			expect((await supabase.auth.getSession()).data.session).toBeNull()
+			return reply
+		}
+		const fresh = newEmail('new')
+		const forNew = await signUp(fresh)
+		const forRegistered = await signUp(email)
+		expect(forRegistered).toEqual(forNew)
+		expect(forRegistered).toMatchObject({
+			status: 302,
+			location: '/signin',
+			toast:
+				'Sign in with your email and password to continue. If the address already had an account, we emailed it.',
+		})
+		expect(await autoconfirmed.mailCount(email)).toBe(1)
+		expect(await autoconfirmed.mailCount(fresh)).toBe(0)
+		// the new account is real: its password signs in
+		const signedIn = await autoconfirmed
+			.client()
+			.auth.signInWithPassword({ email: fresh, password: PASSWORD })
+		expect(signedIn.error).toBeNull()
+		// again at once (one notice a minute): still the same answer
+		expect(await signUp(email)).toEqual(forNew)
 	})
 })

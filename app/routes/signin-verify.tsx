@@ -6,11 +6,12 @@ import type { Route } from './+types/signin-verify'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Field, FormErrors } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
-import { SignInCodeSchema } from '../services/auth/two-factor.ts'
+import { SignInCodeSchema, SignInRecoverySchema } from '../services/auth/two-factor.ts'
+import { recoverWithCode } from '../services/auth/recovery-codes.server.ts'
 import { verifySignInCode } from '../services/auth/two-factor.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithInfo, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
 /** Only for a password-only session of a user with two-factor on. */
@@ -25,11 +26,45 @@ export async function loader({ context }: Route.LoaderArgs) {
 	return null
 }
 
+/** A recovery code instead of the lost authenticator: in, with two-factor off to set up again. */
+async function recoveryAction(context: Route.ActionArgs['context'], formData: FormData) {
+	const submission = parseWithZod(formData, { schema: SignInRecoverySchema })
+	if (submission.status !== 'success')
+		return data(
+			{ intent: 'recovery' as const, result: submission.reply({ hideFields: ['recoveryCode'] }) },
+			{ status: 400 },
+		)
+	const { data: user, error } = await context.get(requestContext).supabase.auth.getUser()
+	if (error || !user.user) throw redirect('/signin')
+	if (!(await recoverWithCode(user.user.id, submission.value.recoveryCode)))
+		return data(
+			{
+				intent: 'recovery' as const,
+				result: submission.reply({
+					hideFields: ['recoveryCode'],
+					fieldErrors: {
+						recoveryCode: ['This recovery code is not right, or it was used already.'],
+					},
+				}),
+			},
+			{ status: 400 },
+		)
+	return redirectWithInfo(
+		'/settings#two-factor-authentication',
+		'You signed in with a recovery code, and two-factor authentication is now off. Set it up again with your new phone: you get new recovery codes.',
+	)
+}
+
 export async function action({ request, context }: Route.ActionArgs) {
 	pendingOnly(context)
-	const submission = parseWithZod(await readFormData(request), { schema: SignInCodeSchema })
+	const formData = await readFormData(request)
+	if (formData.get('intent') === 'recovery') return recoveryAction(context, formData)
+	const submission = parseWithZod(formData, { schema: SignInCodeSchema })
 	if (submission.status !== 'success')
-		return data({ result: submission.reply({ hideFields: ['code'] }) }, { status: 400 })
+		return data(
+			{ intent: 'code' as const, result: submission.reply({ hideFields: ['code'] }) },
+			{ status: 400 },
+		)
 	const failure = await verifySignInCode(
 		context.get(requestContext).supabase,
 		submission.value.code,
@@ -37,6 +72,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 	if (failure)
 		return data(
 			{
+				intent: 'code' as const,
 				result: submission.reply({
 					hideFields: ['code'],
 					fieldErrors: { code: [failure.message] },
@@ -49,12 +85,20 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export default function SignInVerify({ actionData }: Route.ComponentProps) {
 	const [searchParams] = useSearchParams()
-	const isPending = useIsPending()
+	const recovering = useIsPending('recovery')
+	const isPending = useIsPending() && !recovering
 	const [form, fields] = useForm({
 		id: 'signin-verify',
-		lastResult: actionData?.result,
+		lastResult: actionData?.intent === 'code' ? actionData.result : undefined,
 		constraint: getZodConstraint(SignInCodeSchema),
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: SignInCodeSchema }),
+		shouldRevalidate: 'onInput',
+	})
+	const [recoveryForm, recoveryFields] = useForm({
+		id: 'signin-recovery',
+		lastResult: actionData?.intent === 'recovery' ? actionData.result : undefined,
+		constraint: getZodConstraint(SignInRecoverySchema),
+		onValidate: ({ formData }) => parseWithZod(formData, { schema: SignInRecoverySchema }),
 		shouldRevalidate: 'onInput',
 	})
 	return (
@@ -80,6 +124,31 @@ export default function SignInVerify({ actionData }: Route.ComponentProps) {
 					Verify
 				</SubmitButton>
 			</Form>
+			<details
+				className="mt-6 border-t border-slate-200 pt-4"
+				open={actionData?.intent === 'recovery'}
+			>
+				<summary className="cursor-pointer text-sm font-semibold text-indigo-700">
+					Lost your phone? Use a recovery code
+				</summary>
+				<Form method="post" className="mt-4 space-y-4" {...getFormProps(recoveryForm)}>
+					<input type="hidden" name="intent" value="recovery" />
+					<FormErrors id={recoveryForm.errorId} errors={recoveryForm.errors} />
+					<Field
+						label="Recovery code"
+						hint="One of the codes you saved when you turned two-factor on. Two-factor then turns off, so you can set it up on your new phone."
+						errors={recoveryFields.recoveryCode.errors}
+						inputProps={{
+							...getInputProps(recoveryFields.recoveryCode, { type: 'text' }),
+							autoComplete: 'off',
+							spellCheck: false,
+						}}
+					/>
+					<SubmitButton variant="secondary" pending={recovering} pendingText="Checking…">
+						Use recovery code
+					</SubmitButton>
+				</Form>
+			</details>
 			<Form method="post" action="/signout" className="mt-4">
 				<button type="submit" className="text-sm font-semibold text-indigo-700 hover:underline">
 					Cancel and sign out

@@ -36,7 +36,14 @@ export async function action({ request, context }: Route.ActionArgs) {
 			emailRedirectTo: `${getConfig().APP_URL}/auth/confirm?next=/`,
 		},
 	})
-	if (error) return authErrorReply(submission, error)
+	// On a public APP_URL nobody learns who is registered, even with sign-ups confirmed at once:
+	// a registered address gets the answer a new one gets, and its owner a mail (the auth
+	// service sends it; decision 0056).
+	const hide = !getConfig().localInstall
+	if (error) {
+		if (hide && REGISTERED.has(error.code ?? '')) return redirectWithInfo('/signin', SIGN_IN_NOW)
+		return authErrorReply(submission, error)
+	}
 	if (!signUp.user) {
 		return data(
 			{
@@ -56,8 +63,19 @@ export async function action({ request, context }: Route.ActionArgs) {
 			'Check your inbox: we sent you a link to confirm your email.',
 		)
 	}
+	if (hide) {
+		// the new account exists and is confirmed; signing in is the one step both answers share
+		await supabase.auth.signOut({ scope: 'local' })
+		return redirectWithInfo('/signin', SIGN_IN_NOW)
+	}
 	return redirectWithSuccess('/', `Welcome to ${getConfig().APP_NAME}!`)
 }
+
+/** The auth service's ways of saying the address is taken (a notice went to its owner). */
+const REGISTERED = new Set(['user_already_exists', 'email_exists'])
+
+const SIGN_IN_NOW =
+	'Sign in with your email and password to continue. If the address already had an account, we emailed it.'
 
 export default function SignUp({ actionData }: Route.ComponentProps) {
 	const isPending = useIsPending()

@@ -42,6 +42,7 @@ test('forgot and reset password through the mailed link', async ({ page }) => {
 
 	const link = await latestMailLink(page, email)
 	await page.goto(link)
+	await page.getByRole('button', { name: 'Continue' }).click()
 	await expect(page).toHaveURL(/\/reset-password$/)
 	await page.getByLabel('New password', { exact: true }).fill('brand-new-pass-9')
 	await page.getByLabel('Repeat the new password').fill('brand-new-pass-9')

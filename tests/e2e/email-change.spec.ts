@@ -17,20 +17,23 @@ test('email change: confirmed from both addresses, then signed in with the new o
 	await expect(status).toContainText(`${email}: waiting for its link`)
 	await expect(status).toContainText(`${target}: waiting for its link`)
 
-	// the current address's link: GoTrue's message, the address stays
+	// the current address's link: said in the app's words (not GoTrue's), the address stays
 	await page.goto((await latestMail(email)).link!)
 	await page.waitForURL('**/settings')
 	await expect(
 		page.getByText(
-			'Confirmation link accepted. Please proceed to confirm link sent to the other email',
+			'That worked. To finish changing your email address, also confirm from the other address',
 		),
 	).toBeVisible()
+	await expect(page.getByText('Confirmation link accepted.')).toHaveCount(0)
 	await expect(status).toContainText(`${email}: confirmed`)
 	await expect(status).toContainText(`${target}: waiting for its link`)
 
-	// the new address's link switches it
-	await page.goto((await latestMail(target)).link!)
-	await page.waitForURL('**/settings')
+	// the new address's mail also offers a code: this screen takes it, and it switches the address
+	const toNew = await latestMail(target)
+	expect(toNew.code).toMatch(/^\d{6}$/)
+	await page.getByLabel('Code from the email').fill(toNew.code!)
+	await page.getByRole('button', { name: 'Confirm with code' }).click()
 	await expect(page.getByText('Email address changed.')).toBeVisible()
 	await expect(page.getByText(`You sign in with ${target}.`)).toBeVisible()
 	await expect(status).toHaveCount(0)

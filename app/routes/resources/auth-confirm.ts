@@ -1,8 +1,9 @@
 import type { EmailOtpType } from '@supabase/supabase-js'
+import { redirect } from 'react-router'
 import type { Route } from './+types/auth-confirm'
 import { requestContext } from '../../context.server.ts'
 import { RedirectToSchema } from '../../services/auth/schemas.ts'
-import { FIRST_LINK_ACCEPTED } from '../../services/auth/email-change.server.ts'
+import { FIRST_LINK_ACCEPTED, FIRST_OF_TWO } from '../../services/auth/email-change.server.ts'
 import {
 	redirectWithError,
 	redirectWithInfo,
@@ -25,6 +26,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	const code = url.searchParams.get('code')
 	const tokenHash = url.searchParams.get('token_hash')
 	const type = url.searchParams.get('type') as EmailOtpType | null
+	// A reset link is only opened here, not used: the reset page asks before it spends the token,
+	// so a mail scanner or a glance on another device leaves the link and the mailed code
+	// working, and a user with two-factor is asked for the second factor in the browser that
+	// continues (decision 0056).
+	if (tokenHash && type === 'recovery' && next === '/reset-password')
+		throw redirect(`/reset-password?${new URLSearchParams({ token_hash: tokenHash })}`)
 	let ok = false
 	let firstOfTwo = false
 	if (code) {
@@ -44,7 +51,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			failed ?? 'This link is invalid or has expired. Ask for a new one.',
 		)
 	}
-	if (firstOfTwo) throw await redirectWithInfo(next, FIRST_LINK_ACCEPTED)
+	// in the app's words, not GoTrue's sentence
+	if (firstOfTwo) throw await redirectWithInfo(next, FIRST_OF_TWO)
 	throw await redirectWithSuccess(
 		next,
 		next === '/reset-password'

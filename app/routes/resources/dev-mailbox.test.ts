@@ -1,5 +1,6 @@
 import { RouterContextProvider } from 'react-router'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
+import { resetSingleton } from '../../utils/singleton.server.ts'
 import { db } from '../../../db/index.server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
 import { newOwner, newTeamMember } from '../../../tests/support/billing.ts'
@@ -75,5 +76,42 @@ describe('/dev/mailbox', () => {
 			'Cache-Control': 'no-store',
 			'Referrer-Policy': 'no-referrer',
 		})
+	})
+})
+
+describe('/dev/mailbox with ADMIN_REQUIRE_MFA', () => {
+	afterEach(() => {
+		delete process.env.ADMIN_REQUIRE_MFA
+		resetSingleton('config')
+	})
+
+	test('a platform admin signed in with the password alone gets the second factor first, as in the admin area', async () => {
+		process.env.ADMIN_REQUIRE_MFA = 'true'
+		resetSingleton('config')
+		await db
+			.insertInto('mailbox')
+			.values({ to_address: 'mfa@example.com', subject: 'Reset', text_body: RESET })
+			.execute()
+		const admin = await platformStaff('admin')
+		// no factor yet: set two-factor up, as /admin-dashboard asks
+		const noFactor = await outcome(() =>
+			loader(args({ ...admin, sessionAal: 'aal1', twoFactorEnabled: false })),
+		)
+		expect(noFactor.status).toBe(302)
+		expect(noFactor.location).toBe('/settings?twoFactor=required')
+		expect(JSON.stringify(noFactor.result)).not.toContain('secret-reset-token')
+		// a factor and a password-only session: the code first, then back here
+		const aal1 = await outcome(() =>
+			loader(args({ ...admin, sessionAal: 'aal1', twoFactorEnabled: true })),
+		)
+		expect(aal1.status).toBe(302)
+		expect(aal1.location).toBe('/signin/verify?redirectTo=%2Fdev%2Fmailbox')
+		const aal2 = (await loader(
+			args(
+				{ ...admin, sessionAal: 'aal2', twoFactorEnabled: true },
+				'/dev/mailbox?to=mfa@example.com',
+			),
+		)) as { data: { messages: { text: string }[] } }
+		expect(aal2.data.messages.map((m) => m.text)).toEqual([RESET])
 	})
 })

@@ -2,6 +2,7 @@ import { data, redirect } from 'react-router'
 import type { Route } from './+types/dev-mailbox'
 import { getConfig } from '../../config.server.ts'
 import { requestContext } from '../../context.server.ts'
+import { requireStaffSecondFactor } from '../../middleware/route-guards.server.ts'
 import { listMailbox } from '../../services/mail/mailbox.server.ts'
 import { pageTitle } from '../../utils/meta.ts'
 
@@ -15,6 +16,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	if (!account) throw redirect('/admin-login')
 	// Editors and everyone else: the page does not exist for them.
 	if (!account.isAdmin) throw notFound()
+	// what it shows opens any account: the same second factor as the admin area
+	requireStaffSecondFactor(account, '/dev/mailbox')
 	const to = new URL(request.url).searchParams.get('to') ?? undefined
 	return data(
 		{ messages: await listMailbox({ to, limit: 50 }), to },

@@ -96,3 +96,35 @@ export async function requestEmailChange(
 		text(body.error_code) ?? text(body.code) ?? 'unexpected_failure',
 	)
 }
+
+/** The app's words for the first of the two confirmations (link or code). */
+export const FIRST_OF_TWO =
+	'That worked. To finish changing your email address, also confirm from the other address: open the link or enter the code we sent there.'
+
+/**
+ * Confirms the user's pending change with a code from one of the two mails. A code is bound to
+ * the address it was mailed to (GoTrue checks `email` + `token`), so it is tried against each
+ * address still waiting: the new one, then the current one.
+ */
+export async function confirmEmailChangeWithCode(
+	supabase: Supabase,
+	userId: string,
+	code: string,
+): Promise<'changed' | 'first-of-two' | 'wrong' | 'limited'> {
+	const { email, pending } = await getEmailState(userId)
+	if (!pending) return 'wrong'
+	const addresses = [
+		...(pending.waitingForNew ? [pending.newEmail] : []),
+		...(pending.waitingForCurrent ? [email] : []),
+	]
+	for (const address of addresses) {
+		const { data, error } = await supabase.auth.verifyOtp({
+			email: address,
+			token: code,
+			type: 'email_change',
+		})
+		if (!error) return data.session ? 'changed' : 'first-of-two'
+		if (error.status === 429) return 'limited'
+	}
+	return 'wrong'
+}

@@ -48,6 +48,13 @@ export function describeAuthError(error: AuthError): AuthFailure {
 		case 'over_request_rate_limit':
 		case 'over_email_send_rate_limit':
 			return { status: 429, message: 'Too many attempts. Wait a few minutes and try again.' }
+		case 'insufficient_aal':
+			// a password-only session of a user with two-factor (GoTrue: password and email need aal2)
+			return {
+				status: 403,
+				message:
+					'Confirm it is you with your authenticator app first: sign out, then sign in again with your code.',
+			}
 		case 'validation_failed':
 			return { status: 400, field: 'email', message: 'Enter a valid email address' }
 		case 'signup_disabled':

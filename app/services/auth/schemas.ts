@@ -92,3 +92,14 @@ export const ChangeEmailSchema = z.object({
 	intent: z.literal('email'),
 	email: EmailSchema,
 })
+
+const EMAIL_CODE_MESSAGE = 'Enter the 6-digit code from the email'
+
+/** A code from one of the email-change mails, instead of its link. */
+export const EmailChangeCodeSchema = z.object({
+	intent: z.literal('email-code'),
+	code: z
+		.string({ error: EMAIL_CODE_MESSAGE })
+		.trim()
+		.regex(/^\d{6}$/, EMAIL_CODE_MESSAGE),
+})

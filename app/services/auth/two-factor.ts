@@ -33,3 +33,19 @@ export const TwoFactorConfirmSchema = z.object({
 })
 
 export const TwoFactorDisableSchema = z.object({ intent: z.literal('two-factor-disable') })
+
+export const RECOVERY_CODE_MESSAGE = 'Enter one of your recovery codes'
+
+/** A recovery code at the sign-in code step, instead of the authenticator's code. */
+export const SignInRecoverySchema = z.object({
+	intent: z.literal('recovery'),
+	recoveryCode: z
+		.string({ error: RECOVERY_CODE_MESSAGE })
+		.trim()
+		.min(1, RECOVERY_CODE_MESSAGE)
+		.max(40, 'A recovery code has 10 letters and digits'),
+})
+
+export const TwoFactorRecoveryCodesSchema = z.object({
+	intent: z.literal('two-factor-recovery-codes'),
+})
