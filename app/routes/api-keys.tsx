@@ -3,6 +3,7 @@ import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { data, Form, Link } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/api-keys'
+import { ConfirmDelete } from '../components/lists/confirm-delete.tsx'
 import { Badge } from '../components/ui/choice.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -130,6 +131,8 @@ function ProviderCard({
 						<span data-testid={`last4-${provider}`}>Key ending in …{summary.last4}</span>
 						{summary.verifiedAt ? (
 							<Badge tone="green">Tested</Badge>
+						) : summary.testError ? (
+							<Badge tone="red">Failed</Badge>
 						) : (
 							<Badge tone="amber">Not tested</Badge>
 						)}
@@ -138,6 +141,12 @@ function ProviderCard({
 					<Badge>No key</Badge>
 				)}
 			</div>
+			{/* the last failed test, until the key passes or is replaced (a fresh failure shows below) */}
+			{summary?.testError && !testResult?.error?.[''] ? (
+				<p className="mt-1 text-sm text-red-700" data-testid={`test-error-${provider}`}>
+					{summary.testError}
+				</p>
+			) : null}
 			{summary?.baseUrl ? (
 				<p className="mt-1 text-sm text-slate-600">Base URL: {summary.baseUrl}</p>
 			) : null}
@@ -203,11 +212,11 @@ function ProviderCard({
 						<input type="hidden" name="provider" value={provider} />
 						<SubmitButton variant="secondary">Test key</SubmitButton>
 					</Form>
-					<Form method="post">
-						<input type="hidden" name="intent" value="delete" />
-						<input type="hidden" name="provider" value={provider} />
-						<SubmitButton variant="danger">Delete key</SubmitButton>
-					</Form>
+					<ConfirmDelete
+						name={`${PROVIDER_LABELS[provider]} key`}
+						consequence="Runs that would use it then need credits, or a new key."
+						fields={{ intent: 'delete', provider }}
+					/>
 				</div>
 			) : null}
 		</Card>

@@ -8,7 +8,7 @@ import {
 	ProgressBar,
 } from '../components/lists/job-status.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
-import { ConfirmDelete } from '../components/lists/confirm-delete.tsx'
+import { ConfirmAction, ConfirmDelete } from '../components/lists/confirm-delete.tsx'
 import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -232,11 +232,12 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 												</a>
 											) : null}
 											{isRunning(list.status) ? (
-												<ActionButton
-													intent="cancel"
-													kind={list.kind}
-													listId={list.id}
+												<ConfirmAction
 													label="Cancel"
+													name={list.name}
+													confirmLabel={`Stop “${list.name}”`}
+													consequence={`The search stops now: the ${list.kind === 'leads' ? 'leads' : 'companies'} found so far are kept and charged, the credits for the rest come back.`}
+													fields={{ intent: 'cancel', kind: list.kind, listId: list.id }}
 												/>
 											) : null}
 											{list.status === 3 ? (

@@ -51,6 +51,9 @@ test('cancel at period end keeps access; resume takes it back', async ({ page })
 
 	await page.goto('/subscription')
 	const expires = await page.getByTestId('expire-date').textContent()
+	// one click does not cancel: the confirm step opens first
+	await expect(page.getByRole('button', { name: 'Cancel at period end' })).toBeHidden()
+	await page.locator('summary', { hasText: 'Cancel the subscription' }).click()
 	await page.getByRole('button', { name: 'Cancel at period end' }).click()
 	await expect(page.getByText(`Your subscription ends on ${expires}`).first()).toBeVisible()
 	await expect(page.getByText('Ends on', { exact: true })).toBeVisible()
