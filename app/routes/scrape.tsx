@@ -9,6 +9,7 @@ import {
 } from '../components/lists/job-status.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { ConfirmAction, ConfirmDelete } from '../components/lists/confirm-delete.tsx'
+import { Badge } from '../components/ui/choice.tsx'
 import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -41,8 +42,18 @@ export async function loader({ context }: Route.LoaderArgs) {
 		})),
 		canOpenList: hasScreen('list') && hasScreen('company-list'),
 		workspaceName: account?.workspaces.find((w) => w.id === currentWorkspaceId)?.name ?? null,
+		// with workspaces, a list in none is labelled as such (it is not the workspace's)
+		hasWorkspaces: workspaces.length > 0,
 		formKey: newFormKey(),
 	}
+}
+
+/** What the page lists, truthfully: a workspace's lists, and the unassigned ones when shown. */
+function scopeDescription(workspaceName: string | null, unassigned: number) {
+	if (!workspaceName) return 'Every lead and company list, with its progress.'
+	if (unassigned === 0)
+		return `The lead and company lists in ${workspaceName}, with their progress.`
+	return `The lead and company lists in ${workspaceName}, and the account’s ${unassigned} unassigned list${unassigned === 1 ? '' : 's'} (in no workspace), with their progress.`
 }
 
 const ListActionSchema = z.object({
@@ -116,7 +127,7 @@ function ActionButton({
 }
 
 export default function Scrape({ loaderData }: Route.ComponentProps) {
-	const { lists, canOpenList, workspaceName } = loaderData
+	const { lists, canOpenList, workspaceName, hasWorkspaces } = loaderData
 	const running = lists.some((l) => isRunning(l.status))
 	useLiveRefresh(running, 2000)
 
@@ -124,7 +135,10 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 		<>
 			<PageHeader
 				title="Scrape"
-				description={`Every lead and company list${workspaceName ? ` in ${workspaceName}` : ''}, with its progress.`}
+				description={scopeDescription(
+					workspaceName,
+					lists.filter((l) => l.workspaceId === null).length,
+				)}
 				actions={
 					<div className="flex gap-2">
 						<Link to="/create-leads" className={buttonClasses('primary')}>
@@ -196,6 +210,11 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 										) : (
 											<span className="font-medium text-slate-900">{list.name}</span>
 										)}
+										{hasWorkspaces && list.workspaceId === null ? (
+											<span className="ml-2" data-testid="unassigned">
+												<Badge>Unassigned</Badge>
+											</span>
+										) : null}
 										<span className="block text-xs text-slate-500">
 											{list.kind === 'leads' ? 'Leads' : 'Companies'} · {list.source}
 										</span>
