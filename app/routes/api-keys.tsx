@@ -129,9 +129,10 @@ function ProviderCard({
 				{summary ? (
 					<span className="flex items-center gap-2 text-sm text-slate-700">
 						<span data-testid={`last4-${provider}`}>Key ending in …{summary.last4}</span>
-						{summary.verifiedAt ? (
+						{/* a test that just failed answers 400: the page's data is not read again */}
+						{summary.verifiedAt && !testResult?.error?.[''] ? (
 							<Badge tone="green">Tested</Badge>
-						) : summary.testError ? (
+						) : summary.testError || testResult?.error?.[''] ? (
 							<Badge tone="red">Failed</Badge>
 						) : (
 							<Badge tone="amber">Not tested</Badge>
