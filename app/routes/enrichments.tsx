@@ -596,7 +596,6 @@ function ChainForm({
 
 export default function Enrichments({ loaderData, actionData }: Route.ComponentProps) {
 	const result = actionData as ActionResult | undefined
-	// the link lands on the form: on a phone it is far below the lists
 	// why a delete was refused (a chain uses the enrichment), under the row it was for
 	const deleteError = (intent: 'delete-enrichment' | 'delete-chain', id: string) => {
 		const refused =
@@ -608,6 +607,7 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 			</div>
 		) : null
 	}
+	// the link lands on the form: on a phone it is far below the lists
 	const editLink = (param: 'edit' | 'editChain', id: string) =>
 		`/enrichments?${new URLSearchParams({ [param]: id, ...(loaderData.defaultListId ? { list: loaderData.defaultListId } : {}) })}#${param === 'edit' ? 'enrichment-form' : 'chain-form'}`
 	return (
