@@ -56,7 +56,7 @@ test.describe('cancel means cancel', () => {
 		}).toPass({ timeout: 120_000 })
 		// a running search is stopped only once the confirm step says what it costs
 		await expect(row.getByRole('button', { name: 'Stop “Cancelled CFOs”' })).toBeHidden()
-		await row.locator('summary', { hasText: 'Cancel' }).click()
+		await row.locator('summary', { hasText: /^Cancel/ }).click()
 		await expect(row.getByText('found so far are kept and charged')).toBeVisible()
 		await row.getByRole('button', { name: 'Stop “Cancelled CFOs”' }).click()
 		await expect(row.getByText('Cancelled', { exact: true })).toBeVisible({ timeout: 20_000 })
