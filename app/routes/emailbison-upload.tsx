@@ -26,6 +26,7 @@ import {
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { findLeadList } from '../services/lists/find-list.server.ts'
 import { useIsPending } from '../utils/forms.ts'
+import { useHydrated } from '../utils/use-hydrated.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
@@ -94,7 +95,15 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const sources = sourceOptions(dataKeys)
 	// how many leads each source leaves empty: the form warns before EmailBison rejects them
 	const preflight = await preflightCounts(list.id, dataKeys)
-	return { ...base, problem: null, workspaces, workspace, campaigns, sources, preflight }
+	// "Check the fields" without JavaScript comes back here with the chosen sources
+	const offered = new Set(sources.map((o) => o.value))
+	const mapping: Record<string, string> = { ...DEFAULT_FIELDS }
+	for (const field of EB_FIELDS) {
+		const chosenSource = url.searchParams.get(`map_${field}`)
+		if (chosenSource !== null && (chosenSource === '' || offered.has(chosenSource)))
+			mapping[field] = chosenSource
+	}
+	return { ...base, problem: null, workspaces, workspace, campaigns, sources, preflight, mapping }
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
@@ -190,7 +199,10 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 	const extra = variableSources(sources)
 	const preflight = 'preflight' in loaderData ? loaderData.preflight : null
 	// the sources chosen for the required fields, so their warnings follow the selects
-	const [chosen, setChosen] = useState<Record<string, string>>(() => ({ ...DEFAULT_FIELDS }))
+	const mapping: Record<string, string> =
+		'mapping' in loaderData ? loaderData.mapping : { ...DEFAULT_FIELDS }
+	const [chosen, setChosen] = useState<Record<string, string>>(() => ({ ...mapping }))
+	const hydrated = useHydrated()
 	return (
 		<>
 			<PageHeader
@@ -307,7 +319,7 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 											<select
 												id={name}
 												name={name}
-												defaultValue={DEFAULT_FIELDS[field]}
+												defaultValue={mapping[field] ?? DEFAULT_FIELDS[field]}
 												onChange={(event) =>
 													setChosen((c) => ({ ...c, [field]: event.target.value }))
 												}
@@ -332,6 +344,20 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 										</div>
 									)
 								})}
+								{hydrated ? null : (
+									// without JavaScript the warnings above are for the sources shown when the
+									// page was made: this reloads it with the ones now chosen (nothing is sent)
+									<div className="sm:col-span-2">
+										<button
+											type="submit"
+											formMethod="get"
+											formNoValidate
+											className={buttonClasses('ghost', 'px-2 py-1')}
+										>
+											Check the fields
+										</button>
+									</div>
+								)}
 							</fieldset>
 							<fieldset className="space-y-2">
 								<legend className="mb-2 text-sm font-medium text-slate-800">

@@ -177,14 +177,17 @@ test('an upload whose leads EmailBison all rejects is warned of first and ends a
 		'6 of 6 leads have no last name here: EmailBison will reject them.',
 	)
 	await expect(page.getByTestId('preflight-first_name')).toHaveCount(0)
-	if (jsEnabled(testInfo)) {
-		// choosing another source updates the count at once
-		await page.getByLabel('First name', { exact: true }).selectOption('')
-		await expect(page.getByTestId('preflight-first_name')).toHaveText(
-			'First name is not sent: EmailBison requires it and will reject all 6 leads.',
-		)
-		await page.getByLabel('First name', { exact: true }).selectOption('first_name')
-	}
+	// choosing another source updates the count: at once with JavaScript, and without it on
+	// "Check the fields" (which sends nothing)
+	await page.getByLabel('First name', { exact: true }).selectOption('')
+	if (!jsEnabled(testInfo)) await page.getByRole('button', { name: 'Check the fields' }).click()
+	await expect(page.getByTestId('preflight-first_name')).toHaveText(
+		'First name is not sent: EmailBison requires it and will reject all 6 leads.',
+	)
+	await expect(page.getByLabel('First name', { exact: true })).toHaveValue('')
+	await page.getByLabel('First name', { exact: true }).selectOption('first_name')
+	if (!jsEnabled(testInfo)) await page.getByRole('button', { name: 'Check the fields' }).click()
+	await expect(page.getByTestId('preflight-first_name')).toHaveCount(0)
 	await page.getByLabel('Campaign', { exact: true }).selectOption('new')
 	await page
 		.getByLabel('New campaign name (when creating one)')
