@@ -65,6 +65,7 @@ export interface ApiKeys {
   label: string | null;
   last4: string;
   provider: string;
+  test_error: string | null;
   updated_at: Generated<Timestamp>;
   user_id: string;
   verified_at: Timestamp | null;

@@ -4,6 +4,7 @@ import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Form, Link } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/api-keys'
+import { ConfirmDelete } from '../components/lists/confirm-delete.tsx'
 import { Badge } from '../components/ui/choice.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -129,8 +130,11 @@ function ProviderCard({
 				{summary ? (
 					<span className="flex items-center gap-2 text-sm text-slate-700">
 						<span data-testid={`last4-${provider}`}>Key ending in …{summary.last4}</span>
-						{summary.verifiedAt ? (
+						{/* a test that just failed answers 400: the page's data is not read again */}
+						{summary.verifiedAt && !testResult?.error?.[''] ? (
 							<Badge tone="green">Tested</Badge>
+						) : summary.testError || testResult?.error?.[''] ? (
+							<Badge tone="red">Failed</Badge>
 						) : (
 							<Badge tone="amber">Not tested</Badge>
 						)}
@@ -139,6 +143,12 @@ function ProviderCard({
 					<Badge>No key</Badge>
 				)}
 			</div>
+			{/* the last failed test, until the key passes or is replaced (a fresh failure shows below) */}
+			{summary?.testError && !testResult?.error?.[''] ? (
+				<p className="mt-1 text-sm text-red-700" data-testid={`test-error-${provider}`}>
+					{summary.testError}
+				</p>
+			) : null}
 			{summary?.baseUrl ? (
 				<p className="mt-1 text-sm text-slate-600">Base URL: {summary.baseUrl}</p>
 			) : null}
@@ -204,11 +214,11 @@ function ProviderCard({
 						<input type="hidden" name="provider" value={provider} />
 						<SubmitButton variant="secondary">Test key</SubmitButton>
 					</Form>
-					<Form method="post">
-						<input type="hidden" name="intent" value="delete" />
-						<input type="hidden" name="provider" value={provider} />
-						<SubmitButton variant="danger">Delete key</SubmitButton>
-					</Form>
+					<ConfirmDelete
+						name={`${PROVIDER_LABELS[provider]} key`}
+						consequence="Runs that would use it then need credits, or a new key."
+						fields={{ intent: 'delete', provider }}
+					/>
 				</div>
 			) : null}
 		</Card>

@@ -4,6 +4,8 @@ import { requestContext, type AccountContext } from '../context.server.ts'
 import { newOwner, newTeamMember } from '../../tests/support/billing.ts'
 import { statusOf } from '../utils/http-errors.server.ts'
 import { buyCreditPack } from '../services/billing/buy-credits.server.ts'
+import { deductCredits, grantCredits } from '../services/billing/credits.server.ts'
+import { db } from '../../db/index.server.ts'
 import * as purchase from './purchase.tsx'
 import * as subscription from './subscription.tsx'
 import * as testPayment from './test-payment.tsx'
@@ -120,5 +122,44 @@ describe('billing routes', () => {
 		const post = await webhook.action(args(null, '/stripe/webhook', {}))
 		expect(post.status).toBe(404)
 		expect(webhook.loader().status).toBe(405)
+	})
+})
+
+describe('the credit history', () => {
+	test('names what credits went to, with a link, and gives the time of day', async () => {
+		const owner = await newOwner()
+		const accountId = owner.user.id
+		const list = await db
+			.insertInto('processing_list')
+			.values({ user_id: accountId, name: 'Founders', source_type: 'upload', status: 2 })
+			.returning('id')
+			.executeTakeFirstOrThrow()
+		const run = await db
+			.insertInto('enrichment_runs')
+			.values({
+				user_id: accountId,
+				list_id: list.id,
+				name: 'Opener',
+				key_kind: 'credits',
+				steps: JSON.stringify([]),
+			})
+			.returning('id')
+			.executeTakeFirstOrThrow()
+		await grantCredits(db, { accountId, amount: 50, reason: 'admin', reference: null })
+		await deductCredits(db, {
+			accountId,
+			amount: 5,
+			reason: 'adjustment',
+			reference: `enrich:${run.id}:1`,
+		})
+		const loaded = (await purchase.loader(args(owner.account, '/purchase'))) as unknown as {
+			ledger: { reference: string | null; dateLabel: string; subject: unknown }[]
+		}
+		const used = loaded.ledger.find((e) => e.reference === `enrich:${run.id}:1`)!
+		expect(used.subject).toEqual({
+			label: 'Enrichment “Opener” on Founders',
+			href: `/lists/${list.id}/enrich`,
+		})
+		expect(used.dateLabel).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M UTC$/)
 	})
 })

@@ -219,7 +219,7 @@ export default function Domains({ loaderData }: Route.ComponentProps) {
 											</span>
 										) : null}
 									</th>
-									<td className="px-4 py-3 text-slate-700">{d.workspace ?? '—'}</td>
+									<td className="px-4 py-3 text-slate-700">{d.workspace ?? 'Unassigned'}</td>
 									<td className="px-4 py-3 text-slate-700">
 										{d.subscribedUntil ? `Until ${d.subscribedUntil}` : 'None'}
 									</td>

@@ -1,5 +1,6 @@
 import { getFormProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '../utils/form-bounds.ts'
+import { useState } from 'react'
 import { data, Form, Link } from 'react-router'
 import type { Route } from './+types/emailbison-upload'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
@@ -13,7 +14,8 @@ import {
 	suggestedVariable,
 	type SourceOption,
 } from '../services/emailbison/mapping.ts'
-import { EB_FIELDS, StartUploadSchema } from '../services/emailbison/schemas.ts'
+import { EB_FIELDS, REQUIRED_FIELDS, StartUploadSchema } from '../services/emailbison/schemas.ts'
+import { preflightCounts } from '../services/emailbison/preflight.server.ts'
 import {
 	listDataKeys,
 	listEbCampaigns,
@@ -24,6 +26,7 @@ import {
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { findLeadList } from '../services/lists/find-list.server.ts'
 import { useIsPending } from '../utils/forms.ts'
+import { useHydrated } from '../utils/use-hydrated.ts'
 import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
@@ -40,6 +43,9 @@ const FIELD_LABELS: Record<(typeof EB_FIELDS)[number], string> = {
 	company: 'Company',
 	notes: 'Notes',
 }
+
+const isRequired = (field: string): field is (typeof REQUIRED_FIELDS)[number] =>
+	(REQUIRED_FIELDS as readonly string[]).includes(field)
 
 /** Sources offered as custom variables: what the standard fields do not take by default. */
 function variableSources(options: SourceOption[]) {
@@ -85,8 +91,19 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 		if (!(error instanceof FormError)) throw error
 		return { ...base, problem: error.message, workspaces, workspace, campaigns, sources: [] }
 	}
-	const sources = sourceOptions(await listDataKeys(list.id))
-	return { ...base, problem: null, workspaces, workspace, campaigns, sources }
+	const dataKeys = await listDataKeys(list.id)
+	const sources = sourceOptions(dataKeys)
+	// how many leads each source leaves empty: the form warns before EmailBison rejects them
+	const preflight = await preflightCounts(list.id, dataKeys)
+	// "Check the fields" without JavaScript comes back here with the chosen sources
+	const offered = new Set(sources.map((o) => o.value))
+	const mapping: Record<string, string> = { ...DEFAULT_FIELDS }
+	for (const field of EB_FIELDS) {
+		const chosenSource = url.searchParams.get(`map_${field}`)
+		if (chosenSource !== null && (chosenSource === '' || offered.has(chosenSource)))
+			mapping[field] = chosenSource
+	}
+	return { ...base, problem: null, workspaces, workspace, campaigns, sources, preflight, mapping }
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
@@ -136,6 +153,40 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 	}
 }
 
+type PreflightCounts = Awaited<ReturnType<typeof preflightCounts>>
+
+/**
+ * The pre-flight warning of a field EmailBison requires: how many leads the chosen source
+ * leaves empty (EmailBison rejects them), or that the field is not sent at all.
+ */
+function PreflightWarning({
+	field,
+	source,
+	preflight,
+}: {
+	field: (typeof REQUIRED_FIELDS)[number]
+	source: string
+	preflight: PreflightCounts
+}) {
+	const total = preflight.leads
+	const label = FIELD_LABELS[field]
+	let text: string | null = null
+	if (total === 0) return null
+	if (!source)
+		text = `${label} is not sent: EmailBison requires it and will reject all ${total.toLocaleString('en')} leads.`
+	else {
+		const empty = preflight.empty[source] ?? 0
+		if (empty > 0)
+			text = `${empty.toLocaleString('en')} of ${total.toLocaleString('en')}${preflight.partial ? ' counted' : ''} leads have no ${label.toLowerCase()} here: EmailBison will reject them.`
+	}
+	if (!text) return null
+	return (
+		<p className="mt-1 text-sm text-amber-800" role="status" data-testid={`preflight-${field}`}>
+			{text}
+		</p>
+	)
+}
+
 export default function EmailBisonUpload({ loaderData, actionData }: Route.ComponentProps) {
 	const { list, problem, workspaces, workspace, campaigns, sources, history } = loaderData
 	const uploading = useIsPending()
@@ -146,6 +197,12 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 		shouldValidate: 'onSubmit',
 	})
 	const extra = variableSources(sources)
+	const preflight = 'preflight' in loaderData ? loaderData.preflight : null
+	// the sources chosen for the required fields, so their warnings follow the selects
+	const mapping: Record<string, string> =
+		'mapping' in loaderData ? loaderData.mapping : { ...DEFAULT_FIELDS }
+	const [chosen, setChosen] = useState<Record<string, string>>(() => ({ ...mapping }))
+	const hydrated = useHydrated()
 	return (
 		<>
 			<PageHeader
@@ -262,7 +319,10 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 											<select
 												id={name}
 												name={name}
-												defaultValue={DEFAULT_FIELDS[field]}
+												defaultValue={mapping[field] ?? DEFAULT_FIELDS[field]}
+												onChange={(event) =>
+													setChosen((c) => ({ ...c, [field]: event.target.value }))
+												}
 												className={`mt-1 ${inputClasses}`}
 												aria-invalid={fields[name].errors ? true : undefined}
 											>
@@ -274,9 +334,30 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 												))}
 											</select>
 											<ErrorList errors={fields[name].errors} />
+											{preflight && isRequired(field) ? (
+												<PreflightWarning
+													field={field}
+													source={chosen[field] ?? ''}
+													preflight={preflight}
+												/>
+											) : null}
 										</div>
 									)
 								})}
+								{hydrated ? null : (
+									// without JavaScript the warnings above are for the sources shown when the
+									// page was made: this reloads it with the ones now chosen (nothing is sent)
+									<div className="sm:col-span-2">
+										<button
+											type="submit"
+											formMethod="get"
+											formNoValidate
+											className={buttonClasses('ghost', 'px-2 py-1')}
+										>
+											Check the fields
+										</button>
+									</div>
+								)}
 							</fieldset>
 							<fieldset className="space-y-2">
 								<legend className="mb-2 text-sm font-medium text-slate-800">

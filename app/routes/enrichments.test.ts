@@ -2,6 +2,7 @@ import { RouterContextProvider } from 'react-router'
 import { describe, expect, test } from 'vitest'
 import { db } from '../../db/index.server.ts'
 import { newOwner } from '../../tests/support/billing.ts'
+import { insertCompanyList, insertLeadList } from '../../tests/support/enrichment.ts'
 import { requestContext, type AccountContext } from '../context.server.ts'
 import * as enrichments from './enrichments.tsx'
 
@@ -51,5 +52,76 @@ describe('the chain builder', () => {
 			.where('user_id', '=', user.id)
 			.execute()
 		expect(chains).toHaveLength(0)
+	})
+})
+
+async function postRaw(account: AccountContext | null, form: Record<string, string>) {
+	const context = new RouterContextProvider()
+	context.set(requestContext, { account, responseHeaders: new Headers(), supabase: null } as never)
+	const request = new Request('http://localhost/enrichments', {
+		method: 'POST',
+		body: new URLSearchParams(form),
+	})
+	try {
+		return await enrichments.action({ request, context, params: {} } as never)
+	} catch (error) {
+		return error
+	}
+}
+
+const statusOfReply = (reply: unknown) =>
+	reply instanceof Response
+		? reply.status
+		: ((reply as { init?: { status?: number } | null }).init?.status ?? 200)
+
+describe('saving an enrichment whatever list is chosen for its preview', () => {
+	test('a company list in "Preview on 5 rows of" saves the enrichment (its columns known)', async () => {
+		const { user, account } = await newOwner()
+		// the account has only a company list: the form's preview list is that one
+		const companyListId = await insertCompanyList(user.id, 3)
+		const reply = await postRaw(account, {
+			intent: 'create-enrichment',
+			name: 'Angle',
+			prompt: 'Find an angle for {{name}} ({{domain}})',
+			outputColumn: 'angle',
+			outputFormat: 'text',
+			model: 'gpt-4o-mini',
+			temperature: '0',
+			listId: companyListId,
+		})
+		expect(statusOfReply(reply)).toBe(302)
+		const saved = await db
+			.selectFrom('ai_enrichments')
+			.select('name')
+			.where('user_id', '=', user.id)
+			.execute()
+		expect(saved.map((e) => e.name)).toEqual(['Angle'])
+	})
+
+	test('a lead list keeps working, and an unknown column is still refused at the prompt', async () => {
+		const { user, account } = await newOwner()
+		const leadListId = await insertLeadList(user.id, 2)
+		const base = {
+			intent: 'create-enrichment',
+			outputFormat: 'text',
+			model: 'gpt-4o-mini',
+			temperature: '0',
+			listId: leadListId,
+		}
+		const bad = (await postRaw(account, {
+			...base,
+			name: 'Bad',
+			prompt: 'About {{nope}}',
+			outputColumn: 'bad',
+		})) as { data: { result: { error?: Record<string, string[]> } } }
+		expect(statusOfReply(bad)).toBe(400)
+		expect(bad.data.result.error?.prompt?.[0]).toContain('{{nope}}')
+		const good = await postRaw(account, {
+			...base,
+			name: 'Good',
+			prompt: 'About {{company_name}}',
+			outputColumn: 'good',
+		})
+		expect(statusOfReply(good)).toBe(302)
 	})
 })

@@ -10,6 +10,7 @@ import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/enrichments'
+import { ConfirmDelete } from '../components/lists/confirm-delete.tsx'
 import { Button, buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Badge, Choice, ChoiceGroup } from '../components/ui/choice.tsx'
@@ -596,6 +597,17 @@ function ChainForm({
 
 export default function Enrichments({ loaderData, actionData }: Route.ComponentProps) {
 	const result = actionData as ActionResult | undefined
+	// why a delete was refused (a chain uses the enrichment), under the row it was for
+	const deleteError = (intent: 'delete-enrichment' | 'delete-chain', id: string) => {
+		const refused =
+			result?.intent === intent &&
+			(result.result.initialValue as { id?: string } | undefined)?.id === id
+		return refused ? (
+			<div className="w-full">
+				<FormErrors errors={result.result.error?.[''] ?? result.result.error?.id} />
+			</div>
+		) : null
+	}
 	// the link lands on the form: on a phone it is far below the lists
 	const editLink = (param: 'edit' | 'editChain', id: string) =>
 		`/enrichments?${new URLSearchParams({ [param]: id, ...(loaderData.defaultListId ? { list: loaderData.defaultListId } : {}) })}#${param === 'edit' ? 'enrichment-form' : 'chain-form'}`
@@ -644,14 +656,13 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 											>
 												Edit
 											</Link>
-											<Form method="post">
-												<input type="hidden" name="intent" value="delete-enrichment" />
-												<input type="hidden" name="id" value={e.id} />
-												<SubmitButton variant="ghost">
-													Delete<span className="sr-only"> {e.name}</span>
-												</SubmitButton>
-											</Form>
+											<ConfirmDelete
+												name={e.name}
+												consequence={`The enrichment “${e.name}” is deleted; the columns it already filled stay.`}
+												fields={{ intent: 'delete-enrichment', id: e.id }}
+											/>
 										</div>
+										{deleteError('delete-enrichment', e.id)}
 									</li>
 								))}
 							</ul>
@@ -699,28 +710,28 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 											>
 												Edit
 											</Link>
-											<Form method="post">
-												<input type="hidden" name="intent" value="delete-chain" />
-												<input type="hidden" name="id" value={c.id} />
-												<SubmitButton variant="ghost">
-													Delete<span className="sr-only"> {c.name}</span>
-												</SubmitButton>
-											</Form>
+											<ConfirmDelete
+												name={c.name}
+												consequence={`The chain “${c.name}” is deleted; its enrichments and the columns it filled stay.`}
+												fields={{ intent: 'delete-chain', id: c.id }}
+											/>
 										</div>
+										{deleteError('delete-chain', c.id)}
 									</li>
 								))}
 							</ul>
 						)}
 					</Card>
 					<ChainForm
-						key={loaderData.editingChain?.id ?? 'new'}
+						// a chain saved: a new, empty form (a second click must not save it twice)
+						key={loaderData.editingChain?.id ?? `new-${loaderData.chains.length}`}
 						loaderData={loaderData}
 						actionData={result}
 						editing={loaderData.editingChain}
 					/>
 				</div>
 				<EnrichmentForm
-					key={loaderData.editing?.id ?? 'new'}
+					key={loaderData.editing?.id ?? `new-${loaderData.enrichments.length}`}
 					loaderData={loaderData}
 					actionData={result}
 					editing={loaderData.editing}

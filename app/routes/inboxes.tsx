@@ -275,7 +275,7 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 									</th>
 									<td className="px-4 py-3 text-slate-700">{i.name || '—'}</td>
 									<td className="px-4 py-3 text-slate-700">{i.domain ?? '—'}</td>
-									<td className="px-4 py-3 text-slate-700">{i.workspace ?? '—'}</td>
+									<td className="px-4 py-3 text-slate-700">{i.workspace ?? 'Unassigned'}</td>
 									<td className="px-4 py-3">
 										<Badge tone={TONES[i.status as keyof typeof TONES] ?? 'slate'}>
 											{i.status === 'cancelling' ? 'cancelled at period end' : i.status}
@@ -325,7 +325,7 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 									<span className="min-w-0 font-medium break-words text-slate-900">{o.name}</span>
 									<span className="flex flex-wrap items-center gap-x-4 gap-y-1 text-slate-700">
 										<span>{o.status}</span>
-										<span data-testid="order-workspace">{o.workspace ?? 'No workspace'}</span>
+										<span data-testid="order-workspace">{o.workspace ?? 'Unassigned'}</span>
 										{canChange && o.canMove ? (
 											<MoveToWorkspace type="inbox-order" id={o.id} name={o.name} />
 										) : null}

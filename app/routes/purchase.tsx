@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '../utils/form-bounds.ts'
-import { data, Form, redirect, useNavigation } from 'react-router'
+import { data, Form, Link, redirect, useNavigation } from 'react-router'
 import type { Route } from './+types/purchase'
 import { PaymentsNotSetUp } from '../components/billing/payments-not-set-up.tsx'
 import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
@@ -150,7 +150,7 @@ function Ledger({ ledger }: { ledger: LoaderData['ledger'] }) {
 									Balance
 								</th>
 								<th scope="col" className="px-4 py-3 font-semibold">
-									Reference
+									For
 								</th>
 							</tr>
 						</thead>
@@ -173,8 +173,22 @@ function Ledger({ ledger }: { ledger: LoaderData['ledger'] }) {
 									<td className="px-4 py-3 text-right whitespace-nowrap text-slate-700 tabular-nums">
 										{entry.balanceAfter.toLocaleString('en')}
 									</td>
-									<td className="max-w-64 truncate px-4 py-3 font-mono text-xs text-slate-600">
-										<span title={entry.reference ?? undefined}>{entry.reference ?? '—'}</span>
+									<td className="max-w-72 px-4 py-3 text-slate-700">
+										{entry.subject?.href ? (
+											<Link
+												to={entry.subject.href}
+												className="font-medium text-indigo-700 hover:underline"
+											>
+												{entry.subject.label}
+											</Link>
+										) : entry.subject ? (
+											entry.subject.label
+										) : (
+											// a reference of no known kind (an admin's note): as written
+											<span className="font-mono text-xs text-slate-600">
+												{entry.reference ?? '—'}
+											</span>
+										)}
 									</td>
 								</tr>
 							))}

@@ -8,7 +8,8 @@ import {
 	ProgressBar,
 } from '../components/lists/job-status.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
-import { ConfirmDelete } from '../components/lists/confirm-delete.tsx'
+import { ConfirmAction, ConfirmDelete } from '../components/lists/confirm-delete.tsx'
+import { Badge } from '../components/ui/choice.tsx'
 import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -39,8 +40,18 @@ export async function loader({ context }: Route.LoaderArgs) {
 			canMove: workspaces.some((w) => w.id !== list.workspaceId),
 		})),
 		workspaceName: account?.workspaces.find((w) => w.id === currentWorkspaceId)?.name ?? null,
+		// with workspaces, a list in none is labelled as such (it is not the workspace's)
+		hasWorkspaces: workspaces.length > 0,
 		formKey: newFormKey(),
 	}
+}
+
+/** What the page lists, truthfully: a workspace's lists, and the unassigned ones when shown. */
+function scopeDescription(workspaceName: string | null, unassigned: number) {
+	if (!workspaceName) return 'Every lead and company list, with its progress.'
+	if (unassigned === 0)
+		return `The lead and company lists in ${workspaceName}, with their progress.`
+	return `The lead and company lists in ${workspaceName}, and the account’s ${unassigned} unassigned list${unassigned === 1 ? '' : 's'} (in no workspace), with their progress.`
 }
 
 const ListActionSchema = z.object({
@@ -114,7 +125,7 @@ function ActionButton({
 }
 
 export default function Scrape({ loaderData }: Route.ComponentProps) {
-	const { lists, workspaceName } = loaderData
+	const { lists, workspaceName, hasWorkspaces } = loaderData
 	const running = lists.some((l) => isRunning(l.status))
 	useLiveRefresh(running, 2000)
 
@@ -122,7 +133,10 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 		<>
 			<PageHeader
 				title="Scrape"
-				description={`Every lead and company list${workspaceName ? ` in ${workspaceName}` : ''}, with its progress.`}
+				description={scopeDescription(
+					workspaceName,
+					lists.filter((l) => l.workspaceId === null).length,
+				)}
 				actions={
 					<div className="flex gap-2">
 						<Link to="/create-leads" className={buttonClasses('primary')}>
@@ -188,6 +202,11 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 										>
 											{list.name}
 										</Link>
+										{hasWorkspaces && list.workspaceId === null ? (
+											<span className="ml-2" data-testid="unassigned">
+												<Badge>Unassigned</Badge>
+											</span>
+										) : null}
 										<span className="block text-xs text-slate-500">
 											{list.kind === 'leads' ? 'Leads' : 'Companies'} · {list.source}
 										</span>
@@ -224,11 +243,12 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 												</a>
 											) : null}
 											{isRunning(list.status) ? (
-												<ActionButton
-													intent="cancel"
-													kind={list.kind}
-													listId={list.id}
+												<ConfirmAction
 													label="Cancel"
+													name={list.name}
+													confirmLabel={`Stop “${list.name}”`}
+													consequence={`The search stops now: the ${list.kind === 'leads' ? 'leads' : 'companies'} found so far are kept and charged, the credits for the rest come back.`}
+													fields={{ intent: 'cancel', kind: list.kind, listId: list.id }}
 												/>
 											) : null}
 											{list.status === 3 ? (

@@ -229,17 +229,23 @@ function CurrentPlan({
 							</SubmitButton>
 						</Form>
 					) : (
-						<Form method="post" className="mt-6 space-y-3" {...getFormProps(cancelForm)}>
-							<input type="hidden" name="intent" value="cancel" />
-							<FormErrors id={cancelForm.errorId} errors={cancelForm.errors} />
-							<p className="text-sm text-slate-600">
-								Cancelling stops the renewal. You keep access and your credits until{' '}
-								{current.expireDate}.
-							</p>
-							<SubmitButton variant="secondary" pending={cancelling} pendingText="Cancelling…">
-								Cancel at period end
-							</SubmitButton>
-						</Form>
+						// asks first, as deletions do (a <details>: works without JavaScript)
+						<details className="mt-6" open={cancelForm.errors?.length ? true : undefined}>
+							<summary className="cursor-pointer text-sm font-medium text-red-700 hover:underline">
+								Cancel the subscription…
+							</summary>
+							<Form method="post" className="mt-3 space-y-3" {...getFormProps(cancelForm)}>
+								<input type="hidden" name="intent" value="cancel" />
+								<FormErrors id={cancelForm.errorId} errors={cancelForm.errors} />
+								<p className="text-sm text-slate-600">
+									Cancelling stops the renewal. You keep access and your credits until{' '}
+									{current.expireDate}.
+								</p>
+								<SubmitButton variant="secondary" pending={cancelling} pendingText="Cancelling…">
+									Cancel at period end
+								</SubmitButton>
+							</Form>
+						</details>
 					)
 				) : null}
 			</Card>

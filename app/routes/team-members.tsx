@@ -442,7 +442,12 @@ export default function TeamMembers({ loaderData, actionData }: Route.ComponentP
 				description="People you invite work inside your account, in the workspaces you choose. Billing stays yours."
 			/>
 			<div className="grid max-w-3xl gap-6">
-				<InviteForm workspaces={workspaces} actionData={actionData} />
+				<InviteForm
+					// an invitation sent: a new, empty form (a second click must not invite again)
+					key={invitations.map((i) => i.id).join()}
+					workspaces={workspaces}
+					actionData={actionData}
+				/>
 				<Card>
 					<h2 className="text-lg font-semibold">Pending invitations</h2>
 					{invitations.length === 0 ? (

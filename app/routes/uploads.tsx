@@ -1,6 +1,11 @@
 import { Form, Link } from 'react-router'
 import type { Route } from './+types/uploads'
-import { isRunning, JobStatusBadge, ProgressBar } from '../components/lists/job-status.tsx'
+import {
+	isRunning,
+	JobStatusBadge,
+	PartlyFailedBadge,
+	ProgressBar,
+} from '../components/lists/job-status.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { inputClasses } from '../components/ui/field.tsx'
@@ -157,6 +162,21 @@ export default function Uploads({ loaderData }: Route.ComponentProps) {
 													{u.error}
 												</span>
 											) : null}
+											{u.rejectionReasons.length ? (
+												<span
+													className="mt-1 block text-xs text-slate-700"
+													data-testid="rejection-reasons"
+												>
+													{u.reasonsSampled ? 'Rejected, most often: ' : 'Rejected: '}
+													{u.rejectionReasons
+														.map((r) =>
+															u.reasonsSampled
+																? r.reason
+																: `${r.reason} (${r.leads.toLocaleString('en')} lead${r.leads === 1 ? '' : 's'})`,
+														)
+														.join(' · ')}
+												</span>
+											) : null}
 										</td>
 										<td className="px-4 py-3">
 											<span className="block">{u.campaignName}</span>
@@ -168,16 +188,30 @@ export default function Uploads({ loaderData }: Route.ComponentProps) {
 											</Link>
 										</td>
 										<td className="px-4 py-3">
-											<JobStatusBadge status={u.status} />
+											{u.status === 2 && u.rejected > 0 ? (
+												// some leads did not make it: not a plain Done
+												<PartlyFailedBadge />
+											) : (
+												<JobStatusBadge status={u.status} error={u.error} />
+											)}
 										</td>
 										<td className="px-4 py-3">
-											<ProgressBar
-												value={u.status === 2 ? 100 : progress}
-												label={`Progress of the upload of ${u.listName}`}
-											/>
-											<span className="text-xs text-slate-500">
-												{done.toLocaleString('en')} of {u.total.toLocaleString('en')}
-											</span>
+											{isRunning(u.status) ? (
+												<>
+													<ProgressBar
+														value={progress}
+														label={`Progress of the upload of ${u.listName}`}
+													/>
+													<span className="text-xs text-slate-500">
+														{done.toLocaleString('en')} of {u.total.toLocaleString('en')}
+													</span>
+												</>
+											) : (
+												// once finished, what matters is how many made it
+												<span className="text-xs text-slate-700">
+													{u.sent.toLocaleString('en')} of {u.total.toLocaleString('en')} sent
+												</span>
+											)}
 										</td>
 										<td className="px-4 py-3 text-right tabular-nums" data-testid="sent">
 											{u.sent.toLocaleString('en')}

@@ -69,7 +69,13 @@ test('add, test, replace and delete provider keys; no key ever reaches the brows
 	await expect(
 		emailbison().getByText(`The test failed: EmailBison at ${eb.url}/api refused this API key.`),
 	).toBeVisible()
-	await expect(emailbison().getByText('Not tested')).toBeVisible()
+	// the badge tells the truth, and the reason stays after the page is opened again
+	await expect(emailbison().getByText('Failed', { exact: true })).toBeVisible()
+	await page.goto('/api-keys')
+	await expect(emailbison().getByText('Failed', { exact: true })).toBeVisible()
+	await expect(page.getByTestId('test-error-emailbison')).toHaveText(
+		`The test failed: EmailBison at ${eb.url}/api refused this API key.`,
+	)
 	const callsBefore = eb.count('GET /api/users')
 	await emailbison().getByLabel('New key (replaces the saved one)').fill(eb.superAdminKey)
 	await emailbison().getByRole('button', { name: 'Replace key' }).click()
@@ -102,10 +108,15 @@ test('add, test, replace and delete provider keys; no key ever reaches the brows
 		}
 	}
 
-	await page
-		.locator('section', { hasText: 'Apify' })
-		.getByRole('button', { name: 'Delete key' })
-		.click()
+	// the Apify key failed its test: its badge says so
+	await expect(
+		page.locator('section', { hasText: 'Apify' }).getByText('Failed', { exact: true }),
+	).toBeVisible()
+	// deleting asks first
+	const apifySection = page.locator('section', { hasText: 'Apify' })
+	await expect(apifySection.getByRole('button', { name: 'Delete “Apify key”' })).toBeHidden()
+	await apifySection.locator('summary', { hasText: 'Delete' }).click()
+	await apifySection.getByRole('button', { name: 'Delete “Apify key”' }).click()
 	await expect(page.getByText('Apify key deleted')).toBeVisible()
 	await expect(page.getByTestId('last4-apify')).toHaveCount(0)
 })

@@ -122,18 +122,22 @@ test('upload a list to a new EmailBison campaign and watch it finish', async ({
 	const row = page.getByTestId('upload-row').first()
 	await expect(async () => {
 		if (!jsEnabled(testInfo)) await page.reload()
-		await expect(row.getByText('Done', { exact: true })).toBeVisible({ timeout: 1000 })
+		// one lead of 40 was rejected: partly failed, not a plain Done
+		await expect(row.getByText('Partly failed', { exact: true })).toBeVisible({ timeout: 1000 })
 	}).toPass({ timeout: 20_000 })
 	await expect(row.getByTestId('sent')).toHaveText('39')
 	await expect(row.getByTestId('rejected')).toContainText('1')
 	await expect(row).toContainText(campaignName)
+	await expect(row.getByTestId('rejection-reasons')).toContainText(
+		'The email address is not valid. (1 lead)',
+	)
 
 	const download = await page.request.get(
 		(await row.getByRole('link', { name: 'Download rejected rows' }).getAttribute('href'))!,
 	)
 	expect(download.headers()['content-type']).toContain('text/csv')
 	const csv = await download.text()
-	expect(csv).toContain("'=not-an-email,First3,Last3,")
+	expect(csv).toContain("'=not-an-email,First3,Last3,The email address is not valid.")
 
 	const campaign = [...eb.campaigns.values()].find((c) => c.name === campaignName)!
 	expect(eb.workspaces.get(campaign.workspaceId)!.name).toBe('Workspace 17')
@@ -152,4 +156,57 @@ test("another account's list is a 404 on the upload page", async ({ page, browse
 	} finally {
 		await other.close()
 	}
+})
+
+test('an upload whose leads EmailBison all rejects is warned of first and ends as failed', async ({
+	page,
+}, testInfo) => {
+	const { email } = await subscribedAccount(page)
+	await connect(page)
+	const listId = await insertList(email, 6)
+	// no last names: EmailBison requires one
+	await withDatabase((client) =>
+		client.query(`update leads set last_name = null where list_id = $1`, [listId]),
+	)
+	await page.goto(`/lists/${listId}/upload`)
+	await page.getByLabel('Workspace').selectOption({ label: 'Workspace 2' })
+	await page.getByRole('button', { name: 'Continue' }).click()
+	await expect(page.getByText('Campaign in Workspace 2')).toBeVisible()
+	// the pre-flight count, before anything is sent
+	await expect(page.getByTestId('preflight-last_name')).toHaveText(
+		'6 of 6 leads have no last name here: EmailBison will reject them.',
+	)
+	await expect(page.getByTestId('preflight-first_name')).toHaveCount(0)
+	// choosing another source updates the count: at once with JavaScript, and without it on
+	// "Check the fields" (which sends nothing)
+	await page.getByLabel('First name', { exact: true }).selectOption('')
+	if (!jsEnabled(testInfo)) await page.getByRole('button', { name: 'Check the fields' }).click()
+	await expect(page.getByTestId('preflight-first_name')).toHaveText(
+		'First name is not sent: EmailBison requires it and will reject all 6 leads.',
+	)
+	await expect(page.getByLabel('First name', { exact: true })).toHaveValue('')
+	await page.getByLabel('First name', { exact: true }).selectOption('first_name')
+	if (!jsEnabled(testInfo)) await page.getByRole('button', { name: 'Check the fields' }).click()
+	await expect(page.getByTestId('preflight-first_name')).toHaveCount(0)
+	await page.getByLabel('Campaign', { exact: true }).selectOption('new')
+	await page
+		.getByLabel('New campaign name (when creating one)')
+		.fill(`Nobody ${testInfo.project.name}`)
+	await page.getByRole('button', { name: 'Upload to EmailBison' }).click()
+	await expect(page).toHaveURL(/\/uploads\?list=/)
+	const row = page.getByTestId('upload-row').first()
+	await expect(async () => {
+		if (!jsEnabled(testInfo)) await page.reload()
+		await expect(row.getByText('Failed', { exact: true })).toBeVisible({ timeout: 1000 })
+	}).toPass({ timeout: 20_000 })
+	await expect(row.getByText('Done', { exact: true })).toHaveCount(0)
+	await expect(row.getByTestId('sent')).toHaveText('0')
+	await expect(row.getByTestId('upload-error')).toHaveText(
+		'EmailBison rejected every lead: nothing was uploaded. Download the rejected rows to see why.',
+	)
+	await expect(row.getByTestId('rejection-reasons')).toContainText(
+		'Last name is missing: EmailBison requires it.',
+	)
+	await expect(row.getByRole('progressbar')).toHaveCount(0)
+	await expect(row).toContainText('0 of 6 sent')
 })

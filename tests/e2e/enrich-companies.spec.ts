@@ -64,3 +64,25 @@ test('a new enrichment is previewed on a company list, from its enrich page', as
 	await expect(preview).toContainText('Firm 1 (firm1.example)')
 	await expect(preview).toContainText('AI(gpt-4o-mini): Find an angle for Firm 1 (firm1.example)')
 })
+
+test('an account with only a company list saves its first enrichment from the guided path', async ({
+	page,
+}) => {
+	const { email } = await subscribedAccount(page, { credits: 100 })
+	const listId = await seedCompanyList(email, 'Only companies', 3)
+
+	await page.goto(`/company-lists/${listId}/enrich`)
+	await page.getByRole('link', { name: 'Create an AI enrichment' }).click()
+	await expect(page.getByLabel('Preview on 5 rows of')).toHaveValue(listId)
+	const form = page.locator('form#enrichment')
+	await form.getByLabel('Name').fill('Opener')
+	await form.getByLabel('Prompt').fill('Write an opener for {{name}} at {{domain}}')
+	await form.getByLabel('Output column').fill('opener')
+	await form.getByRole('button', { name: 'Save enrichment' }).click()
+	await expect(page.getByText('Enrichment “Opener” saved')).toBeVisible()
+	await expect(page.getByTestId('enrichment-list')).toContainText('Opener')
+
+	// and the company list's enrich page now offers it
+	await page.goto(`/company-lists/${listId}/enrich`)
+	await expect(page.getByLabel('Enrichment or chain')).toContainText('Opener')
+})

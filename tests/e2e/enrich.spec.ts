@@ -51,6 +51,22 @@ test('create an enrichment, preview it, run it on a list and see the column', as
 	await expect(results).toContainText('AI(gpt-4o-mini): Write an opener for First5 at Acme 5')
 	await expect(page.getByTestId('runs')).toContainText('6 of 6 done')
 	await expect(page.getByTestId('credit-balance')).toContainText('94')
+
+	// a re-run: every answer is cached, and the estimate says what it really costs
+	await page.goto(`/lists/${listId}/enrich`)
+	await page.getByLabel('Enrichment or chain').selectOption({ label: 'Opener' })
+	await page.getByLabel(/^Credits/).check()
+	await page.getByRole('button', { name: 'Estimate the cost' }).click()
+	await expect(page.getByTestId('estimate-charged')).toHaveText('0 credits')
+	await expect(page.getByTestId('estimate')).toContainText('6 answers already cached')
+
+	// the credit history names the run and its list, links to it, and gives the time
+	await page.goto('/purchase')
+	const ledger = page.getByTestId('ledger')
+	const used = ledger.getByRole('link', { name: 'Enrichment “Opener” on Founders' }).first()
+	await expect(used).toHaveAttribute('href', `/lists/${listId}/enrich`)
+	await expect(ledger).not.toContainText('enrich:')
+	await expect(ledger.locator('time').first()).toHaveText(/\d{1,2}:\d{2}/)
 })
 
 test('a run whose rows are still being written says so, and can be cancelled', async ({ page }) => {

@@ -86,6 +86,10 @@ test('build a chain step by step, then edit it: move a step up, remove one; the 
 		/^Company domain from company name .* → company_domain_guess$/,
 		/^Email pattern guess .* → backup_email$/,
 	])
+	// the saved chain's form starts over: a second click must not save a duplicate
+	await expect(create.getByLabel('Name', { exact: true })).toHaveValue('')
+	await expect(steps).toHaveCount(1)
+	await expect(steps.nth(0).getByLabel('Kind')).toHaveValue('')
 
 	await page.getByRole('link', { name: 'Edit Domains' }).click()
 	const edit = page.locator('form#chain-edit')
@@ -124,4 +128,33 @@ test('on a phone, Edit lands on the form and a refused save shows its error in v
 	await edit.getByLabel('Prompt').fill('Greet {{nickname}}')
 	await edit.getByRole('button', { name: 'Save changes' }).click()
 	await expect(edit.getByText('Unknown column: {{nickname}}')).toBeInViewport()
+})
+
+test('deleting an enrichment asks first, and one a chain uses says why it stays', async ({
+	page,
+}) => {
+	const { email } = await subscribedAccount(page)
+	const enrichmentId = await seedEnrichment(email, {
+		name: 'Opener',
+		prompt: 'Write an opener for {{first_name}}',
+		outputColumn: 'opener',
+	})
+	await withDatabase((client) =>
+		client.query(
+			`insert into enrichment_chain (user_id, name, steps)
+			 select id, 'Outreach', $2::jsonb from auth.users where email = $1`,
+			[email, JSON.stringify([{ kind: 'ai', enrichmentId, condition: null }])],
+		),
+	)
+	await page.goto('/enrichments')
+	const row = page.getByTestId('enrichment-list').locator('li', { hasText: 'Opener' })
+	// one click does not delete: the confirm step opens first
+	await expect(row.getByRole('button', { name: 'Delete “Opener”' })).toBeHidden()
+	await row.locator('summary', { hasText: 'Delete' }).click()
+	await row.getByRole('button', { name: 'Delete “Opener”' }).click()
+	await expect(
+		page.getByText('The chain “Outreach” uses this enrichment. Delete it first.'),
+	).toBeVisible()
+	await page.goto('/enrichments')
+	await expect(page.getByTestId('enrichment-list')).toContainText('Opener')
 })

@@ -54,7 +54,11 @@ test.describe('cancel means cancel', () => {
 			await page.reload()
 			await expect(row.getByTestId('found')).toHaveText('1,000', { timeout: 500 })
 		}).toPass({ timeout: 120_000 })
-		await row.getByRole('button', { name: 'Cancel' }).click()
+		// a running search is stopped only once the confirm step says what it costs
+		await expect(row.getByRole('button', { name: 'Stop “Cancelled CFOs”' })).toBeHidden()
+		await row.locator('summary', { hasText: /^Cancel/ }).click()
+		await expect(row.getByText('found so far are kept and charged')).toBeVisible()
+		await row.getByRole('button', { name: 'Stop “Cancelled CFOs”' }).click()
 		await expect(row.getByText('Cancelled', { exact: true })).toBeVisible({ timeout: 20_000 })
 
 		// one final status; the list, its leads and the ledger agree
@@ -284,6 +288,7 @@ test.describe('lifetime deals and plan changes', () => {
 		await page.goto('/subscription')
 		await expect(page.getByText('Lifetime deal', { exact: true })).toBeVisible()
 		await expect(page.getByText(/Your Monthly Starter subscription is still active/)).toBeVisible()
+		await page.locator('summary', { hasText: 'Cancel the subscription' }).click()
 		await page.getByRole('button', { name: 'Cancel at period end' }).click()
 		await expect(page.getByRole('button', { name: 'Resume subscription' })).toBeVisible({
 			timeout: 20_000,

@@ -84,6 +84,10 @@ test('the owner invites; the invitee signs up on the invitation page, sees only 
 	await expect(pending).toContainText('Editor')
 	await expect(pending).toContainText('Globex')
 	await expect(pending).toContainText('Expires in 7 days')
+	// the sent invitation's form starts over: a second click must not invite again
+	await expect(
+		page.locator('form#invite').getByLabel('Invitee’s email', { exact: true }),
+	).toHaveValue('')
 
 	// a second browser, signed out
 	const visitor = await newVisitor(browser)

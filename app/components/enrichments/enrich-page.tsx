@@ -258,13 +258,32 @@ export function EnrichPage<Row extends RunRow>({
 										“{estimate.name}” on{' '}
 										<strong data-testid="estimate-rows">{count(kind, estimate.rows)}</strong>
 										{estimate.filter.length ? ` (${estimate.filter.join(' · ')})` : ''}:{' '}
-										{estimate.calls.toLocaleString('en')} model calls at most,{' '}
-										<strong>
-											{estimate.payWith === 'ownKey'
-												? 'free with your own key'
-												: `${estimate.credits.toLocaleString('en')} credits`}
-										</strong>
-										. Rows answered before (cached) cost nothing and are refunded.
+										{estimate.charged === null || estimate.cached === null ? (
+											<>
+												{estimate.calls.toLocaleString('en')} model calls at most,{' '}
+												<strong>
+													{estimate.payWith === 'ownKey'
+														? 'free with your own key'
+														: `${estimate.credits.toLocaleString('en')} credits`}
+												</strong>
+												. Rows answered before (cached) cost nothing and are refunded.
+											</>
+										) : (
+											<>
+												<strong data-testid="estimate-charged">
+													{estimate.payWith === 'ownKey'
+														? 'free with your own key'
+														: `${estimate.charged.toLocaleString('en')} credits`}
+												</strong>
+												{estimate.cached > 0
+													? ` (${estimate.cached.toLocaleString('en')} answers already cached, free)`
+													: ''}
+												.
+												{estimate.payWith === 'credits' && estimate.charged < estimate.credits
+													? ` ${estimate.credits.toLocaleString('en')} credits are held while it runs; what is not used comes back.`
+													: ''}
+											</>
+										)}
 									</p>
 									<IdempotencyKey value={loaderData.formKey} />
 									<SubmitButton name="intent" value="run" pending={running} pendingText="Starting…">

@@ -29,6 +29,15 @@ export function JobStatusBadge({ status, error }: { status: number; error?: stri
 	)
 }
 
+/** A job that finished but left part of its work undone (an upload with rejected leads). */
+export function PartlyFailedBadge() {
+	return (
+		<span className="inline-flex rounded-full bg-amber-50 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-amber-900 ring-1 ring-amber-300 ring-inset">
+			Partly failed
+		</span>
+	)
+}
+
 export function ProgressBar({ value, label }: { value: number; label: string }) {
 	const clamped = Math.max(0, Math.min(100, value))
 	return (

@@ -74,13 +74,14 @@ export function Badge({
 	tone = 'slate',
 }: {
 	children: ReactNode
-	tone?: 'slate' | 'indigo' | 'amber' | 'green'
+	tone?: 'slate' | 'indigo' | 'amber' | 'green' | 'red'
 }) {
 	const tones = {
 		slate: 'bg-slate-100 text-slate-700 ring-slate-200',
 		indigo: 'bg-indigo-50 text-indigo-800 ring-indigo-200',
 		amber: 'bg-amber-50 text-amber-800 ring-amber-200',
 		green: 'bg-green-50 text-green-800 ring-green-200',
+		red: 'bg-red-50 text-red-800 ring-red-200',
 	}
 	return (
 		<span

@@ -24,6 +24,8 @@ export type ApiKeySummary = {
 	last4: string
 	baseUrl: string | null
 	verifiedAt: Date | null
+	/** why the last test failed; null when it passed or none ran since the key was saved */
+	testError: string | null
 	updatedAt: Date
 }
 
@@ -41,7 +43,7 @@ export async function listApiKeys(context: AccountContext | null): Promise<ApiKe
 	const account = actingAccount(context)
 	const rows = await db
 		.selectFrom('api_keys')
-		.select(['provider', 'label', 'last4', 'base_url', 'verified_at', 'updated_at'])
+		.select(['provider', 'label', 'last4', 'base_url', 'verified_at', 'test_error', 'updated_at'])
 		.where('user_id', '=', account.accountId)
 		.orderBy('provider')
 		.execute()
@@ -51,6 +53,7 @@ export async function listApiKeys(context: AccountContext | null): Promise<ApiKe
 		last4: r.last4,
 		baseUrl: r.base_url,
 		verifiedAt: r.verified_at,
+		testError: r.test_error,
 		updatedAt: r.updated_at,
 	}))
 }
@@ -88,7 +91,7 @@ export async function saveApiKey(
 		.onConflict((oc) =>
 			oc
 				.columns(['user_id', 'provider'])
-				.doUpdateSet({ ...values, verified_at: null, updated_at: sql`now()` }),
+				.doUpdateSet({ ...values, verified_at: null, test_error: null, updated_at: sql`now()` }),
 		)
 		.execute()
 }
@@ -163,6 +166,31 @@ export async function testApiKey(context: AccountContext | null, provider: Provi
 	assertCanManage(account)
 	const stored = await getProviderKey(account.accountId, provider)
 	if (!stored) throw new FormError(`Add a ${PROVIDER_LABELS[provider]} key first.`)
+	try {
+		const message = await callWithKey(account.accountId, provider, stored)
+		await recordTest(account.accountId, provider, null)
+		return message
+	} catch (error) {
+		// the badge says the key failed, and why, until it passes or is replaced
+		if (error instanceof FormError) await recordTest(account.accountId, provider, error.message)
+		throw error
+	}
+}
+
+async function recordTest(accountId: string, provider: Provider, error: string | null) {
+	await db
+		.updateTable('api_keys')
+		.set({ verified_at: error ? null : sql`now()`, test_error: error })
+		.where('user_id', '=', accountId)
+		.where('provider', '=', provider)
+		.execute()
+}
+
+async function callWithKey(
+	accountId: string,
+	provider: Provider,
+	stored: NonNullable<Awaited<ReturnType<typeof getProviderKey>>>,
+) {
 	const config = getConfig()
 	let message: string
 	try {
@@ -188,18 +216,12 @@ export async function testApiKey(context: AccountContext | null, provider: Provi
 			}).health()
 			message = 'The key works: Apollo answered its health check.'
 		} else {
-			message = await testEmailBisonKey(account.accountId, stored.key, stored.baseUrl)
+			message = await testEmailBisonKey(accountId, stored.key, stored.baseUrl)
 		}
 	} catch (error) {
 		if (error instanceof ModelError || error instanceof ApifyError || error instanceof ApolloError)
 			throw new FormError(`The test failed: ${error.message}`)
 		throw error
 	}
-	await db
-		.updateTable('api_keys')
-		.set({ verified_at: sql`now()` })
-		.where('user_id', '=', account.accountId)
-		.where('provider', '=', provider)
-		.execute()
 	return message
 }

@@ -1,8 +1,9 @@
 import { isOwner, type AccountContext } from '../../context.server.ts'
 import { db } from '../../../db/index.server.ts'
-import { formatCents, formatDate } from '../../utils/money.ts'
+import { formatCents, formatDate, formatDateTime } from '../../utils/money.ts'
 import { isUuid } from '../../utils/http-errors.server.ts'
 import { findBillingOwnerEmail } from './access.server.ts'
+import { ledgerSubjects } from './ledger-references.server.ts'
 import { CREDIT_REASON_LABELS, getCreditBalance, listCreditLedger } from './credits.server.ts'
 import { listOfferedCreditPacks } from './credit-pack-prices.server.ts'
 import { paymentProvider } from './payments.server.ts'
@@ -87,6 +88,10 @@ export async function getPurchaseOverview(account: AccountContext) {
 		owner ? listCreditLedger(accountId, { limit: 100 }) : Promise.resolve([]),
 		listOfferedCreditPacks(),
 	])
+	const subjects = await ledgerSubjects(
+		accountId,
+		ledger.map((entry) => entry.reference),
+	)
 	return {
 		...header,
 		balance,
@@ -98,11 +103,13 @@ export async function getPurchaseOverview(account: AccountContext) {
 		ledger: ledger.map((entry) => ({
 			id: entry.id,
 			date: entry.created_at.toISOString(),
-			dateLabel: formatDate(entry.created_at),
+			// with the time: a day holds many of them (a run's hold and its refund)
+			dateLabel: formatDateTime(entry.created_at),
 			delta: entry.delta,
 			balanceAfter: entry.balance_after,
 			reason: CREDIT_REASON_LABELS[entry.reason] ?? entry.reason,
 			reference: entry.reference,
+			subject: entry.reference ? (subjects.get(entry.reference) ?? null) : null,
 		})),
 	}
 }

@@ -7,6 +7,7 @@ import { loadAccountContext, type AccountContext } from '../../context.server.ts
 import { createEmailBisonClient, emailBisonBase } from '../../integrations/emailbison.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
+import { missingRequired, preflightCounts } from './preflight.server.ts'
 import { backoff, runEmailBisonUpload } from './run-upload.server.ts'
 import {
 	getEmailBisonSettings,
@@ -405,9 +406,50 @@ describe('upload', () => {
 		const lines = csv.trim().split('\r\n')
 		expect(lines[0]).toBe('email,first_name,last_name,reason')
 		expect(lines).toHaveLength(3)
-		expect(lines[1]).toMatch(
-			/^'=bad-email-3,First3,Last3,The leads\.\d+\.email field must be a valid email/,
+		// in the user's words, not EmailBison's request-body paths
+		expect(lines[1]).toBe("'=bad-email-3,First3,Last3,The email address is not valid.")
+		const [summary] = await listUploads(me, { listId })
+		expect(summary!.rejectionReasons).toEqual([
+			{ reason: 'The email address is not valid.', leads: 2 },
+		])
+	})
+
+	test('an upload where EmailBison rejects every lead ends as failed, and the form counts them first', async () => {
+		const me = await account()
+		const listId = await leadList(me, 4, () => ({ last_name: null }))
+		// the pre-flight count: every lead lacks a last name, none lacks a first name
+		const preflight = await preflightCounts(listId, ['icebreaker'])
+		expect(preflight).toMatchObject({ leads: 4, partial: false })
+		expect(preflight.empty).toMatchObject({ last_name: 4, first_name: 0, 'data:icebreaker': 0 })
+		expect(
+			missingRequired(preflight, {
+				email: 'email',
+				first_name: 'first_name',
+				last_name: 'last_name',
+			}),
+		).toEqual([{ field: 'last_name', source: 'last_name', leads: 4 }])
+		expect(missingRequired(preflight, { email: 'email', last_name: 'title' })).toEqual([
+			{ field: 'first_name', source: '', leads: 4 },
+		])
+
+		const ws = [...eb.workspaces.values()][1]!
+		const campaign = eb.addCampaign(ws.id, 'Nobody')
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id)),
 		)
+		expect(await settled(uploadId)).toMatchObject({
+			status: 3,
+			sent: 0,
+			rejected: 4,
+			error:
+				'EmailBison rejected every lead: nothing was uploaded. Download the rejected rows to see why.',
+		})
+		const [summary] = await listUploads(me, { listId })
+		expect(summary!.rejectionReasons).toEqual([
+			{ reason: 'Last name is missing: EmailBison requires it.', leads: 4 },
+		])
 	})
 
 	test('429 with Retry-After and 503 are waited out', async () => {

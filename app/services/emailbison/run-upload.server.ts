@@ -425,16 +425,26 @@ async function uploadBatches(client: EmailBisonClient, upload: Upload, signal: A
 	}
 }
 
+/** An upload that went through but where EmailBison took none of the leads it was sent. */
+export const EVERY_LEAD_REJECTED =
+	'EmailBison rejected every lead: nothing was uploaded. Download the rejected rows to see why.'
+
 async function finish(
 	uploadId: string,
 	outcome: { ok: true } | { ok: false; error: string },
 	executor: typeof db = db,
 ) {
+	// every lead rejected is a failed upload, not a done one (issue 32 point 6)
+	const nothingSent = sql<boolean>`sent = 0 and rejected > 0`
 	await executor
 		.updateTable('emailbison_upload')
 		.set({
-			status: outcome.ok ? UploadStatus.success : UploadStatus.fail,
-			error: outcome.ok ? null : outcome.error,
+			status: outcome.ok
+				? sql<number>`case when ${nothingSent} then ${UploadStatus.fail}::int else ${UploadStatus.success}::int end`
+				: UploadStatus.fail,
+			error: outcome.ok
+				? sql<string | null>`case when ${nothingSent} then ${EVERY_LEAD_REJECTED}::text end`
+				: outcome.error,
 			updated_at: sql`now()`,
 		})
 		.where('id', '=', uploadId)

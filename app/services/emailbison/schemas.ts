@@ -26,6 +26,9 @@ export const EmailBisonTestSchema = z.object({ intent: z.literal('emailbison-tes
 export const EB_FIELDS = ['email', 'first_name', 'last_name', 'title', 'company', 'notes'] as const
 export type EbField = (typeof EB_FIELDS)[number]
 
+/** The fields EmailBison refuses a lead without (a 422 naming the lead). */
+export const REQUIRED_FIELDS = ['email', 'first_name', 'last_name'] as const
+
 export const CUSTOM_VARIABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/
 
 export const ChooseWorkspaceSchema = z.object({

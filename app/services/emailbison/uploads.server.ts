@@ -13,6 +13,7 @@ import { transact } from '../idempotency/form-submissions.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
+import { describeRejection } from './rejections.ts'
 import { EB_FIELDS, type EbField } from './schemas.ts'
 import { loadEmailBisonAccess, NOT_CONFIGURED, type EmailBisonAccess } from './settings.server.ts'
 import { inEbWorkspace, superAdminClient } from './workspace-client.server.ts'
@@ -173,7 +174,44 @@ export type UploadSummary = {
 	rejected: number
 	attached: number
 	error: string | null
+	/** why leads were rejected, in the user's words, most frequent first (from a sample) */
+	rejectionReasons: { reason: string; leads: number }[]
+	/** the reasons' counts are of a sample of the rejected leads, not all of them */
+	reasonsSampled: boolean
 	createdAt: Date
+}
+
+/** Rejected rows read per upload to say why (the reasons repeat: a sample tells them). */
+const REASON_SAMPLE = 500
+
+/** The most frequent rejection reasons of these uploads, translated, from a bounded sample. */
+async function rejectionReasons(uploadIds: string[]) {
+	const byUpload = new Map<string, { reason: string; leads: number }[]>()
+	if (uploadIds.length === 0) return byUpload
+	const { rows } = await sql<{ id: string; reason: string }>`
+		select u.id, s.reason from unnest(${uploadIds}::uuid[]) as u(id)
+		cross join lateral (
+			select rejected_reason as reason from emailbison_upload_leads
+			where upload_id = u.id and rejected_reason is not null
+			limit ${REASON_SAMPLE}
+		) s
+	`.execute(db)
+	const counts = new Map<string, Map<string, number>>()
+	for (const row of rows) {
+		const reason = describeRejection(row.reason)
+		const of = counts.get(row.id) ?? new Map<string, number>()
+		of.set(reason, (of.get(reason) ?? 0) + 1)
+		counts.set(row.id, of)
+	}
+	for (const [id, of] of counts)
+		byUpload.set(
+			id,
+			[...of]
+				.sort((a, b) => b[1] - a[1])
+				.slice(0, 3)
+				.map(([reason, leads]) => ({ reason, leads })),
+		)
+	return byUpload
 }
 
 /**
@@ -213,28 +251,32 @@ export async function listUploads(
 	if (filter.listId) query = query.where('u.list_id', '=', filter.listId)
 	if (filter.workspaceId) query = query.where('u.workspace_id', '=', filter.workspaceId)
 	if (filter.ebWorkspaceId) query = query.where('u.eb_workspace_id', '=', filter.ebWorkspaceId)
-	const rows = await query.execute()
-	return rows
-		.filter((r) => canUseWorkspace(account, r.workspace_id))
-		.map((r) => ({
-			id: r.id,
-			listId: r.list_id,
-			listName: r.list_name,
-			workspaceId: r.workspace_id,
-			ebWorkspaceId: r.eb_workspace_id,
-			ebWorkspaceName: r.eb_workspace_name,
-			campaignId: r.campaign_id,
-			campaignName: r.campaign_name,
-			status: r.status,
-			total: r.total,
-			sent: r.sent,
-			created: r.created,
-			updated: r.updated,
-			rejected: r.rejected,
-			attached: r.attached,
-			error: r.error,
-			createdAt: r.created_at,
-		}))
+	const rows = (await query.execute()).filter((r) => canUseWorkspace(account, r.workspace_id))
+	// finished uploads with rejected leads say why
+	const reasons = await rejectionReasons(
+		rows.filter((r) => r.rejected > 0 && r.status >= 2).map((r) => r.id),
+	)
+	return rows.map((r) => ({
+		id: r.id,
+		listId: r.list_id,
+		listName: r.list_name,
+		workspaceId: r.workspace_id,
+		ebWorkspaceId: r.eb_workspace_id,
+		ebWorkspaceName: r.eb_workspace_name,
+		campaignId: r.campaign_id,
+		campaignName: r.campaign_name,
+		status: r.status,
+		total: r.total,
+		sent: r.sent,
+		created: r.created,
+		updated: r.updated,
+		rejected: r.rejected,
+		attached: r.attached,
+		error: r.error,
+		rejectionReasons: reasons.get(r.id) ?? [],
+		reasonsSampled: r.rejected > REASON_SAMPLE,
+		createdAt: r.created_at,
+	}))
 }
 
 /** One upload of the account in a workspace this user may use; else a 404. */
@@ -270,7 +312,9 @@ export async function* rejectedCsv(uploadId: string) {
 		yield rows
 			.map(
 				(r) =>
-					[r.email, r.first_name, r.last_name, r.rejected_reason].map(csvCell).join(',') + '\r\n',
+					[r.email, r.first_name, r.last_name, describeRejection(r.rejected_reason)]
+						.map(csvCell)
+						.join(',') + '\r\n',
 			)
 			.join('')
 		after = rows[rows.length - 1]!.lead_id

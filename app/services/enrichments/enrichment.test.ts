@@ -22,7 +22,7 @@ import {
 	updateEnrichment,
 } from './enrichments.server.ts'
 import { EnrichmentFormSchema } from './schemas.ts'
-import { retryFailedRows, startRun } from './start-enrichment.server.ts'
+import { estimateRun, retryFailedRows, startRun } from './start-enrichment.server.ts'
 
 // The enrich job end to end: the real worker and database against the local OpenAI fake.
 let openai: FakeOpenAI
@@ -172,6 +172,39 @@ describe('running an enrichment', () => {
 		expect((await settledRun(again.runId)).status).toBe(2)
 		expect(openai.calls).toHaveLength(0)
 		expect(await getCreditBalance(me.accountId!)).toBe(88)
+	})
+
+	test('the estimate of a re-run charges only the answers not cached yet', async () => {
+		const me = await accountWithCredits(100)
+		const listId = await leadList(me, 10)
+		const e = await createEnrichment(me, enrichmentInput({ outputColumn: 'summary_again' }))
+		const target = `enrichment:${e.id}`
+		const before = await estimateRun(me, { listId, target, payWith: 'credits' })
+		expect(before).toMatchObject({ rows: 10, credits: 10, charged: 10, cached: 0 })
+		const first = await startRun(me, { listId, target, payWith: 'credits' })
+		expect((await settledRun(first.runId)).status).toBe(2)
+
+		// every answer is cached: the re-run costs nothing, and the estimate says so
+		const again = await estimateRun(me, { listId, target, payWith: 'credits' })
+		expect(again).toMatchObject({ rows: 10, charged: 0, cached: 10 })
+		// three new leads: only they are paid for
+		await db
+			.insertInto('leads')
+			.values(
+				[1, 2, 3].map((i) => ({
+					list_id: listId,
+					user_id: me.accountId!,
+					email: `new${i}@example.com`,
+					first_name: `New${i}`,
+					company_name: `Newco ${i}`,
+				})),
+			)
+			.execute()
+		expect(await estimateRun(me, { listId, target, payWith: 'credits' })).toMatchObject({
+			rows: 13,
+			charged: 3,
+			cached: 10,
+		})
 	})
 
 	test('429 with Retry-After and 500s are retried; JSON output is checked; malformed rows can be retried', async () => {

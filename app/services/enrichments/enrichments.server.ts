@@ -166,6 +166,23 @@ export async function companyColumns(context: AccountContext | null, companyList
 
 type EnrichmentInput = z.output<typeof EnrichmentFields>
 
+/**
+ * The columns of the list chosen for the preview, lead list or company list: saving only
+ * learns its CSV and output keys from it. A list the user may not use adds nothing (the
+ * preview list does not decide whether an enrichment can be saved).
+ */
+async function previewListColumns(context: AccountContext | null, listId: string | undefined) {
+	if (!listId) return []
+	try {
+		return (await previewListKind(context, listId)) === 'leads'
+			? await knownColumns(context, listId)
+			: await companyColumns(context, listId)
+	} catch (error) {
+		if (statusOf(error) !== 404) throw error
+		return []
+	}
+}
+
 /** The columns an enrichment fills: its output column, and `output.field` for JSON fields. */
 function columnsOf(e: { outputColumn: string; format: OutputFormat }) {
 	return [
@@ -185,9 +202,13 @@ async function validate(
 ) {
 	const own = editing ? columnsOf(editing) : []
 	// a prompt may be meant for company lists: their columns are known too (and not outputs)
-	const columns = [...(await knownColumns(context, input.listId)), ...COMPANY_COLUMNS].filter(
-		(c) => !own.includes(c),
-	)
+	const columns = [
+		...new Set([
+			...(await knownColumns(context)),
+			...COMPANY_COLUMNS,
+			...(await previewListColumns(context, input.listId)),
+		]),
+	].filter((c) => !own.includes(c))
 	if (
 		placeholders(input.prompt).some(
 			(p) => p === input.outputColumn || p.startsWith(`${input.outputColumn}.`),

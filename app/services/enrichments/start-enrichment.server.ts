@@ -6,6 +6,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
+import { paidCallsNow, type PaidCalls } from './paid-calls.server.ts'
 import { transact } from '../idempotency/form-submissions.server.ts'
 import { findCompanyList, findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
@@ -85,7 +86,12 @@ export type Estimate = {
 	aiSteps: number
 	/** at most this many paid model calls (cached rows cost nothing and are refunded) */
 	calls: number
+	/** credits held while it runs: every call paid (what is not used comes back) */
 	credits: number
+	/** credits it would really charge now (cached answers are free); null when not known */
+	charged: number | null
+	/** answers already cached (free); null when not known */
+	cached: number | null
 	payWith: 'ownKey' | 'credits'
 	name: string
 	/** the filter in words; empty for the whole list */
@@ -122,11 +128,13 @@ async function prepareRun(account: AccountContext & { accountId: string }, input
 	}
 	const aiSteps = resolved.steps.filter((s) => s.kind === 'ai').length
 	const price = input.payWith === 'ownKey' ? 0 : getConfig().CREDITS_PER_ENRICHMENT
-	const estimate = (rows: number): Estimate => ({
+	const estimate = (rows: number, paid: PaidCalls | null = null): Estimate => ({
 		rows,
 		aiSteps,
 		calls: rows * aiSteps,
 		credits: rows * aiSteps * price,
+		charged: paid ? paid.calls * price : null,
+		cached: paid ? paid.cached : null,
 		payWith: input.payWith,
 		name: resolved.name,
 		filter: describeFilter(filter),
@@ -196,8 +204,18 @@ export async function estimateRun(context: AccountContext | null, input: RunInpu
 	const account = actingAccount(context)
 	const run = await prepareRun(account, input)
 	const { n } = await countRows(db, run, false)
-	if (Number(n) === 0) throw nothingToRun(run.filter, run.source)
-	return run.estimate(Number(n))
+	const rows = Number(n)
+	if (rows === 0) throw nothingToRun(run.filter, run.source)
+	// what a re-run really costs: the answers already cached are free
+	const paid = await paidCallsNow({
+		accountId: account.accountId,
+		source: run.source,
+		target: run.target,
+		filter: run.filter,
+		steps: run.resolved.steps,
+		rows,
+	})
+	return run.estimate(rows, paid)
 }
 
 function checkProvider(account: AccountContext, aiSteps: number, payWith: 'ownKey' | 'credits') {

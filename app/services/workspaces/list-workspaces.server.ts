@@ -1,4 +1,4 @@
-import { canManageWorkspaces, type ActingAccount } from './access.server.ts'
+import { canManageWorkspaces, canViewDomains, type ActingAccount } from './access.server.ts'
 import {
 	countWorkspaceContents,
 	describeContents,
@@ -24,8 +24,11 @@ export async function listWorkspaces(account: ActingAccount) {
 		inboxOrders: 0,
 		inboxes: 0,
 	}
+	// what this user would see in each: domains, inbox orders and inboxes need a domain scope
+	const seesDomains = canViewDomains(account)
 	const workspaces: WorkspaceSummary[] = account.workspaces.map((w) => {
-		const c = contents.get(w.id) ?? empty
+		const held = contents.get(w.id) ?? empty
+		const c = seesDomains ? held : { ...held, domains: 0, inboxOrders: 0, inboxes: 0 }
 		return { id: w.id, name: w.name, contents: c, summary: describeContents(c) }
 	})
 	return { workspaces, canManage: canManageWorkspaces(account) }

@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
-import { buildAccounts, contextOf, insertWorkspace } from '../../../tests/support/team.ts'
+import {
+	buildAccounts,
+	contextOf,
+	insertMember,
+	insertWorkspace,
+} from '../../../tests/support/team.ts'
+import { listScrapeLists } from '../leads/scrape-lists.server.ts'
 import { loadAccountContext } from '../../context.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { createWorkspace } from './create-workspace.server.ts'
@@ -73,6 +79,38 @@ describe('workspaces', () => {
 		const noX = await listWorkspaces(await contextOf(db, users.noX))
 		expect(noX.workspaces.map((w) => w.id)).toEqual([workspaces.Y])
 		expect((await listWorkspaces(await contextOf(db, users.editor))).canManage).toBe(false)
+	})
+
+	test("a workspace's counts are what a member limited to it sees, never the unassigned lists", async () => {
+		const { users, workspaces } = await buildAccounts(db)
+		// two lists of the account in no workspace
+		for (const name of ['Loose 1', 'Loose 2'])
+			await db
+				.insertInto('processing_list')
+				.values({ user_id: users.owner.id, name, source_type: 'upload' })
+				.execute()
+		const onlyX = await insertMember(db, users.owner, {
+			role: 'editor',
+			workspaceIds: [workspaces.X],
+		})
+		const member = await contextOf(db, onlyX)
+		const seen = await listScrapeLists(member, workspaces.X)
+		expect(seen.map((l) => l.workspaceId)).toEqual([workspaces.X, workspaces.X])
+		const counted = (await listWorkspaces(await contextOf(db, users.owner))).workspaces.find(
+			(w) => w.id === workspaces.X,
+		)!
+		expect(counted.contents.leadLists + counted.contents.companyLists).toBe(seen.length)
+		// the member itself is told of what it can see: no domains or inboxes without their scope
+		const asMember = (await listWorkspaces(member)).workspaces.find((w) => w.id === workspaces.X)!
+		expect(asMember.summary).toBe('1 lead list and 1 company list')
+		// the owner, in X, sees the unassigned lists too: the page labels them (scrape.tsx)
+		const owner = await listScrapeLists(await contextOf(db, users.owner), workspaces.X)
+		expect(
+			owner
+				.filter((l) => l.workspaceId === null)
+				.map((l) => l.name)
+				.sort(),
+		).toEqual(['Loose 1', 'Loose 2'])
 	})
 
 	test('moving a list carries its leads; an inbox order carries its inboxes', async () => {
