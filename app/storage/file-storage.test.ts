@@ -4,6 +4,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startFakeS3, type FakeS3 } from '../../tests/fakes/s3/server.ts'
+import { startS3rver, type S3rverStore } from '../../tests/support/s3rver.ts'
 import { parseEnv } from '../config.server.ts'
 import {
 	createFileStorage,
@@ -14,15 +15,21 @@ import {
 } from './file-storage.server.ts'
 
 let s3: FakeS3
+// another S3 server than our fake: what only the fake accepts fails here (issue 32 point 9)
+let s3rver: S3rverStore
 beforeAll(async () => {
 	s3 = await startFakeS3()
+	s3rver = await startS3rver()
 })
 afterAll(async () => {
 	await s3.close()
+	await s3rver.close()
 })
 
 const s3Storage = () =>
 	createFileStorage(parseEnv({ ...s3.env, APP_SECRET: 'x'.repeat(32) }).fileStorage)
+const s3rverStorage = () =>
+	createFileStorage(parseEnv({ ...s3rver.env, APP_SECRET: 'x'.repeat(32) }).fileStorage)
 const localStorage = () =>
 	createFileStorage({
 		kind: 'local',
@@ -47,6 +54,7 @@ function generated(count: number) {
 describe.each([
 	['local directory', localStorage],
 	['S3-compatible bucket', s3Storage],
+	['s3rver', s3rverStorage],
 ])('%s', (_name, make) => {
 	let storage: FileStorage
 	beforeAll(async () => {
