@@ -12,7 +12,7 @@ import { getConfig } from '../config.server.ts'
 import { createLoadContext } from '../utils/load-context.server.ts'
 import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
-import { logger } from '../utils/logger.server.ts'
+import { logRequestFailure } from '../utils/logger.server.ts'
 import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
 import { buildsByFirstSegment } from './routes-by-first-segment.server.ts'
 import { pagesInProgress, type PagesInProgress } from './pages-in-progress.server.ts'
@@ -147,8 +147,8 @@ export async function createApp(options: {
 			pagesInProgress({ limit: pagesAtOnce(config), holdMs: PAGE_SLOT_MS }),
 		),
 	)
-	app.use(((error, _req, res, _next) => {
-		logger.error({ err: error }, 'request failed')
+	app.use(((error, req, res, _next) => {
+		logRequestFailure(error, req.originalUrl, 'request failed')
 		if (!res.headersSent) res.status(500).type('text/plain').send('Internal Server Error')
 	}) as express.ErrorRequestHandler)
 	return app

@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
@@ -96,6 +97,21 @@ describe.each([
 
 	test('keys cannot leave the storage', async () => {
 		await expect(storage.write('../outside.csv', 'x')).rejects.toThrow('outside the storage')
+	})
+})
+
+describe('local directory', () => {
+	test("files are the service user's alone: 0600 in 0700 folders", async () => {
+		const storage = (await localStorage()) as FileStorage & { root: string }
+		await storage.write('pending/people.csv', 'email\na@b.co\n')
+		await storage.move('pending/people.csv', 'imports/list.csv')
+		const mode = async (relative: string) =>
+			(await stat(path.join(storage.root, relative))).mode & 0o777
+		expect({
+			file: (await mode('imports/list.csv')).toString(8),
+			pending: (await mode('pending')).toString(8),
+			imports: (await mode('imports')).toString(8),
+		}).toEqual({ file: '600', pending: '700', imports: '700' })
 	})
 })
 
