@@ -143,6 +143,27 @@ describe('test mode', () => {
 		expect(await domainSubscriptions(domain.id)).toHaveLength(1)
 	})
 
+	test('paid at the same moment: one delivered, one refunded', async () => {
+		const owner = await ownerWithDomains([uniqueName('twice')])
+		const domain = owner.domains[0]!
+		const first = await startDomainSubscription(owner.account, domain.id)
+		const second = await startDomainSubscription(owner.account, domain.id)
+		await Promise.all([
+			payOnTestPage(owner.account, first.id),
+			payOnTestPage(owner.account, second.id),
+		])
+		expect(await domainSubscriptions(domain.id)).toHaveLength(1)
+		const statuses = [(await checkoutRow(first.id)).status, (await checkoutRow(second.id)).status]
+		expect(statuses.sort()).toEqual(['completed', 'refunded'])
+
+		const owner2 = await ownerWithSubscribedDomain()
+		const orders = await Promise.all(
+			[1, 2, 3].map(() => startInboxOrderCheckout(owner2.account, inboxOrder(owner2.domain.id))),
+		)
+		await Promise.all(orders.map((o) => payOnTestPage(owner2.account, o.id)))
+		expect(await inboxOrders(owner2.user.id)).toHaveLength(1)
+	})
+
 	test('the same inbox order paid from two checkout pages makes one order; the second is refunded', async () => {
 		const owner = await ownerWithSubscribedDomain()
 		const first = await startInboxOrderCheckout(owner.account, inboxOrder(owner.domain.id))
