@@ -5,7 +5,7 @@ import { ServerRouter, type EntryContext, type RouterContextProvider } from 'rea
 import { cspNonceContext } from './utils/load-context.server.ts'
 import { NonceProvider } from './utils/nonce.ts'
 import { CoalescedWrites } from './utils/coalesced-writes.server.ts'
-import { logger } from './utils/logger.server.ts'
+import { logger, logRequestFailure } from './utils/logger.server.ts'
 import {
 	noteDatabaseOutage,
 	RETRY_AFTER_SECONDS,
@@ -81,7 +81,7 @@ export function handleError(
 ) {
 	noteDatabaseOutage(error, context)
 	if (request.signal.aborted) return
-	logger.error({ err: error, url: request.url }, 'unhandled error')
+	logRequestFailure(error, request.url, 'unhandled error')
 }
 
 /** Client navigations (.data) that met a database outage: tell when to try again. */

@@ -263,8 +263,11 @@ export interface CheckoutSessions {
   line_items: Json;
   mode: string;
   provider: string;
+  provider_refund_id: string | null;
   provider_session_id: string | null;
   provider_url: string | null;
+  refund_reason: string | null;
+  refunded_at: Timestamp | null;
   status: Generated<string>;
   success_path: string;
   total_cents: number;

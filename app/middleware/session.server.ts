@@ -50,6 +50,9 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	let client: Supabase | undefined
 	const supabase = () => (client ??= supabaseFor(endpoint, request, responseHeaders, cookies))
 	const token = sessionAccessToken(cookies)
+	// A signed-in answer is the user's alone: no browser history or shared cache keeps it (as
+	// downloads already said), whatever the route set.
+	if (hasSessionCookie(cookies)) responseHeaders.set('Cache-Control', 'private, no-store')
 	let claims = token ? rememberedClaims(token) : null
 	// No session cookie (a visitor, the sign-in page): nobody to verify, no auth client to make.
 	if (!claims && hasSessionCookie(cookies)) {

@@ -59,6 +59,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 			return redirectWithError(session.cancel_path, 'Payment declined. Nothing was charged.')
 		}
 		const session = await completeTestCheckout(account, params.sessionId)
+		// paid already from another checkout: refunded, not delivered twice (decision 0064)
+		if (session.status === 'refunded') {
+			return redirectWithError(session.success_path, `${session.refund_reason} (Test mode.)`)
+		}
 		return redirectWithSuccess(session.success_path, 'Payment complete (test mode). Thank you!')
 	} catch (error) {
 		if (!(error instanceof FormError)) throw error

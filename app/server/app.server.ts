@@ -13,7 +13,7 @@ import { getConfig } from '../config.server.ts'
 import { createLoadContext } from '../utils/load-context.server.ts'
 import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
-import { logger } from '../utils/logger.server.ts'
+import { logRequestFailure } from '../utils/logger.server.ts'
 import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
 import { routeHandles, type ServerRouteHandle } from './route-handles.server.ts'
 import { wellFormedUrl } from './well-formed-url.server.ts'
@@ -167,11 +167,11 @@ export async function createApp(options: {
 		),
 	)
 	app.use(((error, req, res, _next) => {
-		// Express's own client errors (a body it cannot read, a bad escape it decoded) carry
-		// their 4xx status: the client's mistake, a warning without a stack.
+		logRequestFailure(error, req.originalUrl, 'request failed')
+		// Express's own client errors (a body it cannot read, a bad escape it decoded) keep
+		// their 4xx status: the client's mistake
 		const status = clientErrorStatus(error)
 		if (status) {
-			logger.warn({ status, method: req.method, path: req.path }, 'bad request')
 			if (!res.headersSent)
 				res
 					.status(status)
@@ -179,7 +179,6 @@ export async function createApp(options: {
 					.send(STATUS_CODES[status] ?? 'Bad Request')
 			return
 		}
-		logger.error({ err: error }, 'request failed')
 		if (!res.headersSent) res.status(500).type('text/plain').send('Internal Server Error')
 	}) as express.ErrorRequestHandler)
 	return app

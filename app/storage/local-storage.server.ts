@@ -6,6 +6,10 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { FileNotFound, type FileStorage } from './file-storage.server.ts'
 
+// Uploaded lists hold other people's personal data: only the service's user reads them.
+const FILE_MODE = 0o600
+const FOLDER_MODE = 0o700
+
 /** Files in a local directory (DATA_DIR/uploads): one machine, or a shared volume. */
 export class LocalFileStorage implements FileStorage {
 	readonly kind = 'local' as const
@@ -22,15 +26,20 @@ export class LocalFileStorage implements FileStorage {
 		return resolved
 	}
 
+	/** The folder of `file`, made when missing: the service's own (0700), as its files are (0600). */
+	async #folderOf(file: string) {
+		await mkdir(path.dirname(file), { recursive: true, mode: FOLDER_MODE })
+	}
+
 	async write(key: string, body: Readable | Buffer | string) {
 		const file = this.pathOf(key)
-		await mkdir(path.dirname(file), { recursive: true })
+		await this.#folderOf(file)
 		// written next to the file and renamed: readers never see half a file
 		const partial = `${file}.${randomUUID()}.part`
 		try {
 			const source =
 				typeof body === 'string' || Buffer.isBuffer(body) ? Readable.from([body]) : body
-			await pipeline(source, createWriteStream(partial, { flags: 'wx' }))
+			await pipeline(source, createWriteStream(partial, { flags: 'wx', mode: FILE_MODE }))
 			await rename(partial, file)
 		} catch (error) {
 			await rm(partial, { force: true })
@@ -53,7 +62,7 @@ export class LocalFileStorage implements FileStorage {
 
 	async move(from: string, to: string) {
 		const target = this.pathOf(to)
-		await mkdir(path.dirname(target), { recursive: true })
+		await this.#folderOf(target)
 		await rename(this.pathOf(from), target).catch((error: NodeJS.ErrnoException) => {
 			throw error.code === 'ENOENT' ? new FileNotFound(from) : error
 		})

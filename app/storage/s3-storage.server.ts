@@ -95,7 +95,9 @@ export class S3FileStorage implements FileStorage {
 				new CopyObjectCommand({
 					Bucket: this.#bucket,
 					Key: this.#key(to),
-					CopySource: `${this.#bucket}/${encodeURIComponent(this.#key(from))}`,
+					// each segment encoded, the slashes kept: servers that decode the copy source
+					// with decodeURI (s3rver) never turn %2F back into a slash
+					CopySource: `${this.#bucket}/${this.#key(from).split('/').map(encodeURIComponent).join('/')}`,
 				}),
 			)
 		} catch (error) {

@@ -2,6 +2,7 @@ import {
 	expireSubscriptions,
 	grantDuePlanCredits,
 } from '../../services/billing/expire-subscriptions.server.ts'
+import { refundOwedCheckouts } from '../../services/billing/refunds.server.ts'
 import { renewTestDomainSubscriptions } from '../../services/domains/renewals.server.ts'
 import { expireDomainSubscriptions } from '../../services/domains/subscriptions.server.ts'
 import {
@@ -21,7 +22,8 @@ import { jobPayloads } from '../payloads.ts'
  * inbox orders (Stripe renews its own through the webhook), ends what is past
  * its period, and ends inboxes cancelled at period end. Inbox orders not yet
  * fulfilled are never renewed: test mode skips them, and a Stripe one's next
- * charge moves on before it comes (decision 0018). All idempotent.
+ * charge moves on before it comes (decision 0018). Stripe refunds still owed for
+ * checkouts paid twice are retried (decision 0064). All idempotent.
  */
 export const subscriptionExpiryJob = defineJob({
 	name: 'subscription-renewal',
@@ -43,6 +45,8 @@ export const subscriptionExpiryJob = defineJob({
 		const ordersRenewed = await renewTestInboxOrders(now)
 		const ordersDeferred = await deferUnfulfilledStripeOrders(now)
 		const quantities = await reconcileStripeQuantities()
+		// Stripe refunds of checkouts paid twice that the webhook could not get (decision 0064)
+		const refunds = await refundOwedCheckouts()
 		const counts = {
 			expired: expired.length,
 			granted,
@@ -52,6 +56,7 @@ export const subscriptionExpiryJob = defineJob({
 			ordersRenewed: ordersRenewed.length,
 			ordersDeferred: ordersDeferred.length,
 			quantities,
+			refunds,
 		}
 		if (Object.values(counts).some(Boolean)) {
 			logger.info(counts, 'subscriptions renewed and expired')

@@ -13,12 +13,14 @@ import { inTransaction } from './credits.server.ts'
 import {
 	DOMAIN_LINE_ITEM_KINDS,
 	FULFILMENTS,
+	PAID_ALREADY,
 	type LineItemKind,
 	type Payment,
 } from './fulfilments.server.ts'
 import { paymentProvider, testPaymentsAllowed } from './payments.server.ts'
 import { callStripe } from './subscriptions.server.ts'
 import { transact } from '../idempotency/form-submissions.server.ts'
+import { logger } from '../../utils/logger.server.ts'
 
 /**
  * One checkout for everything the account pays for: plan subscriptions and
@@ -279,9 +281,26 @@ export async function completeCheckout(
 			.forUpdate()
 			.executeTakeFirst()) as CheckoutSession | undefined
 		if (!session) throw new Error(`No checkout session ${request.id}`)
-		if (session.status === 'completed') return { session, alreadyCompleted: true }
+		if (session.status === 'completed' || session.status === 'refunded') {
+			return { session, alreadyCompleted: true }
+		}
 		if (session.status !== 'open') {
 			throw new FormError(`This checkout was ${session.status}; start a new one.`)
+		}
+		// One purchase, one payment: what another checkout paid meanwhile is refunded, not replaced.
+		for (const [index, item] of session.line_items.entries()) {
+			const reason = await PAID_ALREADY[item.kind]?.(trx, {
+				session,
+				item,
+				index,
+				payment: request.payment,
+				actorUserId: request.actorUserId,
+			})
+			if (reason)
+				return {
+					session: await refundCheckout(trx, session, reason, request),
+					alreadyCompleted: false,
+				}
 		}
 		const completed = (await trx
 			.updateTable('checkout_sessions')
@@ -313,6 +332,49 @@ export async function completeCheckout(
 		})
 		return { session: completed, alreadyCompleted: false }
 	})
+}
+
+/**
+ * A paid checkout whose purchase another checkout had already paid: nothing is delivered and
+ * the payment is given back. Test mode records the refund at once (no money moved); a Stripe
+ * refund is owed until refundOwedCheckout gets it from Stripe, after this transaction.
+ */
+async function refundCheckout(
+	trx: Kysely<DB>,
+	session: CheckoutSession,
+	reason: string,
+	request: { payment: Payment; actorUserId: string | null },
+) {
+	const refunded = (await trx
+		.updateTable('checkout_sessions')
+		.set({
+			status: 'refunded',
+			refund_reason: reason,
+			refunded_at: request.payment.provider === 'test' ? new Date() : null,
+			updated_at: new Date(),
+		})
+		.where('id', '=', session.id)
+		.returningAll()
+		.executeTakeFirstOrThrow()) as CheckoutSession
+	logger.warn(
+		{ checkout: session.id, provider: request.payment.provider, reason },
+		'checkout paid for something already paid: refunded',
+	)
+	await recordAudit(trx, {
+		actorUserId: request.actorUserId,
+		action: 'billing.checkout.refund',
+		targetType: 'checkout_session',
+		targetId: session.id,
+		before: { status: session.status },
+		after: {
+			status: 'refunded',
+			reason,
+			provider: request.payment.provider,
+			total_cents: session.total_cents,
+			provider_subscription_id: request.payment.subscriptionId ?? null,
+		},
+	})
+	return refunded
 }
 
 /** The payer completes a test checkout on the test-payment page. */

@@ -5,8 +5,11 @@ import { grantCredits } from './credits.server.ts'
 import { periodEnd } from './dates.ts'
 import { getPricePlan } from './plans.server.ts'
 import { activateSubscription } from './subscriptions.server.ts'
-import { fulfilDomainSubscription } from '../domains/subscriptions.server.ts'
-import { fulfilInboxOrderPayment } from '../inboxes/orders.server.ts'
+import {
+	domainSubscriptionPaidAlready,
+	fulfilDomainSubscription,
+} from '../domains/subscriptions.server.ts'
+import { fulfilInboxOrderPayment, inboxOrderPaidAlready } from '../inboxes/orders.server.ts'
 
 /** How a checkout was paid. */
 export type Payment = {
@@ -78,6 +81,20 @@ export const FULFILMENTS = {
 	domain_subscription: fulfilDomainSubscription,
 	inbox_order: fulfilInboxOrderPayment,
 } satisfies Record<string, Fulfilment>
+
+/**
+ * Why a paid item cannot be delivered: another checkout already paid for the same thing (the
+ * payer sees the sentence; the payment is refunded). Null when it can. Runs before any
+ * fulfilment, in the payment's transaction, and takes the locks that make the answer hold
+ * until that transaction commits (decision 0064).
+ */
+export type PaidAlready = (db: Kysely<DB>, context: FulfilmentContext) => Promise<string | null>
+
+/** The kinds that can be bought only once: two checkouts open at once must not both deliver. */
+export const PAID_ALREADY: Partial<Record<LineItemKind, PaidAlready>> = {
+	domain_subscription: domainSubscriptionPaidAlready,
+	inbox_order: inboxOrderPaidAlready,
+}
 
 /** The kinds of a domain checkout (members with domain-management:write may pay for them). */
 export const DOMAIN_LINE_ITEM_KINDS = ['domain_subscription', 'inbox_order'] as const

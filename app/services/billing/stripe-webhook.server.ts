@@ -6,6 +6,7 @@ import { getStripe, type Stripe } from '../../integrations/stripe.server.ts'
 import { FormError, isUuid } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { completeCheckout } from './checkout.server.ts'
+import { refundOwedCheckout } from './refunds.server.ts'
 import { findPlanForStripePrice, getPricePlan } from './plans.server.ts'
 import { changeSubscription, startPeriod, type SubscriptionRow } from './subscriptions.server.ts'
 import {
@@ -58,7 +59,11 @@ export async function handleStripeWebhook(
 		.select('id')
 		.where('id', '=', event.id)
 		.executeTakeFirst()
-	if (seen) return { status: 200, message: 'Already processed' }
+	if (seen) {
+		// a redelivery after a refund failed (or a crash): the refund is still owed
+		await refundOwedFor(event, db)
+		return { status: 200, message: 'Already processed' }
+	}
 
 	// Calls to Stripe happen before the transaction, which holds row locks.
 	const subscription = await subscriptionOfCompletedCheckout(event)
@@ -72,7 +77,22 @@ export async function handleStripeWebhook(
 		if (!fresh) return
 		await applyEvent(trx, event, subscription)
 	})
+	await refundOwedFor(event, db)
 	return { status: 200, message: 'OK' }
+}
+
+/**
+ * A paid checkout the payment's transaction refunded (decision 0064) gets its money back from
+ * Stripe now, after the commit. A failure throws: the answer is 500 and Stripe delivers the
+ * event again (the job retries too).
+ */
+async function refundOwedFor(event: Stripe.Event, db: Kysely<DB>) {
+	if (
+		event.type !== 'checkout.session.completed' &&
+		event.type !== 'checkout.session.async_payment_succeeded'
+	)
+		return
+	await refundOwedCheckout({ providerSessionId: event.data.object.id }, db)
 }
 
 async function subscriptionOfCompletedCheckout(event: Stripe.Event) {

@@ -95,6 +95,27 @@ export async function startDomainSubscription(
 	)
 }
 
+/**
+ * At payment (decision 0064): a domain that got a live subscription from another checkout
+ * since this one opened is not subscribed twice; the payment is refunded instead of replacing
+ * the first subscription. Locks the domain row (its fulfilment does too), so of two payments at
+ * once the second waits and sees the first.
+ */
+export async function domainSubscriptionPaidAlready(
+	db: Kysely<DB>,
+	{ session, item }: FulfilmentContext,
+) {
+	const domain = await db
+		.selectFrom('domains')
+		.select(['id', 'name'])
+		.where('id', '=', String(item.data.domainId))
+		.where('user_id', '=', session.user_id)
+		.forUpdate()
+		.executeTakeFirst()
+	if (!domain || !(await hasLiveSubscription(db, domain.id))) return null
+	return `${domain.name} was already subscribed from another checkout, so this payment was refunded.`
+}
+
 /** Fulfilment of a paid domain_subscription line item: the subscription starts, the domain is active. */
 export async function fulfilDomainSubscription(
 	db: Kysely<DB>,

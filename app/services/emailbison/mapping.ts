@@ -1,4 +1,5 @@
 import type { EbLeadJson } from '../../integrations/emailbison.server.ts'
+import { csvSafe } from '../../utils/csv-safe.ts'
 import type { EbField } from './schemas.ts'
 
 // What a lead can send to EmailBison: its columns, and the enrichment outputs kept in
@@ -122,9 +123,8 @@ export function emailBisonLeadJson(lead: LeadRow, mapping: UploadMapping): EbLea
 	return `${json}}` as EbLeadJson
 }
 
-/** A CSV cell: quoted when needed, and formula-safe (cells starting with = + - @ get a '). */
+/** A CSV cell: quoted when needed, and formula-safe (csv-safe.ts). */
 export function csvCell(value: unknown) {
-	let text = value === null || value === undefined ? '' : String(value)
-	if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`
+	const text = csvSafe(value === null || value === undefined ? '' : String(value))
 	return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }

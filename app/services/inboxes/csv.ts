@@ -1,3 +1,5 @@
+import { csvSafe } from '../../utils/csv-safe.ts'
+
 /** Small RFC 4180 CSV helpers for inbox credentials (at most a few thousand rows). */
 
 export function parseCsv(text: string): string[][] {
@@ -36,7 +38,7 @@ export function parseCsv(text: string): string[][] {
 /** A cell a spreadsheet would run as a formula gets a leading apostrophe. */
 export function safeCell(value: string | number | null | undefined) {
 	let text = value === null || value === undefined ? '' : String(value)
-	if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`
+	text = csvSafe(text)
 	return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 

@@ -231,9 +231,11 @@ describe('inbox-order job', () => {
 	test('two orders for one domain never plan the same address', async () => {
 		await platformAdmin()
 		const { account, domains } = await owner(['twice-a.com'])
+		// the same names in another order: another purchase (the same order twice is one,
+		// decision 0064), whose quote shows the same addresses as the first's
 		const [first, second] = await Promise.all([
 			payOrder(account, [domains[0]!.id]),
-			payOrder(account, [domains[0]!.id]),
+			payOrder(account, [domains[0]!.id], { personas: 'Grace Hopper\nAda Lovelace' }),
 		])
 		const planned = [await settled(first), await settled(second)].map((o) =>
 			(o.planned_inboxes as { address: string }[]).map((p) => p.address),

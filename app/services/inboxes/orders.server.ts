@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
@@ -102,6 +102,19 @@ export async function quoteInboxOrder(
 			'personas',
 		)
 	}
+	const same = await liveSameOrder(db, acting.accountId, {
+		provider: input.provider,
+		inboxesPerDomain: input.inboxesPerDomain,
+		domainIds,
+		personas,
+		patterns,
+	})
+	if (same) {
+		throw new FormError(
+			`You already ordered exactly these inboxes (${formatDate(same.created_at)}): change the domains, names or patterns to order more.`,
+			'personas',
+		)
+	}
 	const workspaces = new Set(planned.map((d) => d.workspaceId))
 	const workspaceId =
 		workspaces.size === 1
@@ -148,6 +161,48 @@ async function orderableDomains(acting: ActingAccount, ids: string[], db: Kysely
 		)
 	}
 	return ids.map((id) => rows.find((r) => r.id === id)!)
+}
+
+type OrderedInboxes = {
+	provider: 'google' | 'microsoft'
+	inboxesPerDomain: number
+	domainIds: string[]
+	personas: Persona[]
+	patterns: string[]
+}
+
+/**
+ * A live order of the account (not failed, still billed) for exactly these inboxes: the same
+ * provider, domains, count, names and patterns, as two checkout pages of one quote make.
+ */
+async function liveSameOrder(db: Kysely<DB>, accountId: string, order: OrderedInboxes) {
+	const domainIds = sql<string[]>`${order.domainIds}::uuid[]`
+	return db
+		.selectFrom('inbox_orders')
+		.select(['id', 'created_at'])
+		.where('user_id', '=', accountId)
+		.where('status', '!=', 3)
+		.where('billing_status', 'in', ['active', 'past_due'])
+		.where('provider', '=', order.provider)
+		.where('inboxes_per_domain', '=', order.inboxesPerDomain)
+		.where('domain_ids', '@>', domainIds)
+		.where('domain_ids', '<@', domainIds)
+		.where(sql<boolean>`personas = ${JSON.stringify(order.personas)}::jsonb`)
+		.where('address_patterns', '=', sql<string[]>`${order.patterns}::text[]`)
+		.executeTakeFirst()
+}
+
+/**
+ * At payment (decision 0064): the same order paid from another checkout page since this one
+ * opened is not ordered twice; this payment is refunded. Planning's lock serialises payments
+ * of inbox orders (and the job's planning), so the answer holds until this one commits.
+ */
+export async function inboxOrderPaidAlready(db: Kysely<DB>, { session, item }: FulfilmentContext) {
+	await sql`select pg_advisory_xact_lock(hashtext('inbox_order_planning'))`.execute(db)
+	const order = JSON.parse(String(item.data.order)) as OrderedInboxes
+	const same = await liveSameOrder(db, session.user_id, order)
+	if (!same) return null
+	return `These inboxes were already ordered from another checkout (${formatDate(same.created_at)}), so this payment was refunded.`
 }
 
 /** The order as the checkout link carries it (base64url JSON; validated again on arrival). */

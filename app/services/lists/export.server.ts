@@ -5,6 +5,7 @@ import { sql } from 'kysely'
 import { to as copyTo } from 'pg-copy-streams'
 import { db, getPool } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
+import { csvSafe, formulaStartsSql } from '../../utils/csv-safe.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { findCompanyList, findLeadList } from './find-list.server.ts'
 
@@ -38,16 +39,6 @@ export type CsvDownload = {
 	fileName: string
 	/** UTF-8 CSV with a byte order mark (so spreadsheets read it as UTF-8) */
 	stream: ReadableStream<Uint8Array>
-}
-
-const FORMULA_START = /^[=+\-@\t\r]/
-
-/**
- * A cell a spreadsheet would run as a formula (= + - @, or a leading tab or carriage
- * return) gets a leading single quote, so it shows as text (OWASP's CSV injection advice).
- */
-export function csvSafe(value: string) {
-	return FORMULA_START.test(value) ? `'${value}` : value
 }
 
 /**
@@ -136,10 +127,11 @@ export function copyCsv(
 ) {
 	// COPY takes no parameters: the list id is a checked uuid and the keys are quoted literals.
 	if (!/^[0-9a-f-]{36}$/i.test(listId)) throw new Error('not a list id')
+	const starts = formulaStartsSql()
 	const select = columns
 		.map(
 			(c) =>
-				`case when left((${c.expression}), 1) in ('=', '+', '-', '@', E'\\t', E'\\r') then '''' || (${c.expression}) else (${c.expression}) end`,
+				`case when left((${c.expression}), 1) = any(${starts}) then '''' || (${c.expression}) else (${c.expression}) end`,
 		)
 		.join(',\n\t')
 	// leads: in the list's own index order (see ofList in leads-page.server.ts), never along
