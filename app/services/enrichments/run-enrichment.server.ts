@@ -507,12 +507,14 @@ export async function runEnrichment(runId: string, job: JobContext) {
 						if (error instanceof FatalRunError) fatal = error
 						else throw error
 					}
-					// written in the background, one batch after another
+					// written in the background, one batch after another; a failed write (the
+					// database went away) is rethrown by the `await write()` below, so the
+					// attempt fails and is retried: here it must not reject unhandled
 					if (
 						buffer.length >= FLUSH_ROWS ||
 						(buffer.length > 0 && Date.now() - lastWrite >= FLUSH_MS)
 					)
-						void write()
+						write().catch(() => {})
 				}
 			}
 			await Promise.all(Array.from({ length: Math.min(concurrency, leads.length) }, worker))
