@@ -12,6 +12,7 @@ import { getConfig } from '../config.server.ts'
 import { createLoadContext } from '../utils/load-context.server.ts'
 import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
+import { inBackground } from '../utils/background.server.ts'
 import { logger } from '../utils/logger.server.ts'
 import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
 import { buildsByFirstSegment } from './routes-by-first-segment.server.ts'
@@ -76,7 +77,7 @@ export async function createApp(options: {
 		}),
 	)
 	// A forwarded domain's Host gets its redirect before anything else (DESIGN.md section 8).
-	void listenForForwardingChanges()
+	inBackground(listenForForwardingChanges(), 'the forwarding listener failed')
 	const compress = compression()
 	// One Express layer for what every request goes through: each layer of Express's router
 	// costs its own path match and dispatch.

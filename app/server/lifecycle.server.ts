@@ -1,6 +1,7 @@
 // Start-up failures as sentences, and the HTTP half of a graceful shutdown (decision 0025).
 import type { Server } from 'node:http'
 import { StartupError } from '../../db/embedded.ts'
+import { isDatabaseConnectionError } from '../../db/errors.ts'
 
 /** One sentence naming the cause of a failed start and its fix. */
 export function startupFailureSentence(error: unknown, appName: string): string {
@@ -48,4 +49,17 @@ export async function drainRequests(server: Server, graceMs: number) {
 		await closed
 	}
 	return { cut: late }
+}
+
+/**
+ * The last line of defence, for server.ts and worker.ts: a promise nobody handled that
+ * rejected because the database went away is logged and the process keeps running (every
+ * piece of work it belonged to is retried from its checkpoint, and lint keeps such promises
+ * out of server code); any other unhandled rejection still ends the process, as Node's default.
+ */
+export function survivingDatabaseRejections(log: (error: unknown) => void) {
+	process.on('unhandledRejection', (reason) => {
+		if (isDatabaseConnectionError(reason)) return log(reason)
+		throw reason
+	})
 }

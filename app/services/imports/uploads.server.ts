@@ -11,6 +11,7 @@ import {
 	readSmallFile,
 	StorageUnavailable,
 } from '../../storage/file-storage.server.ts'
+import { inBackground } from '../../utils/background.server.ts'
 import { isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { CsvScanner, UploadRejected } from './csv-scan.server.ts'
@@ -74,7 +75,7 @@ export async function receiveCsvUpload(input: {
 	const id = randomUUID()
 	const keys = pendingKeys(id)
 	const storage = await fileStorage()
-	void cleanStalePending()
+	inBackground(cleanStalePending(), 'cleaning stale uploads failed')
 	const scanner = new CsvScanner({ maxBytes: input.maxBytes, maxRecords: MAX_IMPORT_ROWS + 1 })
 	const body = new PassThrough()
 	try {
