@@ -86,7 +86,15 @@ export async function receiveCsvUpload(input: {
 			pipeline(input.stream, scanner, body),
 			stored,
 		])
-		// the file's own fault first: the storage failing after it is only the consequence
+		// the file's own fault first: the storage failing after it is only the consequence; a
+		// storage that failed first ends the upload with its own raw error (the disk's write
+		// error travels back up the stream), so the storage's reason is the one to tell
+		if (
+			written.status === 'rejected' &&
+			written.reason instanceof StorageUnavailable &&
+			!(checked.status === 'rejected' && checked.reason instanceof UploadRejected)
+		)
+			throw written.reason
 		if (checked.status === 'rejected') throw checked.reason
 		if (written.status === 'rejected') throw written.reason
 		const { records, delimiter, bytes } = scanner.result
