@@ -13,7 +13,7 @@ const config = getConfigOrExit()
 const stopWhileStarting = () => process.exit(0)
 process.once('SIGTERM', stopWhileStarting)
 process.once('SIGINT', stopWhileStarting)
-const { drainRequests, exitWithStartupFailure, survivingDatabaseRejections } =
+const { drainRequests, exitWithStartupFailure, survivingDatabaseRejections, trackResponses } =
 	await import('./app/server/lifecycle.server.ts')
 const { loadedReactBuild } = await import('./app/utils/react-build.server.ts')
 
@@ -40,6 +40,7 @@ const { database, db, logger, workers, server, prepared } = await (async () => {
 	return { database, db, logger, workers, server, prepared }
 })().catch(exitWithStartupFailure(config.APP_NAME))
 
+trackResponses(server)
 const { port } = server.address() as AddressInfo
 const url = config.APP_URL.includes(`:${config.PORT}`)
 	? config.APP_URL.replace(`:${config.PORT}`, `:${port}`)
