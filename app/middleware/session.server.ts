@@ -46,17 +46,26 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	next,
 ) => {
 	// The probes answer for the process, whoever asks: no session to read (decision 0060).
-	if (PROBES.has(pattern.replace(/^\//, ''))) return next()
+	if (PROBES.has(pattern)) return next()
 	const responseHeaders = new Headers()
-	const endpoint = watchedForOutage(await getAuthEndpoint())
+	const endpoint = await getAuthEndpoint()
 	const cookies = requestCookies(request)
 	let client: Supabase | undefined
-	const supabase = () => (client ??= supabaseFor(endpoint, request, responseHeaders, cookies))
+	// made with the client: a request that needs no auth client pays nothing for it
+	let watched: ReturnType<typeof watchedForOutage> | undefined
+	const supabase = () =>
+		(client ??= supabaseFor(
+			(watched = watchedForOutage(endpoint)),
+			request,
+			responseHeaders,
+			cookies,
+		))
 	const token = sessionAccessToken(cookies)
 	let claims = token ? rememberedClaims(token) : null
 	// No session cookie (a visitor, the sign-in page): nobody to verify, no auth client to make.
 	if (!claims && hasSessionCookie(cookies)) {
-		claims = await Promise.race([getSessionClaims(supabase()), endpoint.unavailable])
+		const claimsOf = getSessionClaims(supabase())
+		claims = await Promise.race([claimsOf, watched!.unavailable])
 		if (claims && token) rememberClaims(token, claims)
 	}
 	const user = claims ? sessionUserOf(claims) : null
@@ -102,8 +111,8 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	return withHeaders(response, responseHeaders)
 }
 
-// route patterns (paths without the leading slash)
-const PROBES = new Set(['healthz', 'readyz'])
+// route patterns (React Router gives paths without the leading slash; both, to be sure)
+const PROBES = new Set(['healthz', 'readyz', '/healthz', '/readyz'])
 
 /**
  * The auth endpoint for one request, watched: a server error or no answer from the auth
