@@ -13,7 +13,8 @@ const config = getConfigOrExit()
 const stopWhileStarting = () => process.exit(0)
 process.once('SIGTERM', stopWhileStarting)
 process.once('SIGINT', stopWhileStarting)
-const { drainRequests, exitWithStartupFailure } = await import('./app/server/lifecycle.server.ts')
+const { drainRequests, exitWithStartupFailure, survivingDatabaseRejections, trackResponses } =
+	await import('./app/server/lifecycle.server.ts')
 const { loadedReactBuild } = await import('./app/utils/react-build.server.ts')
 
 // Every start-up failure ends here as one sentence naming the cause and the fix (decision 0025).
@@ -39,10 +40,14 @@ const { database, db, logger, workers, server, prepared } = await (async () => {
 	return { database, db, logger, workers, server, prepared }
 })().catch(exitWithStartupFailure(config.APP_NAME))
 
+trackResponses(server)
 const { port } = server.address() as AddressInfo
 const url = config.APP_URL.includes(`:${config.PORT}`)
 	? config.APP_URL.replace(`:${config.PORT}`, `:${port}`)
 	: config.APP_URL
+survivingDatabaseRejections((error) =>
+	logger.error({ err: error }, 'a lost database connection rejected unhandled; kept running'),
+)
 console.log(`${config.APP_NAME} is running at ${url}`)
 console.log(
 	`NODE_ENV=${process.env.NODE_ENV}, mode ${config.NODE_ENV}, React ${loadedReactBuild()} build`,
@@ -80,5 +85,12 @@ async function shutdown(signal: string) {
 }
 process.off('SIGTERM', stopWhileStarting)
 process.off('SIGINT', stopWhileStarting)
-process.on('SIGTERM', () => void shutdown('SIGTERM'))
-process.on('SIGINT', () => void shutdown('SIGINT'))
+// a shutdown that fails still ends the process (the embedded PostgreSQL stops on exit)
+function stopOrExit(signal: string) {
+	shutdown(signal).catch((error: unknown) => {
+		logger.error({ err: error }, 'shutdown failed')
+		process.exit(1)
+	})
+}
+process.on('SIGTERM', () => stopOrExit('SIGTERM'))
+process.on('SIGINT', () => stopOrExit('SIGINT'))

@@ -10,7 +10,8 @@ const config = getConfigOrExit()
 const stopWhileStarting = () => process.exit(0)
 process.once('SIGTERM', stopWhileStarting)
 process.once('SIGINT', stopWhileStarting)
-const { exitWithStartupFailure } = await import('./app/server/lifecycle.server.ts')
+const { exitWithStartupFailure, survivingDatabaseRejections } =
+	await import('./app/server/lifecycle.server.ts')
 
 const { database, db, logger, workers } = await (async () => {
 	const { startDatabase, migrateOrExplain } = await import('./db/start.ts')
@@ -22,6 +23,9 @@ const { database, db, logger, workers } = await (async () => {
 	const workers = await startWorkers({ concurrency: Math.max(config.WORKERS, 1) })
 	return { database, db, logger, workers }
 })().catch(exitWithStartupFailure(config.APP_NAME))
+survivingDatabaseRejections((error) =>
+	logger.error({ err: error }, 'a lost database connection rejected unhandled; kept running'),
+)
 console.log(`${config.APP_NAME} workers are running (NODE_ENV=${process.env.NODE_ENV})`)
 
 // SIGTERM/SIGINT: running jobs go back to the queue at once (another worker resumes them from
@@ -40,5 +44,12 @@ async function shutdown(signal: string) {
 }
 process.off('SIGTERM', stopWhileStarting)
 process.off('SIGINT', stopWhileStarting)
-process.on('SIGTERM', () => void shutdown('SIGTERM'))
-process.on('SIGINT', () => void shutdown('SIGINT'))
+// a shutdown that fails still ends the process (the embedded PostgreSQL stops on exit)
+function stopOrExit(signal: string) {
+	shutdown(signal).catch((error: unknown) => {
+		logger.error({ err: error }, 'shutdown failed')
+		process.exit(1)
+	})
+}
+process.on('SIGTERM', () => stopOrExit('SIGTERM'))
+process.on('SIGINT', () => stopOrExit('SIGINT'))

@@ -113,7 +113,7 @@ const EnvSchema = z
 		ALLOW_PRIVATE_URLS: bool.optional(),
 		WORKERS: z.coerce.number().int().min(0).max(64).default(1),
 		JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
-		JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+		JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(600).default(10),
 		// SIGTERM/SIGINT: requests in flight get this long to finish (decision 0025)
 		SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
 		// db/index.server.ts reads these three itself (scripts use it without the config)

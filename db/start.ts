@@ -20,6 +20,11 @@ export async function startDatabase(
 	const embedded = await startEmbeddedPostgres({
 		dir: path.join(config.DATA_DIR, 'postgres'),
 		port: config.EMBEDDED_POSTGRES_PORT,
+		// restarted when it dies while we run (decision 0061); the logger is not loaded yet here
+		supervise: {
+			onDown: (message) => console.error(message),
+			onUp: (message) => console.log(message),
+		},
 	})
 	process.env.DATABASE_URL = embedded.url
 	return embedded

@@ -1,5 +1,6 @@
 import type { MiddlewareFunction } from 'react-router'
 import { db } from '../../db/index.server.ts'
+import { ServiceUnavailableError } from './database-unavailable.server.ts'
 import { getConfig } from '../config.server.ts'
 import {
 	loadSessionContext,
@@ -10,7 +11,7 @@ import {
 } from '../context.server.ts'
 import { screenByPattern } from '../routes.ts'
 import { dashboardRead } from '../services/dashboard/get-dashboard.server.ts'
-import { getAuthEndpoint } from '../services/auth/endpoint.server.ts'
+import { getAuthEndpoint, type AuthEndpoint } from '../services/auth/endpoint.server.ts'
 import {
 	clearSessionCookies,
 	getSessionClaims,
@@ -44,11 +45,21 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	{ request, context, pattern },
 	next,
 ) => {
+	// The probes answer for the process, whoever asks: no session to read (decision 0060).
+	if (PROBES.has(pattern)) return next()
 	const responseHeaders = new Headers()
 	const endpoint = await getAuthEndpoint()
 	const cookies = requestCookies(request)
 	let client: Supabase | undefined
-	const supabase = () => (client ??= supabaseFor(endpoint, request, responseHeaders, cookies))
+	// made with the client: a request that needs no auth client pays nothing for it
+	let watched: ReturnType<typeof watchedForOutage> | undefined
+	const supabase = () =>
+		(client ??= supabaseFor(
+			(watched = watchedForOutage(endpoint)),
+			request,
+			responseHeaders,
+			cookies,
+		))
 	const token = sessionAccessToken(cookies)
 	// A signed-in answer is the user's alone: no browser history or shared cache keeps it (as
 	// downloads already said), whatever the route set.
@@ -56,7 +67,8 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	let claims = token ? rememberedClaims(token) : null
 	// No session cookie (a visitor, the sign-in page): nobody to verify, no auth client to make.
 	if (!claims && hasSessionCookie(cookies)) {
-		claims = await getSessionClaims(supabase())
+		const claimsOf = getSessionClaims(supabase())
+		claims = await Promise.race([claimsOf, watched!.unavailable])
 		if (claims && token) rememberClaims(token, claims)
 	}
 	const user = claims ? sessionUserOf(claims) : null
@@ -100,6 +112,41 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	})
 	const response = await next()
 	return withHeaders(response, responseHeaders)
+}
+
+// route patterns (React Router gives paths without the leading slash; both, to be sure)
+const PROBES = new Set(['healthz', 'readyz', '/healthz', '/readyz'])
+
+/**
+ * The auth endpoint for one request, watched: a server error or no answer from the auth
+ * service (its sessions live in the database) rejects `unavailable` at once. The auth client
+ * retries a failed token refresh for up to 30 s and then counts the visitor as signed out;
+ * racing it against `unavailable` makes that a 503 now, and the session stays as it is. Its
+ * later retries are answered here without reaching the service.
+ */
+function watchedForOutage(endpoint: AuthEndpoint) {
+	let failed = false
+	let reject: (error: Error) => void = () => {}
+	const unavailable = new Promise<never>((_, no) => (reject = no))
+	unavailable.catch(() => {}) // only the race awaits it
+	const fail = (detail: string) => {
+		failed = true
+		reject(new ServiceUnavailableError(`the auth service is unavailable (${detail})`))
+		return new Response(JSON.stringify({ message: 'unavailable' }), {
+			status: 503,
+			headers: { 'Content-Type': 'application/json' },
+		})
+	}
+	const watched: typeof fetch = async (input, init) => {
+		if (failed) return fail('answered before')
+		try {
+			const response = await endpoint.fetch(input, init)
+			return response.status >= 500 ? fail(`status ${response.status}`) : response
+		} catch (error) {
+			return fail(error instanceof Error ? error.message : String(error))
+		}
+	}
+	return { ...endpoint, fetch: watched, unavailable }
 }
 
 /**

@@ -13,6 +13,7 @@ import { getConfig } from '../config.server.ts'
 import { createLoadContext } from '../utils/load-context.server.ts'
 import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
+import { inBackground } from '../utils/background.server.ts'
 import { logRequestFailure } from '../utils/logger.server.ts'
 import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
 import { routeHandles, type ServerRouteHandle } from './route-handles.server.ts'
@@ -101,7 +102,7 @@ export async function createApp(options: {
 	const handleFor = routeHandles(typeof build === 'function' ? await build() : build)
 
 	// A forwarded domain's Host gets its redirect before anything else (DESIGN.md section 8).
-	void listenForForwardingChanges()
+	inBackground(listenForForwardingChanges(), 'the forwarding listener failed')
 	const compress = compression()
 	// One Express layer for what every request goes through: each layer of Express's router
 	// costs its own path match and dispatch.

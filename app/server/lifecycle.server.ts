@@ -1,6 +1,7 @@
 // Start-up failures as sentences, and the HTTP half of a graceful shutdown (decision 0025).
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { StartupError } from '../../db/embedded.ts'
+import { isDatabaseConnectionError } from '../../db/errors.ts'
 
 /** One sentence naming the cause of a failed start and its fix. */
 export function startupFailureSentence(error: unknown, appName: string): string {
@@ -27,11 +28,34 @@ export function exitWithStartupFailure(appName: string) {
 	}
 }
 
+const unfinished = new WeakMap<Server, Set<ServerResponse>>()
+
+/** server.ts, once listening: keeps the responses not sent yet, for drainRequests. */
+export function trackResponses(server: Server) {
+	const open = new Set<ServerResponse>()
+	unfinished.set(server, open)
+	server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+		open.add(response)
+		response.once('close', () => open.delete(response))
+	})
+}
+
+// A keep-alive connection the server is about to close must not get another request: every
+// response from now on says so, and Node closes the connection after it.
+function closeAfter(response: ServerResponse) {
+	if (!response.headersSent) response.setHeader('Connection', 'close')
+}
+
 /**
  * Stops accepting connections and waits for requests in flight (slow uploads included) to
- * finish, at most `graceMs`; then cuts the connections that are left.
+ * finish, at most `graceMs`; then cuts the connections that are left. Responses sent while
+ * draining say `Connection: close`, so no client reuses a connection being closed.
  */
 export async function drainRequests(server: Server, graceMs: number) {
+	for (const response of unfinished.get(server) ?? []) closeAfter(response)
+	server.on('request', (_request: IncomingMessage, response: ServerResponse) =>
+		closeAfter(response),
+	)
 	const closed = new Promise<void>((resolve) => server.close(() => resolve()))
 	// Keep-alive connections that finish a request while we wait are closed as they go idle.
 	server.closeIdleConnections()
@@ -48,4 +72,17 @@ export async function drainRequests(server: Server, graceMs: number) {
 		await closed
 	}
 	return { cut: late }
+}
+
+/**
+ * The last line of defence, for server.ts and worker.ts: a promise nobody handled that
+ * rejected because the database went away is logged and the process keeps running (every
+ * piece of work it belonged to is retried from its checkpoint, and lint keeps such promises
+ * out of server code); any other unhandled rejection still ends the process, as Node's default.
+ */
+export function survivingDatabaseRejections(log: (error: unknown) => void) {
+	process.on('unhandledRejection', (reason) => {
+		if (isDatabaseConnectionError(reason)) return log(reason)
+		throw reason
+	})
 }

@@ -4,7 +4,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { FileNotFound, type FileStorage } from './file-storage.server.ts'
+import { FileNotFound, StorageUnavailable, type FileStorage } from './file-storage.server.ts'
 
 // Uploaded lists hold other people's personal data: only the service's user reads them.
 const FILE_MODE = 0o600
@@ -33,7 +33,9 @@ export class LocalFileStorage implements FileStorage {
 
 	async write(key: string, body: Readable | Buffer | string) {
 		const file = this.pathOf(key)
-		await this.#folderOf(file)
+		await this.#folderOf(file).catch((error: unknown) => {
+			throw storageFailure(error)
+		})
 		// written next to the file and renamed: readers never see half a file
 		const partial = `${file}.${randomUUID()}.part`
 		try {
@@ -42,8 +44,8 @@ export class LocalFileStorage implements FileStorage {
 			await pipeline(source, createWriteStream(partial, { flags: 'wx', mode: FILE_MODE }))
 			await rename(partial, file)
 		} catch (error) {
-			await rm(partial, { force: true })
-			throw error
+			await rm(partial, { force: true }).catch(() => {})
+			throw storageFailure(error)
 		}
 	}
 
@@ -84,4 +86,21 @@ export class LocalFileStorage implements FileStorage {
 			if (info?.isFile()) yield { key: path.posix.join(prefix, name), modifiedAt: info.mtime }
 		}
 	}
+}
+
+// The disk's own failures, in words a person can act on (the S3 storage says the same kind).
+const DISK_FAILURES: Record<string, string> = {
+	ENOSPC: 'the disk is full',
+	EDQUOT: 'the disk quota is used up',
+	EFBIG: 'the file is larger than the disk allows',
+	EACCES: 'the upload folder is not writable',
+	EPERM: 'the upload folder is not writable',
+	EROFS: 'the disk is read-only',
+	EIO: 'the disk failed',
+}
+
+/** A failed write: StorageUnavailable when the disk refused it, else the error as it is. */
+function storageFailure(error: unknown) {
+	const reason = DISK_FAILURES[(error as NodeJS.ErrnoException | null)?.code ?? '']
+	return reason ? new StorageUnavailable(reason, { cause: error }) : error
 }

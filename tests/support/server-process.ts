@@ -25,10 +25,18 @@ export type ServerProcess = {
 export async function startServerProcess(
 	databaseUrl: string,
 	env: Record<string, string> = {},
+	/** `fileSizeLimitKb`: no file the process writes may grow larger (`ulimit -f`: EFBIG) */
+	limits: { fileSizeLimitKb?: number } = {},
 ): Promise<ServerProcess> {
 	await ensureBuild()
 	const port = await freePort()
-	const child = spawn(process.execPath, ['server.ts'], {
+	const [command, args] = limits.fileSizeLimitKb
+		? [
+				'bash',
+				['-c', `ulimit -f ${limits.fileSizeLimitKb} && exec "$0" server.ts`, process.execPath],
+			]
+		: [process.execPath, ['server.ts']]
+	const child = spawn(command, args, {
 		env: {
 			...process.env,
 			DATABASE_URL: databaseUrl,

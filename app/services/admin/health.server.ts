@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { embeddedState } from '../../../db/embedded-state.ts'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig, type Config } from '../../config.server.ts'
@@ -133,7 +134,10 @@ export async function runServerChecks(db: Kysely<DB> = defaultDb, config: Config
 	return results
 }
 
-/** /readyz: the database answers and the queue's tables exist. */
+/**
+ * /readyz: the database answers and the queue's tables exist; with the embedded PostgreSQL,
+ * also whether it runs or is being restarted (decision 0061).
+ */
 export async function readiness(db: Kysely<DB> = defaultDb) {
 	const [database, queue] = await Promise.all([
 		checkDatabase(db),
@@ -142,7 +146,23 @@ export async function readiness(db: Kysely<DB> = defaultDb) {
 			return 'ready'
 		}),
 	])
-	return { ok: database.ok && queue.ok, checks: [database, queue] }
+	const embedded = embeddedCheck()
+	const checks = [...(embedded ? [embedded] : []), database, queue]
+	return { ok: checks.every((c) => c.ok), checks }
+}
+
+function embeddedCheck(): CheckResult | null {
+	const state = embeddedState()
+	if (!state) return null
+	if (state.up) return { service: 'embedded database', ok: true, latencyMs: 0, detail: 'running' }
+	const seconds = Math.round((Date.now() - (state.downSince ?? Date.now())) / 1000)
+	const last = state.lastError ? `; last start: ${state.lastError.slice(0, 300)}` : ''
+	return {
+		service: 'embedded database',
+		ok: false,
+		latencyMs: 0,
+		detail: `down ${seconds} s, restarting (${state.attempts} ${state.attempts === 1 ? 'attempt' : 'attempts'}${last})`,
+	}
 }
 
 /** The dashboard: the latest result per service and the last 24 hours. */

@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import type { RequestHandler } from 'express'
 import pg from 'pg'
 import { db as defaultDb } from '../../../db/index.server.ts'
+import { inBackground } from '../../utils/background.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { appHostNames, isAppHost } from './app-hosts.server.ts'
 
@@ -103,7 +104,14 @@ export async function listenForForwardingChanges(connectionString = process.env.
 		state.listening = false
 		state.listener = null
 		invalidateForwarding()
-		setTimeout(() => void listenForForwardingChanges(connectionString), 5000).unref()
+		setTimeout(
+			() =>
+				inBackground(
+					listenForForwardingChanges(connectionString),
+					'the forwarding listener failed',
+				),
+			5000,
+		).unref()
 	}
 	client.on('notification', () => invalidateForwarding())
 	client.on('error', (error) => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
+import { inBackground } from '../../utils/background.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 
 /** Names a provider key in provider_rate_slots: a hash of its base URL and the whole key. */
@@ -41,7 +42,7 @@ async function reserveForWaiting(keyId: string, spacingMs: number) {
 		for (const waiter of batch) waiter.reject(error)
 	} finally {
 		queue.busy = false
-		void reserveForWaiting(keyId, spacingMs)
+		inBackground(reserveForWaiting(keyId, spacingMs), 'reserving rate-limit slots failed')
 	}
 }
 
@@ -56,7 +57,7 @@ export async function takeSlot(keyId: string, perSecond: number, signal: AbortSi
 	if (!queues.has(keyId)) queues.set(keyId, { waiting: [], busy: false })
 	const wait = await new Promise<number>((resolve, reject) => {
 		queues.get(keyId)!.waiting.push({ resolve, reject })
-		void reserveForWaiting(keyId, spacingMs)
+		inBackground(reserveForWaiting(keyId, spacingMs), 'reserving rate-limit slots failed')
 	})
 	if (wait > 0) await sleep(Math.ceil(wait), signal)
 }

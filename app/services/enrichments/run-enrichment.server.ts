@@ -573,12 +573,14 @@ export async function runEnrichment(runId: string, job: JobContext) {
 						fatal = new FatalRunError(
 							`The run stopped after ${PROVIDER_DOWN_ROWS} rows in a row failed: ${tools.pace.downMessage ?? 'the AI provider did not answer.'}${run.credits_reserved > 0 ? ' Rows not done are not charged; unused credits were refunded.' : ''} Retry the failed rows when the provider is back.`,
 						)
-					// written in the background, one batch after another
+					// written in the background, one batch after another; a failed write (the
+					// database went away) is rethrown by the `await write()` below, so the
+					// attempt fails and is retried: here it must not reject unhandled
 					if (
 						buffer.length >= FLUSH_ROWS ||
 						(buffer.length > 0 && Date.now() - lastWrite >= FLUSH_MS)
 					)
-						void write()
+						write().catch(() => {})
 				}
 			}
 			await Promise.all(Array.from({ length: Math.min(concurrency, leads.length) }, worker))

@@ -11,6 +11,7 @@ import {
 	readSmallFile,
 	StorageUnavailable,
 } from '../../storage/file-storage.server.ts'
+import { inBackground } from '../../utils/background.server.ts'
 import { isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { CsvScanner, UploadRejected } from './csv-scan.server.ts'
@@ -74,7 +75,7 @@ export async function receiveCsvUpload(input: {
 	const id = randomUUID()
 	const keys = pendingKeys(id)
 	const storage = await fileStorage()
-	void cleanStalePending()
+	inBackground(cleanStalePending(), 'cleaning stale uploads failed')
 	const scanner = new CsvScanner({ maxBytes: input.maxBytes, maxRecords: MAX_IMPORT_ROWS + 1 })
 	const body = new PassThrough()
 	try {
@@ -85,7 +86,15 @@ export async function receiveCsvUpload(input: {
 			pipeline(input.stream, scanner, body),
 			stored,
 		])
-		// the file's own fault first: the storage failing after it is only the consequence
+		// the file's own fault first: the storage failing after it is only the consequence; a
+		// storage that failed first ends the upload with its own raw error (the disk's write
+		// error travels back up the stream), so the storage's reason is the one to tell
+		if (
+			written.status === 'rejected' &&
+			written.reason instanceof StorageUnavailable &&
+			!(checked.status === 'rejected' && checked.reason instanceof UploadRejected)
+		)
+			throw written.reason
 		if (checked.status === 'rejected') throw checked.reason
 		if (written.status === 'rejected') throw written.reason
 		const { records, delimiter, bytes } = scanner.result
