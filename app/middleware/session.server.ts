@@ -10,6 +10,7 @@ import {
 	type RequestContext,
 } from '../context.server.ts'
 import { screenByPattern } from '../routes.ts'
+import { routeHandleContext } from '../utils/load-context.server.ts'
 import { dashboardRead } from '../services/dashboard/get-dashboard.server.ts'
 import { getAuthEndpoint, type AuthEndpoint } from '../services/auth/endpoint.server.ts'
 import {
@@ -46,7 +47,7 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	next,
 ) => {
 	// The probes answer for the process, whoever asks: no session to read (decision 0060).
-	if (PROBES.has(pattern)) return next()
+	if (context.get(routeHandleContext).session === 'none') return next()
 	const responseHeaders = new Headers()
 	const endpoint = await getAuthEndpoint()
 	const cookies = requestCookies(request)
@@ -113,9 +114,6 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	const response = await next()
 	return withHeaders(response, responseHeaders)
 }
-
-// route patterns (React Router gives paths without the leading slash; both, to be sure)
-const PROBES = new Set(['healthz', 'readyz', '/healthz', '/readyz'])
 
 /**
  * The auth endpoint for one request, watched: a server error or no answer from the auth

@@ -158,7 +158,7 @@ export async function createApp(options: {
 		reactRouterHandler(
 			build,
 			config.NODE_ENV,
-			(res) => createLoadContext(res.locals.cspNonce),
+			(res, routeHandle) => createLoadContext(res.locals.cspNonce, routeHandle),
 			pagesInProgress({
 				limit: pagesAtOnce(config),
 				holdMs: PAGE_SLOT_MS,
@@ -283,20 +283,18 @@ function posthogSources(host: string) {
 function reactRouterHandler(
 	build: ServerBuild | (() => Promise<ServerBuild>),
 	mode: string,
-	loadContext: (res: express.Response) => RouterContextProvider,
+	loadContext: (res: express.Response, routeHandle: ServerRouteHandle) => RouterContextProvider,
 	pages: PagesInProgress,
 	handleFor: (pathname: string) => ServerRouteHandle,
 ): RequestHandler {
 	const handlerFor = handlersByPath(build, mode)
 	return async (req, res, next) => {
 		let leave = () => {}
+		const routeHandle = handleFor(req.path)
 		try {
 			// page loads (documents and their .data) wait their turn; forms, uploads and the
 			// routes that declare so (health checks) do not
-			if (
-				(req.method === 'GET' || req.method === 'HEAD') &&
-				handleFor(req.path).pageQueue !== 'skip'
-			) {
+			if ((req.method === 'GET' || req.method === 'HEAD') && routeHandle.pageQueue !== 'skip') {
 				const slot = await pages.enter()
 				if (!slot) {
 					if (!res.headersSent)
@@ -315,7 +313,10 @@ function reactRouterHandler(
 			const handle = handlerFor(url.pathname)
 			// the slot covers loaders and the render up to the first bytes, not the client reading
 			// them (a long download to a slow reader would hold it)
-			const response = await handle(fetchRequest(req, res, url), loadContext(res)).finally(leave)
+			const response = await handle(
+				fetchRequest(req, res, url),
+				loadContext(res, routeHandle),
+			).finally(leave)
 			// Already answered (413 past the body limit) or the client went away.
 			if (res.destroyed || res.writableEnded) {
 				await response.body?.cancel()

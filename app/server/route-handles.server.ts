@@ -10,6 +10,8 @@ export type ServerRouteHandle = {
 	bodyLimit?: 'upload'
 	/** `skip`: its GETs never wait in the page queue (health checks answer while busy) */
 	pageQueue?: 'skip'
+	/** `none`: answers for the process, whoever asks: no session is read (the probes) */
+	session?: 'none'
 }
 
 type Route = ServerBuild['routes'][string] & {}
@@ -35,7 +37,7 @@ export function routeHandles(build: ServerBuild): (pathname: string) => ServerRo
 	const declared: { pattern: string; handle: ServerRouteHandle }[] = []
 	for (const route of Object.values(build.routes)) {
 		const handle = (route?.module as { handle?: ServerRouteHandle } | undefined)?.handle
-		if (!route || !handle || (!handle.bodyLimit && !handle.pageQueue)) continue
+		if (!route || !handle || (!handle.bodyLimit && !handle.pageQueue && !handle.session)) continue
 		declared.push({ pattern: `/${fullPathOf(build, route)}`, handle })
 	}
 	const none: ServerRouteHandle = {}

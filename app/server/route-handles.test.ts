@@ -30,6 +30,10 @@ describe('what routes declare of themselves', () => {
 		expect(handleFor('/file-list.data').bodyLimit).toBe('upload')
 		for (const health of ['/healthz', '/readyz', '/build-version'])
 			expect(handleFor(health).pageQueue, health).toBe('skip')
+		// the probes answer for the process: no session read
+		for (const probe of ['/healthz', '/readyz'])
+			expect(handleFor(probe).session, probe).toBe('none')
+		expect(handleFor('/build-version').session).toBeUndefined()
 		// an ordinary page declares nothing: the ordinary limit, the queue
 		for (const page of ['/', '/_.data', '/lists', '/signin', '/file-lists', '/healthz/x'])
 			expect(handleFor(page), page).toEqual({})

@@ -1,4 +1,5 @@
 import { createContext, RouterContextProvider } from 'react-router'
+import type { ServerRouteHandle } from '../server/route-handles.server.ts'
 import { singleton } from './singleton.server.ts'
 
 // Shared by server.ts and the server bundle, so the key must be one object per process.
@@ -9,9 +10,15 @@ export const databaseOutageContext = singleton('database-outage-context', () =>
 	createContext<{ unavailable: boolean }>(),
 )
 
-export function createLoadContext(nonce: string) {
+/** What the matched route declares of itself (app/server/route-handles.server.ts). */
+export const routeHandleContext = singleton('route-handle-context', () =>
+	createContext<ServerRouteHandle>({}),
+)
+
+export function createLoadContext(nonce: string, routeHandle: ServerRouteHandle = {}) {
 	const context = new RouterContextProvider()
 	context.set(cspNonceContext, nonce)
+	context.set(routeHandleContext, routeHandle)
 	context.set(databaseOutageContext, { unavailable: false })
 	return context
 }

@@ -1,8 +1,9 @@
 import { EMBEDDED_DOWN_UNHEALTHY_MS, embeddedState } from '../../../db/embedded-state.ts'
 import type { ServerRouteHandle } from '../../server/route-handles.server.ts'
 
-// answers at once however busy the process is, never behind page loads
-export const handle: ServerRouteHandle = { pageQueue: 'skip' }
+// answers at once however busy the process is, never behind page loads, and for the process,
+// whoever asks: no session is read (decision 0060)
+export const handle: ServerRouteHandle = { pageQueue: 'skip', session: 'none' }
 
 /**
  * Liveness: 200 while this process can serve or recover by itself. A database that is away

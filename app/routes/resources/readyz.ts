@@ -1,8 +1,9 @@
 import type { ServerRouteHandle } from '../../server/route-handles.server.ts'
 import { readiness } from '../../services/admin/health.server.ts'
 
-// answers at once however busy the process is, never behind page loads
-export const handle: ServerRouteHandle = { pageQueue: 'skip' }
+// answers at once however busy the process is, never behind page loads, and for the process,
+// whoever asks: no session is read (decision 0060)
+export const handle: ServerRouteHandle = { pageQueue: 'skip', session: 'none' }
 
 /** For load balancers: 200 when the database and the job queue are ready, else 503. */
 export async function loader() {
