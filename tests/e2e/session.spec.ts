@@ -108,7 +108,10 @@ test.describe('an ended session stops a copied cookie on the next request', () =
 		expect(await replay(browser, cookies)).toEqual({ path: '/signin', kept: 0 })
 	})
 
-	test('a password change signs the other browser out, not this one', async ({ page, browser }) => {
+	test('a password change signs the other browser out, not this one @no-js', async ({
+		page,
+		browser,
+	}) => {
 		const { email } = await signedUp(page)
 		const other = await browser.newContext({
 			javaScriptEnabled: test.info().project.use.javaScriptEnabled,
