@@ -666,3 +666,124 @@ describe('a malformed address is a 400', () => {
 		expect((await send({ path: '/signin?redirectTo=%2Flists' })).status).toBe(200)
 	})
 })
+
+// Moved from the browser suite (decision 0069): what these checked was the server's answer to
+// a request, which needs no browser.
+
+describe('a page on another origin cannot make a signed-in browser change anything', () => {
+	// from tests/e2e/cross-origin.spec.ts: another port on localhost is the same site, so a
+	// browser sends the SameSite=Lax session cookies along; only the origin check stands
+	// between that page's forms and the app
+	const evil = 'http://localhost:4999'
+
+	test('its forms get 403 with the message and the person stays signed in', async () => {
+		const jar = new Jar()
+		await signUp(jar)
+		for (const [path, body] of [
+			['/signout', ''],
+			['/consent', 'consent=granted&redirectTo=%2F'],
+		] as const) {
+			const answer = await send({
+				method: 'POST',
+				path,
+				headers: { ...FORM, origin: evil, referer: `${evil}/`, cookie: jar.header },
+				body,
+			})
+			expect(answer.status, path).toBe(403)
+			expect(answer.body, path).toContain('this request came from another site')
+			// no consent cookie set, no session cookie cleared
+			expect(answer.headers['set-cookie'], path).toBeUndefined()
+		}
+		const settings = await visit(jar, '/settings')
+		expect([settings.status, settings.headers.location]).toEqual([200, undefined])
+	})
+
+	test('a sign-in link that names another site renders and lands on this one', async () => {
+		const jar = new Jar()
+		const userId = await signUp(jar)
+		const { email } = await db
+			.selectFrom('auth.users')
+			.select('email')
+			.where('id', '=', userId)
+			.executeTakeFirstOrThrow()
+		// a tab that browsers drop turns "/\t/evil.example" into "//evil.example"; it used to be a 500
+		const page = await send({
+			path: `/signin?redirectTo=${encodeURIComponent('/\t/evil.example')}`,
+		})
+		expect(page.status).toBe(200)
+		const redirectTo = /name="redirectTo" value="([^"]*)"/.exec(page.body)?.[1]
+		expect(redirectTo).toBe('/\t/evil.example')
+		const signin = await send({
+			method: 'POST',
+			path: '/signin',
+			headers: { ...FORM, origin },
+			body: new URLSearchParams({ email: email!, password: 'password123', redirectTo }).toString(),
+		})
+		expect(signin.status).toBe(302)
+		expect(new URL(signin.headers.location!, origin).origin).toBe(origin)
+	})
+})
+
+describe('a session cookie that is not a live session counts as signed out', () => {
+	// from tests/e2e/session.spec.ts
+	async function settingsWith(session: string | object) {
+		const jar = new Jar()
+		await signUp(jar)
+		const name = [...jar.cookies.keys()].find((n) => /^sb-.*-auth-token$/.test(n))
+		expect(name, 'sign-up sets the session cookie').toBeTruthy()
+		const value =
+			typeof session === 'string'
+				? session
+				: `base64-${Buffer.from(JSON.stringify(session)).toString('base64url')}`
+		return send({ path: '/settings', headers: { cookie: `${name}=${value}` } })
+	}
+
+	test('a tampered session cookie, never a 500', async () => {
+		const answer = await settingsWith('base64-bm90IGpzb24')
+		expect(answer.status).toBe(302)
+		expect(answer.headers.location).toContain('/signin')
+	})
+
+	test('a foreign-signed or an expired access token', async () => {
+		const { SignJWT, generateKeyPair } = await import('jose')
+		const { privateKey } = await generateKeyPair('ES256')
+		const now = Math.floor(Date.now() / 1000)
+		const id = '00000000-0000-0000-0000-000000000001'
+		const email = 'forged@example.com'
+		const forged = await new SignJWT({ email, role: 'authenticated', aud: 'authenticated' })
+			.setProtectedHeader({ alg: 'ES256', kid: 'forged', typ: 'JWT' })
+			.setSubject(id)
+			.setIssuedAt(now)
+			.setExpirationTime(now + 3600)
+			.sign(privateKey)
+		const session = {
+			access_token: forged,
+			refresh_token: 'nope',
+			token_type: 'bearer',
+			expires_in: 3600,
+			expires_at: now + 3600,
+			user: { id, email },
+		}
+		for (const cookie of [
+			session,
+			{ ...session, expires_at: now - 10, refresh_token: 'not-a-token' },
+		]) {
+			const answer = await settingsWith(cookie)
+			expect(answer.status).toBe(302)
+			expect(answer.headers.location).toContain('/signin')
+		}
+	})
+
+	test('a whole oversize form body sent at once is refused with 413', async () => {
+		const answer = await send({
+			method: 'POST',
+			path: '/signin',
+			headers: { ...FORM, origin },
+			body: `email=a%40b.co&password=${'x'.repeat(2 * 1024 * 1024)}`,
+		}).catch((error: Error) => error.message)
+		// the server answers before reading the body, so the client may see the connection end
+		expect(typeof answer === 'string' ? answer : String(answer.status)).toMatch(
+			/^413$|EPIPE|ECONNRESET|socket hang up/,
+		)
+	})
+})
