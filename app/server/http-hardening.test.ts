@@ -1020,7 +1020,7 @@ describe('a form sent again does one thing and answers as the first time did', (
 
 	test.each(cases)(
 		'$name',
-		async ({ form, count, also }) => {
+		async ({ form, lands, count, also }) => {
 			const jar = new Jar()
 			const userId = await signUp(jar)
 			await insertSubscription(db, userId)
