@@ -677,7 +677,7 @@ describe('a malformed address is a 400', () => {
 // a request, which needs no browser.
 
 describe('a page on another origin cannot make a signed-in browser change anything', () => {
-	// from tests/e2e/cross-origin.spec.ts: another port on localhost is the same site, so a
+	// once tests/e2e/cross-origin.spec.ts: another port on localhost is the same site, so a
 	// browser sends the SameSite=Lax session cookies along; only the origin check stands
 	// between that page's forms and the app
 	const evil = 'http://localhost:4999'
@@ -735,7 +735,7 @@ describe('a page on another origin cannot make a signed-in browser change anythi
 })
 
 describe('a session cookie that is not a live session counts as signed out', () => {
-	// from tests/e2e/session.spec.ts
+	// once in tests/e2e/session.spec.ts
 	async function settingsWith(session: string | object) {
 		const jar = new Jar()
 		await signUp(jar)
@@ -799,7 +799,7 @@ describe('a session cookie that is not a live session counts as signed out', () 
 })
 
 describe('a form sent again does one thing and answers as the first time did', () => {
-	// from tests/e2e/once.spec.ts: the same fields and the same hidden key, as a double click, a
+	// once tests/e2e/once.spec.ts: the same fields and the same hidden key, as a double click, a
 	// retry or going back and pressing again send them
 
 	const decode = (text: string) =>
