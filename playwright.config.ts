@@ -63,7 +63,11 @@ export default defineConfig({
 	},
 	projects: [
 		{ name: 'js', use: { javaScriptEnabled: true } },
-		{ name: 'no-js', use: { javaScriptEnabled: false } },
+		// Without JavaScript only the tests tagged @no-js run: those that submit forms through the
+		// page or assert what differs without JavaScript. To opt a new test in, end its title
+		// with " @no-js" (or tag its describe); checks of HTTP alone belong in Vitest against the
+		// app's handler (docs/decisions/0069-the-no-js-pass-runs-the-form-tests.md).
+		{ name: 'no-js', use: { javaScriptEnabled: false }, grep: /@no-js/ },
 	],
 	webServer: {
 		command: 'node tests/e2e/serve.ts',

@@ -4,11 +4,14 @@ import type { ServerBuild } from 'react-router'
 import type { ViteDevServer } from 'vite'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../db/index.server.ts'
+import { startFakeEmailBison, type FakeEmailBison } from '../../tests/fakes/emailbison/server.ts'
 import { insertLeadList } from '../../tests/support/enrichment.ts'
 import { insertSubscription } from '../../tests/support/factories.ts'
 import { freePort } from '../../tests/support/free-port.ts'
 import { resetSingleton } from '../utils/singleton.server.ts'
+import { loadAccountContext } from '../context.server.ts'
 import { resourceRoutes, screens } from '../routes.ts'
+import { saveEmailBisonSettings } from '../services/emailbison/settings.server.ts'
 
 // The real Express app (React Router on this checkout's routes, the embedded auth service,
 // PostgreSQL) on a loopback port, spoken to in raw HTTP the way an outside probe would:
@@ -31,6 +34,9 @@ beforeAll(async () => {
 		BODY_LIMIT_BYTES: String(BODY_LIMIT),
 		UPLOAD_LIMIT_BYTES: String(UPLOAD_LIMIT),
 		WORKERS: '0',
+		// lists paid with credits need the platform's Apify and Apollo keys (no job runs: WORKERS=0)
+		APIFY_TOKEN: 'apify-test-token',
+		APOLLO_API_KEY: 'apollo-test-key',
 	})
 	resetSingleton('config')
 	const { createServer } = await import('vite')
@@ -665,4 +671,374 @@ describe('a malformed address is a 400', () => {
 		// well-formed escapes still work
 		expect((await send({ path: '/signin?redirectTo=%2Flists' })).status).toBe(200)
 	})
+})
+
+// Moved from the browser suite (decision 0069): what these checked was the server's answer to
+// a request, which needs no browser.
+
+describe('a page on another origin cannot make a signed-in browser change anything', () => {
+	// once tests/e2e/cross-origin.spec.ts: another port on localhost is the same site, so a
+	// browser sends the SameSite=Lax session cookies along; only the origin check stands
+	// between that page's forms and the app
+	const evil = 'http://localhost:4999'
+
+	test('its forms get 403 with the message and the person stays signed in', async () => {
+		const jar = new Jar()
+		await signUp(jar)
+		for (const [path, body] of [
+			['/signout', ''],
+			['/consent', 'consent=granted&redirectTo=%2F'],
+		] as const) {
+			const answer = await send({
+				method: 'POST',
+				path,
+				headers: { ...FORM, origin: evil, referer: `${evil}/`, cookie: jar.header },
+				body,
+			})
+			expect(answer.status, path).toBe(403)
+			expect(answer.body, path).toContain('this request came from another site')
+			// no consent cookie set, no session cookie cleared
+			expect(answer.headers['set-cookie'], path).toBeUndefined()
+		}
+		const settings = await visit(jar, '/settings')
+		expect([settings.status, settings.headers.location]).toEqual([200, undefined])
+	})
+
+	test('a sign-in link that names another site renders and lands on this one', async () => {
+		const jar = new Jar()
+		const userId = await signUp(jar)
+		const { email } = await db
+			.selectFrom('auth.users')
+			.select('email')
+			.where('id', '=', userId)
+			.executeTakeFirstOrThrow()
+		// a tab that browsers drop turns "/\t/evil.example" into "//evil.example"; it used to be a 500
+		const page = await send({
+			path: `/signin?redirectTo=${encodeURIComponent('/\t/evil.example')}`,
+		})
+		expect(page.status).toBe(200)
+		const redirectTo = /name="redirectTo" value="([^"]*)"/.exec(page.body)?.[1]
+		expect(redirectTo).toBe('/\t/evil.example')
+		const signin = await send({
+			method: 'POST',
+			path: '/signin',
+			headers: { ...FORM, origin },
+			body: new URLSearchParams({
+				email: email!,
+				password: 'password123',
+				redirectTo: redirectTo!,
+			}).toString(),
+		})
+		expect(signin.status).toBe(302)
+		expect(new URL(signin.headers.location!, origin).origin).toBe(origin)
+	})
+})
+
+describe('a session cookie that is not a live session counts as signed out', () => {
+	// once in tests/e2e/session.spec.ts
+	async function settingsWith(session: string | object) {
+		const jar = new Jar()
+		await signUp(jar)
+		const name = [...jar.cookies.keys()].find((n) => /^sb-.*-auth-token$/.test(n))
+		expect(name, 'sign-up sets the session cookie').toBeTruthy()
+		const value =
+			typeof session === 'string'
+				? session
+				: `base64-${Buffer.from(JSON.stringify(session)).toString('base64url')}`
+		return send({ path: '/settings', headers: { cookie: `${name}=${value}` } })
+	}
+
+	test('a tampered session cookie, never a 500', async () => {
+		const answer = await settingsWith('base64-bm90IGpzb24')
+		expect(answer.status).toBe(302)
+		expect(answer.headers.location).toContain('/signin')
+	})
+
+	test('a foreign-signed or an expired access token', async () => {
+		const { SignJWT, generateKeyPair } = await import('jose')
+		const { privateKey } = await generateKeyPair('ES256')
+		const now = Math.floor(Date.now() / 1000)
+		const id = '00000000-0000-0000-0000-000000000001'
+		const email = 'forged@example.com'
+		const forged = await new SignJWT({ email, role: 'authenticated', aud: 'authenticated' })
+			.setProtectedHeader({ alg: 'ES256', kid: 'forged', typ: 'JWT' })
+			.setSubject(id)
+			.setIssuedAt(now)
+			.setExpirationTime(now + 3600)
+			.sign(privateKey)
+		const session = {
+			access_token: forged,
+			refresh_token: 'nope',
+			token_type: 'bearer',
+			expires_in: 3600,
+			expires_at: now + 3600,
+			user: { id, email },
+		}
+		for (const cookie of [
+			session,
+			{ ...session, expires_at: now - 10, refresh_token: 'not-a-token' },
+		]) {
+			const answer = await settingsWith(cookie)
+			expect(answer.status).toBe(302)
+			expect(answer.headers.location).toContain('/signin')
+		}
+	})
+
+	test('a whole oversize form body sent at once is refused with 413', async () => {
+		const answer = await send({
+			method: 'POST',
+			path: '/signin',
+			headers: { ...FORM, origin },
+			body: `email=a%40b.co&password=${'x'.repeat(2 * 1024 * 1024)}`,
+		}).catch((error: Error) => error.message)
+		// the server answers before reading the body, so the client may see the connection end
+		expect(typeof answer === 'string' ? answer : String(answer.status)).toMatch(
+			/^413$|EPIPE|ECONNRESET|socket hang up/,
+		)
+	})
+})
+
+describe('a form sent again does one thing and answers as the first time did', () => {
+	// once tests/e2e/once.spec.ts: the same fields and the same hidden key, as a double click, a
+	// retry or going back and pressing again send them
+
+	const decode = (text: string) =>
+		text
+			.replace(/&quot;/g, '"')
+			.replace(/&#x27;|&#39;/g, "'")
+			.replace(/&lt;/g, '<')
+			.replace(/&gt;/g, '>')
+			.replace(/&amp;/g, '&')
+	const attributes = (tag: string) =>
+		Object.fromEntries(
+			[...tag.matchAll(/([\w-]+)(?:="([^"]*)")?/g)].map(([, k, v]) => [k!, decode(v ?? '')]),
+		)
+
+	/** The fields a browser sends for the page's form that holds `marker`, as rendered. */
+	function formFields(html: string, marker: string) {
+		const form = (html.match(/<form[\s\S]*?<\/form>/g) ?? []).find((f) => f.includes(marker))
+		expect(form, `a form with ${marker}`).toBeTruthy()
+		const fields: Record<string, string> = {}
+		for (const match of form!.matchAll(
+			/<input\b([^>]*)>|<(select|textarea)\b([^>]*)>([\s\S]*?)<\/\2>/g,
+		)) {
+			const [, inputTag, kind, tag, inner = ''] = match
+			const a = attributes(inputTag ?? tag!)
+			if (!a.name || 'disabled' in a || a.type === 'file' || a.type === 'submit') continue
+			if ((a.type === 'checkbox' || a.type === 'radio') && !('checked' in a)) continue
+			if (kind === 'select') {
+				const options = [...inner.matchAll(/<option\b([^>]*)>/g)].map(([, o]) => attributes(o!))
+				fields[a.name] = (options.find((o) => 'selected' in o) ?? options[0])?.value ?? ''
+			} else if (kind === 'textarea') fields[a.name] = decode(inner)
+			else fields[a.name] = a.value ?? ''
+		}
+		return fields
+	}
+
+	async function post(jar: Jar, path: string, fields: Record<string, string>) {
+		const answer = await send({
+			method: 'POST',
+			path,
+			headers: { ...FORM, origin, cookie: jar.header },
+			body: new URLSearchParams(fields).toString(),
+		})
+		expect([answer.status, answer.body.slice(0, 300)], path).toEqual([302, expect.anything()])
+		return answer.headers.location!
+	}
+
+	/** The page at `path` (signed in), which must render. */
+	async function page(jar: Jar, path: string) {
+		const answer = await visit(jar, path)
+		expect([answer.status, answer.headers.location], path).toEqual([200, undefined])
+		return answer.body
+	}
+
+	let eb: FakeEmailBison
+	beforeAll(async () => {
+		eb = await startFakeEmailBison({ workspaces: 2 })
+	})
+	afterAll(async () => {
+		await eb?.close()
+	})
+
+	type Case = {
+		name: string
+		/** The page's form, filled as a person would: where it posts and what it sends. */
+		form: (jar: Jar, userId: string) => Promise<{ path: string; fields: Record<string, string> }>
+		/** The rows that must be there once for this account. */
+		count: (userId: string) => Promise<number>
+		/** Where the first answer sends the browser. */
+		lands: RegExp
+		/** Anything else that must have happened once. */
+		also?: (fields: Record<string, string>) => void
+	}
+	const rows = (table: string) => async (userId: string) =>
+		Number(
+			(
+				await db
+					.selectFrom(table as 'processing_list')
+					.select((eb) => eb.fn.countAll().as('n'))
+					.where('user_id', '=', userId)
+					.executeTakeFirstOrThrow()
+			).n,
+		)
+
+	const cases: Case[] = [
+		{
+			name: 'create leads: one list, one credit hold',
+			lands: /^\/scrape/,
+			form: async (jar) => {
+				const html = await page(jar, '/create-leads')
+				const fields = {
+					...formFields(html, 'name="idempotencyKey"'),
+					url: 'https://app.apollo.io/#/people?personTitles[]=cfo&qKeywords=once',
+					name: 'Once CFOs',
+					count: '30',
+					payWith: 'credits',
+					intent: 'create',
+				}
+				return { path: '/create-leads', fields }
+			},
+			count: async (userId) => {
+				const lists = await db
+					.selectFrom('processing_list')
+					.select((eb) => eb.fn.countAll().as('n'))
+					.where('user_id', '=', userId)
+					.where('name', '=', 'Once CFOs')
+					.executeTakeFirstOrThrow()
+				expect(Number(lists.n), 'lists').toBe(1)
+				return rows('credit_reservations')(userId)
+			},
+		},
+		{
+			name: 'a CSV import confirmed: one list',
+			lands: /^\/lists\//,
+			form: async (jar) => {
+				const boundary = 'once-boundary'
+				const uploaded = await send({
+					method: 'POST',
+					path: '/file-list',
+					headers: {
+						'content-type': `multipart/form-data; boundary=${boundary}`,
+						origin,
+						cookie: jar.header,
+					},
+					body:
+						`--${boundary}\r\nContent-Disposition: form-data; name="intent"\r\n\r\nupload\r\n` +
+						`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="once.csv"\r\n` +
+						'Content-Type: text/csv\r\n\r\nemail,first name\nada@example.com,Ada\ngrace@example.com,Grace\n\r\n' +
+						`--${boundary}--\r\n`,
+				})
+				expect(uploaded.status).toBe(302)
+				const html = await page(jar, uploaded.headers.location!)
+				return { path: '/file-list', fields: formFields(html, 'value="import"') }
+			},
+			count: rows('processing_list'),
+		},
+		{
+			name: 'a credit pack bought: one checkout',
+			lands: /^\/test-payment\//,
+			form: async (jar) => {
+				const html = await page(jar, '/purchase')
+				return {
+					path: '/purchase',
+					fields: { ...formFields(html, 'value="buy"'), credits: '1000' },
+				}
+			},
+			count: rows('checkout_sessions'),
+		},
+		{
+			name: 'create companies: one list',
+			lands: /^\/scrape/,
+			form: async (jar) => {
+				const html = await page(jar, '/create-companies')
+				const fields = {
+					...formFields(html, 'name="idempotencyKey"'),
+					source: 'domains',
+					domains: 'acme.com\nbeta.io',
+					name: 'Once companies',
+					payWith: 'credits',
+				}
+				return { path: '/create-companies', fields }
+			},
+			count: rows('company_scraping_list'),
+		},
+		{
+			name: 'a plan switch confirmed: one checkout',
+			lands: /^\/test-payment\//,
+			form: async (jar) => {
+				const plan = await db
+					.selectFrom('price_plans')
+					.select('id')
+					.where('name', '=', 'Monthly Unlimited')
+					.executeTakeFirstOrThrow()
+				const html = await page(jar, '/subscription')
+				// a switch from an active plan is confirmed on a page that shows its proration first
+				const confirm = await post(jar, '/subscription', {
+					...formFields(html, 'value="subscribe"'),
+					planId: String(plan.id),
+				})
+				expect(confirm).toMatch(/\/subscription\?change=/)
+				const page2 = await page(jar, confirm)
+				return { path: '/subscription', fields: formFields(page2, 'value="switch"') }
+			},
+			count: rows('checkout_sessions'),
+		},
+		{
+			name: 'an EmailBison upload: one campaign, one upload',
+			lands: /^\/uploads\?list=/,
+			form: async (jar, userId) => {
+				const user = await db
+					.selectFrom('auth.users')
+					.select(['id', 'email'])
+					.where('id', '=', userId)
+					.executeTakeFirstOrThrow()
+				await saveEmailBisonSettings(await loadAccountContext(db, user as never), {
+					url: `${eb.url}/api`,
+					apiKey: eb.superAdminKey,
+				})
+				const listId = await insertLeadList(userId, 3)
+				const workspace = (await page(jar, `/lists/${listId}/upload`)).match(
+					/<option value="(\d+)">Workspace 2<\/option>/,
+				)?.[1]
+				expect(workspace).toBeTruthy()
+				const html = await page(jar, `/lists/${listId}/upload?workspace=${workspace}`)
+				const fields = {
+					...formFields(html, 'value="upload"'),
+					campaign: 'new',
+					newCampaign: `Once ${Date.now()}`,
+				}
+				return { path: `/lists/${listId}/upload`, fields }
+			},
+			count: rows('emailbison_upload'),
+			also: (fields) =>
+				expect(
+					[...eb.campaigns.values()].filter((c) => c.name === fields.newCampaign),
+				).toHaveLength(1),
+		},
+	]
+
+	test.each(cases)(
+		'$name',
+		async ({ form, lands, count, also }) => {
+			const jar = new Jar()
+			const userId = await signUp(jar)
+			await insertSubscription(db, userId)
+			await db.insertInto('credit_balances').values({ user_id: userId, balance: 1000 }).execute()
+			await db
+				.insertInto('onboarding')
+				.values({ user_id: userId, completed_at: new Date() })
+				.onConflict((oc) => oc.column('user_id').doUpdateSet({ completed_at: new Date() }))
+				.execute()
+			const { path, fields } = await form(jar, userId)
+			expect(fields.idempotencyKey, 'the form carries its key').toMatch(/^[0-9a-f-]{36}$/)
+			const first = await post(jar, path, fields)
+			expect(first).toMatch(lands)
+			expect(await post(jar, path, fields)).toBe(first)
+			expect(await post(jar, path, fields)).toBe(first)
+			expect(await count(userId)).toBe(1)
+			also?.(fields)
+		},
+		120_000,
+	)
 })

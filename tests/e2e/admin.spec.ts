@@ -203,7 +203,7 @@ async function adminSignIn(page: Page) {
 	await page.waitForURL('**/admin-dashboard')
 }
 
-test('the admin forms: credits, LTD, ban, plans, templates, jobs and the audit log', async ({
+test('the admin forms: credits, LTD, ban, plans, templates, jobs and the audit log @no-js', async ({
 	page,
 	baseURL,
 }) => {
@@ -279,7 +279,7 @@ test('an editor sees the admin area without any changing form', async ({ page, b
 	await expect(page.getByRole('button', { name: 'Apply' })).toHaveCount(0)
 })
 
-test('an inbox order is fulfilled from a CSV of credentials, checked row by row', async ({
+test('an inbox order is fulfilled from a CSV of credentials, checked row by row @no-js', async ({
 	page,
 	baseURL,
 }) => {
@@ -435,7 +435,7 @@ test.describe('an order paid through Stripe', () => {
 		return { orderId, payment: invoice!.__payment_intent as string }
 	}
 
-	test('a refund Stripe did not confirm is retried from the order with "Retry refund"', async ({
+	test('a refund Stripe did not confirm is retried from the order with "Retry refund" @no-js', async ({
 		browser,
 		javaScriptEnabled,
 	}) => {

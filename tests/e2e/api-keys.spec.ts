@@ -22,7 +22,7 @@ async function connectEmailBison(page: Page) {
 	await expect(page.getByText('EmailBison settings saved')).toBeVisible()
 }
 
-test('add, test, replace and delete provider keys; no key ever reaches the browser', async ({
+test('add, test, replace and delete provider keys; no key ever reaches the browser @no-js', async ({
 	page,
 }) => {
 	await subscribedAccount(page)
@@ -121,7 +121,7 @@ test('add, test, replace and delete provider keys; no key ever reaches the brows
 	await expect(page.getByTestId('last4-apify')).toHaveCount(0)
 })
 
-test('on a phone, a failed key test answers in view, next to its button', async ({
+test('on a phone, a failed key test answers in view, next to its button @no-js', async ({
 	page,
 }, testInfo) => {
 	await subscribedAccount(page)

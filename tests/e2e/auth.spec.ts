@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test'
 import { latestMailLink, PASSWORD, signIn, signOut, signUp, uniqueEmail } from './support.ts'
 
-test('sign up, sign out, then wrong and right password', async ({ page }) => {
+test('sign up, sign out, then wrong and right password @no-js', async ({ page }) => {
 	const { email } = await signUp(page)
 	// No plan yet: the dashboard sends a new account on to choose a subscription.
 	await expect(page).toHaveURL(/\/subscription$/)
@@ -20,7 +20,7 @@ test('sign up, sign out, then wrong and right password', async ({ page }) => {
 	await expect(page.getByText(`Signed in as ${email}`)).toBeVisible()
 })
 
-test('a signed-out visit to /settings goes to sign in and comes back', async ({ page }) => {
+test('a signed-out visit to /settings goes to sign in and comes back @no-js', async ({ page }) => {
 	const { email } = await signUp(page)
 	await signOut(page)
 
@@ -31,7 +31,7 @@ test('a signed-out visit to /settings goes to sign in and comes back', async ({ 
 	await expect(page.getByRole('heading', { name: 'Settings' })).toBeVisible()
 })
 
-test('forgot and reset password through the mailed link', async ({ page }) => {
+test('forgot and reset password through the mailed link @no-js', async ({ page }) => {
 	const { email } = await signUp(page)
 	await signOut(page)
 
@@ -56,7 +56,7 @@ test('forgot and reset password through the mailed link', async ({ page }) => {
 	await page.waitForURL((url) => url.pathname !== '/signin')
 })
 
-test('admin login refuses a normal user and lets the admin in', async ({ page }) => {
+test('admin login refuses a normal user and lets the admin in @no-js', async ({ page }) => {
 	const { email } = await signUp(page)
 	await signOut(page)
 
@@ -81,7 +81,7 @@ test('a signed-in user without a subscription is sent to /subscription', async (
 
 test.describe('bad input on sign-up', () => {
 	// Posted as a browser without JavaScript would, past the browser's own checks.
-	test('malformed email, short password and an existing email get messages at the field', async ({
+	test('malformed email, short password and an existing email get messages at the field @no-js', async ({
 		page,
 	}) => {
 		const response = await page.request.post('/signup', {
@@ -103,7 +103,7 @@ test.describe('bad input on sign-up', () => {
 		expect(await again.text()).toContain('An account with this email already exists')
 	})
 
-	test('the form shows field errors in the browser', async ({ page }) => {
+	test('the form shows field errors in the browser @no-js', async ({ page }) => {
 		await page.goto('/signup')
 		// Server-side validation is what counts: switch off the browser's own checks.
 		await page.locator('form').evaluate((form) => form.setAttribute('novalidate', ''))
@@ -117,7 +117,7 @@ test.describe('bad input on sign-up', () => {
 	})
 })
 
-test('repeated wrong passwords are rate limited', async ({ page }) => {
+test('repeated wrong passwords are rate limited @no-js', async ({ page }) => {
 	const email = uniqueEmail('limited')
 	let attempt = 0
 	const wrong = () =>

@@ -8,7 +8,7 @@ import { expectNoSeriousA11yViolations, jsEnabled, signedUp, signUp } from './su
 // Each test signs up and pays through several pages: more than the default 30 s on a busy machine.
 test.describe.configure({ timeout: 90_000 })
 
-test('a new user subscribes through the test-payment page and is let through', async ({
+test('a new user subscribes through the test-payment page and is let through @no-js', async ({
 	page,
 }, testInfo) => {
 	const { email } = await signUp(page)
@@ -44,7 +44,7 @@ test('a new user subscribes through the test-payment page and is let through', a
 	await expect(page.getByRole('button', { name: 'Switch to Yearly Unlimited' })).toBeVisible()
 })
 
-test('cancel at period end keeps access; resume takes it back', async ({ page }) => {
+test('cancel at period end keeps access; resume takes it back @no-js', async ({ page }) => {
 	await signUp(page)
 	await subscribeTo(page, 'Yearly Starter', '$470.00')
 	await expect(page).toHaveURL((url) => url.pathname === '/')
@@ -71,7 +71,7 @@ test('cancel at period end keeps access; resume takes it back', async ({ page })
 	await expect(page.getByText('Renews on', { exact: true })).toBeVisible()
 })
 
-test('a declined payment starts nothing', async ({ page }) => {
+test('a declined payment starts nothing @no-js', async ({ page }) => {
 	await signUp(page)
 	await page.getByRole('button', { name: 'Subscribe to Monthly Unlimited' }).click()
 	await expect(page).toHaveURL(/\/test-payment\//)
@@ -89,7 +89,7 @@ test('a declined payment starts nothing', async ({ page }) => {
 	await expect(page.getByRole('button', { name: /Pay/ })).toHaveCount(0)
 })
 
-test('credit packs are bought through the same checkout and shown in the ledger', async ({
+test('credit packs are bought through the same checkout and shown in the ledger @no-js', async ({
 	page,
 }, testInfo) => {
 	await signedUp(page)

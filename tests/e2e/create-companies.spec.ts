@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test'
 import { subscribedAccount } from './leads-support.ts'
 import { jsEnabled } from './support.ts'
 
-test('a company list from pasted domains', async ({ page }, testInfo) => {
+test('a company list from pasted domains @no-js', async ({ page }, testInfo) => {
 	await subscribedAccount(page, { credits: 100 })
 	await page.goto('/create-companies')
 	await page.getByLabel('Company domains').fill('acme.com\nhttps://www.beta.io\nunknown-gamma.dev')
@@ -20,7 +20,7 @@ test('a company list from pasted domains', async ({ page }, testInfo) => {
 	await expect(page.getByTestId('credit-balance')).toContainText('98')
 })
 
-test('invalid domains are reported at the field with their line', async ({ page }) => {
+test('invalid domains are reported at the field with their line @no-js', async ({ page }) => {
 	await subscribedAccount(page, { credits: 100 })
 	const response = await page.request.post('/create-companies', {
 		multipart: {

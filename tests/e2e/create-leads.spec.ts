@@ -2,7 +2,9 @@ import { expect, test } from '@playwright/test'
 import { subscribedAccount } from './leads-support.ts'
 import { jsEnabled } from './support.ts'
 
-test('create leads from an Apollo search and watch the list finish', async ({ page }, testInfo) => {
+test('create leads from an Apollo search and watch the list finish @no-js', async ({
+	page,
+}, testInfo) => {
 	await subscribedAccount(page, { credits: 1000 })
 	await page.goto('/create-leads')
 	await expect(page).toHaveTitle('Create leads | Leadsmith')
@@ -33,7 +35,9 @@ test('create leads from an Apollo search and watch the list finish', async ({ pa
 	await expect(page.getByTestId('credit-balance')).toContainText('960')
 })
 
-test('a search that is not an Apollo people search is refused at the field', async ({ page }) => {
+test('a search that is not an Apollo people search is refused at the field @no-js', async ({
+	page,
+}) => {
 	await subscribedAccount(page, { credits: 10 })
 	const response = await page.request.post('/create-leads', {
 		form: {

@@ -7,7 +7,7 @@ import { expectNoSeriousA11yViolations, jsEnabled, withDatabase } from './suppor
 // a busy machine: each test signs up and walks several pages
 test.describe.configure({ timeout: 120_000 })
 
-test('the dashboard shows a running job live, the lists and the credits spent', async ({
+test('the dashboard shows a running job live, the lists and the credits spent @no-js', async ({
 	page,
 }, testInfo) => {
 	const { email } = await subscribedAccount(page, { credits: 100 })
@@ -60,7 +60,7 @@ test('the dashboard shows a running job live, the lists and the credits spent', 
 	await expect(page.getByTestId('company-row')).toHaveCount(2)
 })
 
-test('a company list opens from /scrape: paged, searched, downloaded; not another account’s', async ({
+test('a company list opens from /scrape: paged, searched, downloaded; not another account’s @no-js', async ({
 	page,
 }, testInfo) => {
 	const { email } = await subscribedAccount(page)

@@ -21,7 +21,7 @@ function getWithHost(host: string, path: string) {
 	})
 }
 
-test('import domains: a result per line (dialog with JavaScript, a plain page without)', async ({
+test('import domains: a result per line (dialog with JavaScript, a plain page without) @no-js', async ({
 	page,
 }, testInfo) => {
 	await subscribedAccount(page)
@@ -60,7 +60,7 @@ test('import domains: a result per line (dialog with JavaScript, a plain page wi
 	}).toPass({ timeout: 30_000 })
 })
 
-test('subscribe a domain through /checkout, forward it, and the server redirects its Host', async ({
+test('subscribe a domain through /checkout, forward it, and the server redirects its Host @no-js', async ({
 	page,
 }) => {
 	test.setTimeout(180_000)
@@ -202,7 +202,7 @@ function shown(date: Date) {
 	return date.toLocaleDateString('en-US', { dateStyle: 'medium', timeZone: 'UTC' })
 }
 
-test('domain subscriptions: the renewal date, cancel at period end, resume; an ended one says so', async ({
+test('domain subscriptions: the renewal date, cancel at period end, resume; an ended one says so @no-js', async ({
 	page,
 	browser,
 }) => {

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test'
 import { latestMail } from './mail.ts'
 import { signIn, signOut, signUp, uniqueEmail } from './support.ts'
 
-test('email change: confirmed from both addresses, then signed in with the new one', async ({
+test('email change: confirmed from both addresses, then signed in with the new one @no-js', async ({
 	page,
 }) => {
 	// one flow of about fifteen steps: on a busy machine longer than one page's 60 s

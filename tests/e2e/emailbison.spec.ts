@@ -39,7 +39,7 @@ async function insertList(email: string, count: number) {
 	})
 }
 
-test('EmailBison settings: the URL must be http(s), a wrong key is reported, the key shows by its last 4', async ({
+test('EmailBison settings: the URL must be http(s), a wrong key is reported, the key shows by its last 4 @no-js', async ({
 	page,
 }) => {
 	await subscribedAccount(page)
@@ -62,7 +62,7 @@ test('EmailBison settings: the URL must be http(s), a wrong key is reported, the
 	await expect(page.getByText('Connected to EmailBison as Fake Admin')).toBeVisible()
 })
 
-test('a new EmailBison URL needs the key again: the saved key is never sent to the other instance', async ({
+test('a new EmailBison URL needs the key again: the saved key is never sent to the other instance @no-js', async ({
 	page,
 }) => {
 	const other = await startFakeEmailBison({
@@ -99,7 +99,7 @@ test('a new EmailBison URL needs the key again: the saved key is never sent to t
 	}
 })
 
-test('upload a list to a new EmailBison campaign and watch it finish', async ({
+test('upload a list to a new EmailBison campaign and watch it finish @no-js', async ({
 	page,
 }, testInfo) => {
 	const { email } = await subscribedAccount(page)

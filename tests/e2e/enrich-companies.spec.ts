@@ -3,7 +3,7 @@ import { seedCompanyList, seedEnrichment } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
 import { jsEnabled } from './support.ts'
 
-test('a company list is enriched from its page and shows the new column', async ({
+test('a company list is enriched from its page and shows the new column @no-js', async ({
 	page,
 }, testInfo) => {
 	test.setTimeout(90_000) // a shared, busy machine: the worker may take a while to pick the job up
@@ -44,7 +44,9 @@ test('a company list is enriched from its page and shows the new column', async 
 	)
 })
 
-test('a new enrichment is previewed on a company list, from its enrich page', async ({ page }) => {
+test('a new enrichment is previewed on a company list, from its enrich page @no-js', async ({
+	page,
+}) => {
 	const { email } = await subscribedAccount(page, { credits: 100 })
 	const listId = await seedCompanyList(email, 'Prospects', 6)
 

@@ -13,7 +13,7 @@ async function runEnds(page: Page, testInfo: TestInfo) {
 	}).toPass({ timeout: 45_000 })
 }
 
-test('enrich only the leads a search and a condition take', async ({ page }, testInfo) => {
+test('enrich only the leads a search and a condition take @no-js', async ({ page }, testInfo) => {
 	test.setTimeout(90_000)
 	const { email } = await subscribedAccount(page, { credits: 100 })
 	const listId = await seedLeadList(email, 'Prospects', 12)
@@ -74,7 +74,7 @@ test('enrich only the leads a search and a condition take', async ({ page }, tes
 	await expect(page.getByRole('cell', { name: /^AI\(gpt-4o-mini\): Opener for/ })).toHaveCount(2)
 })
 
-test("page through a run's results and find its failed rows", async ({ page }, testInfo) => {
+test("page through a run's results and find its failed rows @no-js", async ({ page }, testInfo) => {
 	test.setTimeout(90_000)
 	const { email } = await subscribedAccount(page, { credits: 100 })
 	const listId = await seedLeadList(email, 'Many', 60)

@@ -3,7 +3,7 @@ import { seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
 import { jsEnabled, withDatabase } from './support.ts'
 
-test('create an enrichment, preview it, run it on a list and see the column', async ({
+test('create an enrichment, preview it, run it on a list and see the column @no-js', async ({
 	page,
 }, testInfo) => {
 	test.setTimeout(90_000) // a shared, busy machine: the worker may take a while to pick the job up
@@ -69,7 +69,9 @@ test('create an enrichment, preview it, run it on a list and see the column', as
 	await expect(ledger.locator('time').first()).toHaveText(/\d{1,2}:\d{2}/)
 })
 
-test('a run whose rows are still being written says so, and can be cancelled', async ({ page }) => {
+test('a run whose rows are still being written says so, and can be cancelled @no-js', async ({
+	page,
+}) => {
 	const { email } = await subscribedAccount(page, { credits: 100 })
 	const listId = await seedLeadList(email, 'Big', 6)
 	const enrichmentId = await seedEnrichment(email, {

@@ -3,7 +3,7 @@ import { seedEnrichment, seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
 import { withDatabase } from './support.ts'
 
-test("edit an enrichment's prompt: bad input saves nothing, the preview answers the new prompt", async ({
+test("edit an enrichment's prompt: bad input saves nothing, the preview answers the new prompt @no-js", async ({
 	page,
 }) => {
 	test.setTimeout(90_000) // a shared, busy machine
@@ -57,7 +57,7 @@ test("edit an enrichment's prompt: bad input saves nothing, the preview answers 
 	expect((await page.goto(`/enrichments?editChain=${unknown}`))!.status()).toBe(404)
 })
 
-test('build a chain step by step, then edit it: move a step up, remove one; the chain keeps the new order', async ({
+test('build a chain step by step, then edit it: move a step up, remove one; the chain keeps the new order @no-js', async ({
 	page,
 }) => {
 	test.setTimeout(90_000)
@@ -109,7 +109,7 @@ test('build a chain step by step, then edit it: move a step up, remove one; the 
 	])
 })
 
-test('on a phone, Edit lands on the form and a refused save shows its error in view', async ({
+test('on a phone, Edit lands on the form and a refused save shows its error in view @no-js', async ({
 	page,
 }) => {
 	const { email } = await subscribedAccount(page)

@@ -28,7 +28,7 @@ async function upload(page: Page, name: string, content: string | Buffer) {
 	await page.getByRole('button', { name: 'Upload' }).click()
 }
 
-test('upload a CSV, map its columns, and see the list with its rows', async ({
+test('upload a CSV, map its columns, and see the list with its rows @no-js', async ({
 	page,
 }, testInfo) => {
 	await subscribedAccount(page)
@@ -114,7 +114,7 @@ test('upload a CSV, map its columns, and see the list with its rows', async ({
 	await expect(file).toContainText('2 skipped')
 })
 
-test('a CSV that is not UTF-8, or has no email column, is refused at the field', async ({
+test('a CSV that is not UTF-8, or has no email column, is refused at the field @no-js', async ({
 	page,
 }) => {
 	await subscribedAccount(page)

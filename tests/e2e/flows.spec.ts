@@ -33,7 +33,7 @@ async function balanceOf(email: string) {
 }
 
 test.describe('cancel means cancel', () => {
-	test('a lead scrape cancelled midway keeps and charges only what it wrote', async ({
+	test('a lead scrape cancelled midway keeps and charges only what it wrote @no-js', async ({
 		page,
 	}, testInfo) => {
 		test.setTimeout(240_000)
@@ -115,7 +115,7 @@ test.describe('inbox orders', () => {
 		await page.waitForURL('**/admin-dashboard')
 	}
 
-	test('2 of 3 inboxes delivered: the order stays open, unbilled, until the third', async ({
+	test('2 of 3 inboxes delivered: the order stays open, unbilled, until the third @no-js', async ({
 		page,
 	}) => {
 		test.setTimeout(180_000)
@@ -205,7 +205,7 @@ test.describe('password reset', () => {
 		return { email, mail: await latestMail(email, { after: before }) }
 	}
 
-	test('the mailed link works in another browser (no cookies from the request)', async ({
+	test('the mailed link works in another browser (no cookies from the request) @no-js', async ({
 		page,
 		browser,
 		baseURL,
@@ -235,7 +235,9 @@ test.describe('password reset', () => {
 		await page.waitForURL((url) => url.pathname !== '/signin')
 	})
 
-	test('the 6-digit code from the mail resets the password on the reset page', async ({ page }) => {
+	test('the 6-digit code from the mail resets the password on the reset page @no-js', async ({
+		page,
+	}) => {
 		const { email, mail } = await askForReset(page)
 		expect(mail.code).toMatch(/^\d{6}$/)
 		await expect(page.getByLabel('Email', { exact: true })).toHaveValue(email)
@@ -281,7 +283,7 @@ test.describe('lifetime deals and plan changes', () => {
 		return email
 	}
 
-	test('a lifetime deal with a paid plan still running: the owner sees it and cancels it', async ({
+	test('a lifetime deal with a paid plan still running: the owner sees it and cancels it @no-js', async ({
 		page,
 	}) => {
 		await onStarterHalfway(page, { ltd: true })
@@ -296,7 +298,7 @@ test.describe('lifetime deals and plan changes', () => {
 		await expect(page.getByText('Ends at period end')).toBeVisible()
 	})
 
-	test('a plan switch shows what is charged now and from when, then asks to confirm', async ({
+	test('a plan switch shows what is charged now and from when, then asks to confirm @no-js', async ({
 		page,
 	}) => {
 		await onStarterHalfway(page)

@@ -18,7 +18,9 @@ async function ordersOf(email: string) {
 	})
 }
 
-test('generate names fills the persona names and keeps the rest of the form', async ({ page }) => {
+test('generate names fills the persona names and keeps the rest of the form @no-js', async ({
+	page,
+}) => {
 	const { email } = await subscribedAccount(page)
 	const [a, b] = [uniqueDomain('ga'), uniqueDomain('gb')]
 	await subscribedDomains(email, [a, b])
@@ -41,7 +43,7 @@ test('generate names fills the persona names and keeps the rest of the form', as
 	expect(await ordersOf(email)).toEqual([])
 })
 
-test('quote then pay: the order exists only after payment', async ({ page }, testInfo) => {
+test('quote then pay: the order exists only after payment @no-js', async ({ page }, testInfo) => {
 	const { email } = await subscribedAccount(page)
 	const [a, b] = [uniqueDomain('ia'), uniqueDomain('ib')]
 	await subscribedDomains(email, [a, b])
@@ -131,7 +133,7 @@ test('quote then pay: the order exists only after payment', async ({ page }, tes
 	).toContainText(`grace@${b} (Grace Hopper)`)
 })
 
-test('an expired domain cannot take inboxes', async ({ page }) => {
+test('an expired domain cannot take inboxes @no-js', async ({ page }) => {
 	const { email } = await subscribedAccount(page)
 	const [ok] = [uniqueDomain('ok')]
 	const [okId] = await subscribedDomains(email, [ok])
@@ -160,7 +162,7 @@ function shown(date: Date) {
 	return date.toLocaleDateString('en-US', { dateStyle: 'medium', timeZone: 'UTC' })
 }
 
-test('inboxes: renewal date, cancel at period end, resume; an ended inbox shows its date', async ({
+test('inboxes: renewal date, cancel at period end, resume; an ended inbox shows its date @no-js', async ({
 	page,
 	browser,
 }) => {

@@ -44,7 +44,7 @@ async function moveToBeta(page: Page, row: ReturnType<Page['locator']>, name: st
 	await step.getByRole('button', { name: 'Move', exact: true }).click()
 }
 
-test('a list, a domain and an inbox order move to another workspace and the page comes back', async ({
+test('a list, a domain and an inbox order move to another workspace and the page comes back @no-js', async ({
 	page,
 }) => {
 	test.setTimeout(120_000)
@@ -109,7 +109,7 @@ test('a list, a domain and an inbox order move to another workspace and the page
 	expect(await workspaceOf('inbox_orders', order)).toBe(beta)
 })
 
-test('on a phone, deleting a list asks first, and its toast stays under the open menu', async ({
+test('on a phone, deleting a list asks first, and its toast stays under the open menu @no-js', async ({
 	page,
 }) => {
 	await page.setViewportSize({ width: 390, height: 700 })
@@ -147,7 +147,9 @@ test('on a phone, deleting a list asks first, and its toast stays under the open
 	expect(onTop).toBe(true)
 })
 
-test('a CSV of company domains with a bad one names its line in the file', async ({ page }) => {
+test('a CSV of company domains with a bad one names its line in the file @no-js', async ({
+	page,
+}) => {
 	await subscribedAccount(page, { credits: 100 })
 	await page.goto('/create-companies')
 	await page.getByLabel('List name').fill('From a file')

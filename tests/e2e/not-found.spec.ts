@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test'
 import { jsEnabled, pageSettled } from './support.ts'
 
-test('an unmatched path answers 404 with the 404 screen', async ({ page }, testInfo) => {
+test('an unmatched path answers 404 with the 404 screen @no-js', async ({ page }, testInfo) => {
 	const response = await page.goto('/no/such/page')
 	expect(response?.status()).toBe(404)
 	await expect(page).toHaveTitle('404 Not Found | Leadsmith')
@@ -29,7 +29,7 @@ test('an unhandled server error answers 500 with the same screen', async ({ page
 	await expect(page.getByText('Forced failure')).toHaveCount(0)
 })
 
-test('matter-js is loaded only by the 404 screen', async ({ page }, testInfo) => {
+test('matter-js is loaded only by the 404 screen @no-js', async ({ page }, testInfo) => {
 	test.skip(!jsEnabled(testInfo), 'scripts only')
 	const scripts: Promise<string>[] = []
 	page.on('response', (response) => {

@@ -35,7 +35,7 @@ async function fillAnswers(page: Page, options: { website?: string } = {}) {
 const country = (page: Page) =>
 	page.getByRole('combobox', { name: 'Country' }).and(page.locator('input'))
 
-test('an owner with a plan is sent to /onboarding until it is completed', async ({
+test('an owner with a plan is sent to /onboarding until it is completed @no-js', async ({
 	page,
 }, testInfo) => {
 	const { email } = await subscribedAccount(page, { onboarded: false })
@@ -86,7 +86,7 @@ test('an owner with a plan is sent to /onboarding until it is completed', async 
 	expect((await onboardingRow(email))?.answers).toMatchObject({ company: 'Acme Outreach Ltd' })
 })
 
-test('the failed IP lookup falls back to the preferred country and says so', async ({
+test('the failed IP lookup falls back to the preferred country and says so @no-js', async ({
 	page,
 }, testInfo) => {
 	test.skip(!jsEnabled(testInfo), 'the lookup runs in the browser')
@@ -103,7 +103,7 @@ test('the failed IP lookup falls back to the preferred country and says so', asy
 	await expect.poll(() => errors.some((e) => e.includes('unable to fetch the country'))).toBe(true)
 })
 
-test('the country combobox filters, says when nothing matches and works by keyboard', async ({
+test('the country combobox filters, says when nothing matches and works by keyboard @no-js', async ({
 	page,
 }, testInfo) => {
 	test.skip(!jsEnabled(testInfo), 'the combobox is the JavaScript enhancement')
@@ -138,7 +138,7 @@ test('the country combobox filters, says when nothing matches and works by keybo
 	await expect(page).toHaveURL(`${baseURL}/`)
 })
 
-test('the server refuses a bad phone, a website that is not a URL and over-long fields', async ({
+test('the server refuses a bad phone, a website that is not a URL and over-long fields @no-js', async ({
 	page,
 }, testInfo) => {
 	test.skip(jsEnabled(testInfo), 'the server-side checks, with JavaScript off')

@@ -3,7 +3,7 @@ import { jsEnabled, PASSWORD, signedUp, signIn, signOut } from './support.ts'
 
 // docs/decisions/0030-sign-in-page-javascript-budget.md: the sign-in page preloads few files
 // and loads zod and sonner later; its form and toasts must still work with JavaScript on and off.
-test('the sign-in page preloads at most 10 files, checks its form and shows the toast', async ({
+test('the sign-in page preloads at most 10 files, checks its form and shows the toast @no-js', async ({
 	page,
 }, testInfo) => {
 	const { email } = await signedUp(page)

@@ -69,7 +69,7 @@ async function newVisitor(browser: Browser) {
 	return context.newPage()
 }
 
-test('the owner invites; the invitee signs up on the invitation page, sees only its workspace and no billing', async ({
+test('the owner invites; the invitee signs up on the invitation page, sees only its workspace and no billing @no-js', async ({
 	page,
 	browser,
 }) => {
@@ -148,7 +148,7 @@ test('the owner invites; the invitee signs up on the invitation page, sees only 
 	await visitor.context().close()
 })
 
-test('an existing user signs in on the invitation page; the email must be the invited one', async ({
+test('an existing user signs in on the invitation page; the email must be the invited one @no-js', async ({
 	page,
 	browser,
 }) => {
@@ -202,7 +202,10 @@ test('an existing user signs in on the invitation page; the email must be the in
 	await visitor.context().close()
 })
 
-test('someone already signed in as the invited address just accepts', async ({ page, browser }) => {
+test('someone already signed in as the invited address just accepts @no-js', async ({
+	page,
+	browser,
+}) => {
 	await ownerWithPlan(page)
 	const signedIn = await newVisitor(browser)
 	const second = await signUp(signedIn, { name: 'Sam Second' })
@@ -215,7 +218,7 @@ test('someone already signed in as the invited address just accepts', async ({ p
 	await signedIn.context().close()
 })
 
-test('bad input on the invitation form', async ({ page }) => {
+test('bad input on the invitation form @no-js', async ({ page }) => {
 	const owner = await ownerWithPlan(page)
 	await createWorkspace(page, 'Only')
 
@@ -295,7 +298,7 @@ test('bad input on the invitation form', async ({ page }) => {
 	expect(rows.rows.map((r) => r.email)).toEqual([email])
 })
 
-test('resend, revoke, edit and remove', async ({ page, browser }) => {
+test('resend, revoke, edit and remove @no-js', async ({ page, browser }) => {
 	await ownerWithPlan(page)
 	await createWorkspace(page, 'North')
 	await createWorkspace(page, 'South')
@@ -364,7 +367,7 @@ test('resend, revoke, edit and remove', async ({ page, browser }) => {
 	await visitor.context().close()
 })
 
-test('workspaces: create, rename, switch, refuse to delete one that holds a list, move it', async ({
+test('workspaces: create, rename, switch, refuse to delete one that holds a list, move it @no-js', async ({
 	page,
 }) => {
 	const owner = await ownerWithPlan(page)

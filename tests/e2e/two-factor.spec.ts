@@ -5,7 +5,9 @@ import { signedUp, signIn, signOut } from './support.ts'
 /** the code an authenticator app shows, `offset` steps from now */
 const code = (secret: string, offset = 0) => totpCode(secret, totpStep(new Date()) + offset)
 
-test('two-factor: set up in settings, then signing in asks for the code', async ({ page }) => {
+test('two-factor: set up in settings, then signing in asks for the code @no-js', async ({
+	page,
+}) => {
 	// one flow of about twenty steps: on a busy machine it takes longer than one page's 60 s
 	test.setTimeout(180_000)
 	const { email } = await signedUp(page)
