@@ -158,7 +158,7 @@ test("another account's list is a 404 on the upload page", async ({ page, browse
 	}
 })
 
-test('an upload whose leads EmailBison all rejects is warned of first and ends as failed', async ({
+test('an upload whose leads EmailBison all rejects is warned of first and ends as failed @no-js', async ({
 	page,
 }, testInfo) => {
 	const { email } = await subscribedAccount(page)

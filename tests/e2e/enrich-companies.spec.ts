@@ -67,7 +67,7 @@ test('a new enrichment is previewed on a company list, from its enrich page @no-
 	await expect(preview).toContainText('AI(gpt-4o-mini): Find an angle for Firm 1 (firm1.example)')
 })
 
-test('an account with only a company list saves its first enrichment from the guided path', async ({
+test('an account with only a company list saves its first enrichment from the guided path @no-js', async ({
 	page,
 }) => {
 	const { email } = await subscribedAccount(page, { credits: 100 })

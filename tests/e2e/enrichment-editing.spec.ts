@@ -130,7 +130,7 @@ test('on a phone, Edit lands on the form and a refused save shows its error in v
 	await expect(edit.getByText('Unknown column: {{nickname}}')).toBeInViewport()
 })
 
-test('deleting an enrichment asks first, and one a chain uses says why it stays', async ({
+test('deleting an enrichment asks first, and one a chain uses says why it stays @no-js', async ({
 	page,
 }) => {
 	const { email } = await subscribedAccount(page)

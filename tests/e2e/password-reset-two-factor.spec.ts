@@ -66,7 +66,7 @@ async function passwordIs(page: Page, email: string, password: string) {
 	await page.waitForURL('**/signin/verify')
 }
 
-test('with two-factor: the link opened in another browser leaves the mailed code working', async ({
+test('with two-factor: the link opened in another browser leaves the mailed code working @no-js', async ({
 	page,
 	browser,
 	baseURL,
@@ -94,7 +94,7 @@ test('with two-factor: the link opened in another browser leaves the mailed code
 	await passwordIs(page, email, 'by-code-pass-6')
 })
 
-test('with two-factor: the link in another browser asks for the authenticator code, then the new password', async ({
+test('with two-factor: the link in another browser asks for the authenticator code, then the new password @no-js', async ({
 	page,
 	browser,
 	baseURL,
@@ -120,7 +120,9 @@ test('with two-factor: the link in another browser asks for the authenticator co
 	await passwordIs(page, email, 'from-phone-pass-7')
 })
 
-test('a second reset request within a minute sends nothing and says so', async ({ page }) => {
+test('a second reset request within a minute sends nothing and says so @no-js', async ({
+	page,
+}) => {
 	const { email } = await signedUp(page)
 	await signOut(page)
 	const first = await askForReset(page, email)
@@ -141,7 +143,7 @@ test('a second reset request within a minute sends nothing and says so', async (
 	await expect(page.getByText('Your password has been changed.')).toBeVisible()
 })
 
-test('two-factor: a recovery code from the set-up gets a user without their phone in', async ({
+test('two-factor: a recovery code from the set-up gets a user without their phone in @no-js', async ({
 	page,
 }) => {
 	const { email } = await signedUp(page)

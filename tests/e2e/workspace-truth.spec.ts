@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test'
 import { subscribedAccount } from './leads-support.ts'
 import { withDatabase } from './support.ts'
 
-test('a selected workspace lists its own lists, and the unassigned ones are labelled as such', async ({
+test('a selected workspace lists its own lists, and the unassigned ones are labelled as such @no-js', async ({
 	page,
 }) => {
 	const { email } = await subscribedAccount(page)
