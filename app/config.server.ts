@@ -144,6 +144,8 @@ const EnvSchema = z
 				'{"url":"{{url}}","totalRecords":{{count}},"getPersonalEmails":true,"getWorkEmails":true}',
 			),
 		APIFY_APOLLO_COMPANY_ACTOR: z.string().min(1).default('code_crafter~apollo-company-scraper'),
+		// how long a 402 "no memory left on this token" (too many runs at once) is waited out
+		APIFY_CAPACITY_RETRY_SECONDS: z.coerce.number().int().min(1).default(60),
 		APOLLO_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.apollo.io/api/v1'),
 		APOLLO_API_KEY: z.string().min(1).optional(),
 		CREDITS_PER_LEAD: z.coerce.number().int().min(0).default(1),
