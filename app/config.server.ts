@@ -146,6 +146,10 @@ const EnvSchema = z
 		APIFY_APOLLO_COMPANY_ACTOR: z.string().min(1).default('code_crafter~apollo-company-scraper'),
 		// how long a 402 "no memory left on this token" (too many runs at once) is waited out
 		APIFY_CAPACITY_RETRY_SECONDS: z.coerce.number().int().min(1).default(60),
+		// EmailBison: leads attached to an active campaign show in it up to 5 minutes later (its
+		// docs); the largest page of a campaign's leads asked for (an instance may page by 15)
+		EMAILBISON_SYNC_DELAY_SECONDS: z.coerce.number().int().min(0).default(300),
+		EMAILBISON_CAMPAIGN_LEADS_PER_PAGE: z.coerce.number().int().min(15).max(1000).default(100),
 		APOLLO_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.apollo.io/api/v1'),
 		APOLLO_API_KEY: z.string().min(1).optional(),
 		CREDITS_PER_LEAD: z.coerce.number().int().min(0).default(1),
