@@ -18,6 +18,8 @@ export class HttpError extends Error {
 	readonly url: string
 	/** seconds from a Retry-After header, when the server sent one */
 	readonly retryAfterSeconds: number | undefined
+	/** the answer's headers (rate-limit windows some services report there) */
+	readonly headers: Headers | undefined
 
 	constructor(options: {
 		status: number
@@ -25,6 +27,7 @@ export class HttpError extends Error {
 		method: string
 		url: string
 		retryAfter?: string | null
+		headers?: Headers
 	}) {
 		super(`${options.method} ${options.url} answered ${options.status}`)
 		this.name = 'HttpError'
@@ -33,6 +36,7 @@ export class HttpError extends Error {
 		this.method = options.method
 		this.url = options.url
 		this.retryAfterSeconds = parseRetryAfter(options.retryAfter)
+		this.headers = options.headers
 	}
 
 	/** worth trying again later (rate limited or the server's fault) */
@@ -200,6 +204,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 					method,
 					url: `${options.baseURL.replace(/\/$/, '')}${path}`,
 					retryAfter: error.response.headers.get('retry-after'),
+					headers: error.response.headers,
 				})
 			}
 			throw new NetworkError(

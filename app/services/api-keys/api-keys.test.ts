@@ -5,6 +5,8 @@ import { insertUser } from '../../../tests/support/factories.ts'
 import { loadAccountContext } from '../../context.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { startFakeOpenAI } from '../../../tests/fakes/openai/server.ts'
+import { startFakeApollo } from '../../../tests/fakes/apollo/server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
 import { createModelClient } from '../../integrations/openai.server.ts'
 import { modelProvider } from '../enrichments/enrichments.server.ts'
 import { EMAILBISON_URL_FIRST, listApiKeys, saveApiKey, testApiKey } from './api-keys.server.ts'
@@ -133,5 +135,23 @@ test('an OpenAI-compatible key is only ever sent to the base URL it was saved wi
 	} finally {
 		await first.close()
 		await second.close()
+	}
+})
+
+// issue 39 point 1: Apollo's health call answers 200 for any key; only is_logged_in tells
+test('a wrong Apollo key fails its test; a good one passes', async () => {
+	const apollo = await startFakeApollo()
+	process.env.APOLLO_BASE_URL = apollo.url
+	resetSingleton('config')
+	try {
+		const me = await account()
+		await saveApiKey(me, { provider: 'apollo', key: 'not-the-apollo-key' })
+		const error = await testApiKey(me, 'apollo').catch((e) => e)
+		expect(error).toBeInstanceOf(FormError)
+		expect(error.message).toContain('The Apollo API key is not valid')
+		await saveApiKey(me, { provider: 'apollo', key: apollo.apiKey })
+		expect(await testApiKey(me, 'apollo')).toMatch(/^The key works/)
+	} finally {
+		await apollo.close()
 	}
 })
