@@ -155,3 +155,21 @@ test('a wrong Apollo key fails its test; a good one passes', async () => {
 		await apollo.close()
 	}
 })
+
+// issue 39 point 6: a provider that lists its models to anyone proves nothing of the key
+test('an OpenAI-compatible key test on a provider that needs no key does not say the key works', async () => {
+	const open = await startFakeOpenAI({ modelsWithoutKey: true })
+	try {
+		const me = await account()
+		await saveApiKey(me, {
+			provider: 'openai',
+			key: 'sk-any-key-at-all-0000000000',
+			baseUrl: open.url,
+		})
+		const error = await testApiKey(me, 'openai').catch((e) => e)
+		expect(error).toBeInstanceOf(FormError)
+		expect(error.message).toContain('could not check the key')
+	} finally {
+		await open.close()
+	}
+})
