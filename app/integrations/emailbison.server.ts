@@ -135,7 +135,9 @@ function describe(error: unknown): EmailBisonError {
 	if (error instanceof MalformedAnswerError)
 		return new EmailBisonError(
 			'unavailable',
-			`EmailBison sent an answer that is not what its API documents (${error.problems.join('; ')}).`,
+			`EmailBison sent an answer that is not what its API documents (${error.problems.join('; ')}). Check the EmailBison URL if this goes on.`,
+			// a status: it answered (a settings test says so, not "could not connect")
+			{ status: error.status },
 		)
 	if (!(error instanceof HttpError)) return new EmailBisonError('other', String(error))
 	const body = (error.body && typeof error.body === 'object' ? error.body : {}) as LaravelError
