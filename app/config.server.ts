@@ -144,8 +144,24 @@ const EnvSchema = z
 				'{"url":"{{url}}","totalRecords":{{count}},"getPersonalEmails":true,"getWorkEmails":true}',
 			),
 		APIFY_APOLLO_COMPANY_ACTOR: z.string().min(1).default('code_crafter~apollo-company-scraper'),
+		// how long a 402 "no memory left on this token" (too many runs at once) is waited out
+		APIFY_CAPACITY_RETRY_SECONDS: z.coerce.number().int().min(1).default(60),
+		// EmailBison: leads attached to an active campaign show in it up to 5 minutes later (its
+		// docs); the largest page of a campaign's leads asked for (an instance may page by 15)
+		EMAILBISON_SYNC_DELAY_SECONDS: z.coerce.number().int().min(0).default(300),
+		EMAILBISON_CAMPAIGN_LEADS_PER_PAGE: z.coerce.number().int().min(15).max(1000).default(100),
 		APOLLO_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.apollo.io/api/v1'),
 		APOLLO_API_KEY: z.string().min(1).optional(),
+		// seconds a spent Apollo rate-limit window (minute, hour, day: its x-*-requests-left
+		// headers) is waited out before asking again; its 429s carry no Retry-After
+		APOLLO_WINDOW_WAIT_SECONDS: z
+			.string()
+			.regex(/^\s*\d+\s*,\s*\d+\s*,\s*\d+\s*$/, 'must be three numbers: minute,hour,day')
+			.default('60,900,3600')
+			.transform((v) => {
+				const [minute, hour, day] = v.split(',').map(Number) as [number, number, number]
+				return { minute, hour, day }
+			}),
 		CREDITS_PER_LEAD: z.coerce.number().int().min(0).default(1),
 		CREDITS_PER_COMPANY: z.coerce.number().int().min(0).default(1),
 		// Domains and inboxes (issue 7): resolvers for DNS checks ("ip" or "ip:port", comma separated;

@@ -1,7 +1,18 @@
-import { createHttpClient, HttpError, NetworkError } from './http.server.ts'
+import { z } from 'zod'
+import { sleep } from '../utils/patience.server.ts'
+import { createHttpClient, HttpError, MalformedAnswerError, NetworkError } from './http.server.ts'
 
 // Apify's REST API v2 (reference/emailbison-apify-apollo.md): start a run,
 // long-poll it, page its dataset, abort it. Knows nothing of lists or credits.
+// As the service behaves (docs.apify.com/api/v2 and the official apify-client-js):
+// - 402 `actor-memory-limit-exceeded` / `concurrent-runs-limit-exceeded`: the token's runs
+//   hold all its memory (or run slots) right now; capacity frees as they end: wait, retry.
+// - a run just started may answer 404 for a moment (the client's waitForFinish retries it:
+//   "database replicas" lag), so a 404 on a run is retried for a bounded time.
+// - dataset items with clean=1 skip empty items, so a page can be shorter than the limit
+//   with more after it: pages go by offset + limit until X-Apify-Pagination-Total.
+// - every answer a job relies on is checked (zod): a 200 that is not the documented shape
+//   is a transient failure, never an empty result.
 
 export type ApifyRunStatus =
 	'READY' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMING-OUT' | 'TIMED-OUT' | 'ABORTING' | 'ABORTED'
@@ -45,14 +56,30 @@ export class ApifyError extends Error {
 	}
 }
 
-function describe(error: unknown): ApifyError {
+/** 402 types that mean "too much running on this token right now", not "never" */
+const CAPACITY_TYPES = new Set(['actor-memory-limit-exceeded', 'concurrent-runs-limit-exceeded'])
+
+function describe(error: unknown, capacityRetrySeconds: number): ApifyError {
 	if (error instanceof ApifyError) return error
 	if (error instanceof NetworkError)
 		return new ApifyError('unavailable', 'Apify could not be reached. We will try again.')
+	if (error instanceof MalformedAnswerError)
+		return new ApifyError(
+			'unavailable',
+			`Apify sent an answer that is not what its API documents (${error.problems.join('; ')}).`,
+		)
 	if (!(error instanceof HttpError)) return new ApifyError('other', String(error))
 	const body = error.body as { error?: { type?: string; message?: string } } | undefined
 	const type = body?.error?.type
 	const detail = body?.error?.message
+	if (type && CAPACITY_TYPES.has(type)) {
+		// waited out like a rate limit: runs of this token end and free their memory
+		return new ApifyError(
+			'rate-limited',
+			'Apify has no room for another run on this token right now (too many runs at once). We wait for room and try again.',
+			error.retryAfterSeconds ?? capacityRetrySeconds,
+		)
+	}
 	if (error.status === 401 || type === 'token-not-valid' || type === 'user-or-token-not-found') {
 		return new ApifyError(
 			'token',
@@ -80,13 +107,37 @@ function describe(error: unknown): ApifyError {
 	return new ApifyError('other', detail ?? `Apify answered ${error.status}`)
 }
 
+// The documented shapes a job relies on (unknown fields kept out, extra ones allowed).
+const runSchema = z.object({
+	id: z.string().min(1),
+	status: z.string().min(1),
+	defaultDatasetId: z.string().min(1),
+	defaultKeyValueStoreId: z.string().nullish(),
+	startedAt: z.string().nullish(),
+	finishedAt: z.string().nullish(),
+	statusMessage: z.string().nullish(),
+})
+const runAnswer = z.object({ data: runSchema })
+const runsAnswer = z.object({ data: z.object({ items: z.array(runSchema) }) })
+const userAnswer = z.object({
+	data: z.object({ id: z.string().min(1), username: z.string().nullish() }),
+})
+const itemsAnswer = z.array(z.record(z.string(), z.unknown()))
+const headerCount = z.coerce.number().int().nonnegative()
+
 export type ApifyClient = ReturnType<typeof createApifyClient>
 
 export function createApifyClient(options: {
 	baseUrl: string
 	token: string
 	retryDelayMs?: number
+	/** how long a 402 "no memory left on this token" is waited out before trying again */
+	capacityRetrySeconds?: number
+	/** how long a run just started may answer 404 (replica lag) before it counts as gone */
+	runNotFoundGraceMs?: number
 }) {
+	const capacityRetrySeconds = options.capacityRetrySeconds ?? 60
+	const runNotFoundGraceMs = options.runNotFoundGraceMs ?? 30_000
 	const http = createHttpClient({
 		baseURL: `${options.baseUrl.replace(/\/$/, '')}/v2`,
 		headers: { Authorization: `Bearer ${options.token}`, 'Content-Type': 'application/json' },
@@ -97,16 +148,13 @@ export function createApifyClient(options: {
 		try {
 			return await fn()
 		} catch (error) {
-			throw describe(error)
+			throw describe(error, capacityRetrySeconds)
 		}
 	}
 
 	return {
 		/** GET /v2/users/me: a cheap authenticated call to test a token. */
-		checkToken: () =>
-			call(() => http.json<{ data: { id: string; username?: string } }>('/users/me')).then(
-				(r) => r.data,
-			),
+		checkToken: () => call(() => http.checked(userAnswer, '/users/me')).then((r) => r.data.data),
 
 		startRun: (
 			actorId: string,
@@ -114,29 +162,46 @@ export function createApifyClient(options: {
 			run: { timeoutSecs?: number; maxItems?: number } = {},
 		) =>
 			call(() =>
-				http.json<{ data: ApifyRun }>(`/acts/${encodeURIComponent(actorId)}/runs`, {
+				http.checked(runAnswer, `/acts/${encodeURIComponent(actorId)}/runs`, {
 					method: 'POST',
 					body: input,
 					query: { timeout: run.timeoutSecs, maxItems: run.maxItems },
 				}),
-			).then((r) => r.data),
+			).then((r) => r.data.data as ApifyRun),
 
-		/** Long-polls up to `waitSeconds` (Apify allows 60). */
+		/**
+		 * Long-polls up to `waitSeconds` (Apify allows 60). A 404 is retried for a bounded time
+		 * (runNotFoundGraceMs), as the official client does: a run just started may not be on
+		 * the replica that answers yet, and failing then would leave it running, and costing.
+		 */
 		getRun: (runId: string, waitSeconds = 60) =>
-			call(() =>
-				http.json<{ data: ApifyRun }>(`/actor-runs/${encodeURIComponent(runId)}`, {
-					query: { waitForFinish: waitSeconds },
-					timeoutMs: (waitSeconds + 30) * 1000,
-				}),
-			).then((r) => r.data),
+			call(async () => {
+				const since = Date.now()
+				for (;;) {
+					try {
+						return await http.checked(runAnswer, `/actor-runs/${encodeURIComponent(runId)}`, {
+							query: { waitForFinish: waitSeconds },
+							timeoutMs: (waitSeconds + 30) * 1000,
+						})
+					} catch (error) {
+						const waited = Date.now() - since
+						if (
+							!(error instanceof HttpError && error.status === 404) ||
+							waited >= runNotFoundGraceMs
+						)
+							throw error
+						await sleep(Math.min(1000, 250 + waited / 4))
+					}
+				}
+			}).then((r) => r.data.data as ApifyRun),
 
 		/** The actor's latest runs, newest first (GET /v2/acts/{actorId}/runs?desc=1). */
 		listRuns: (actorId: string, limit = 20) =>
 			call(() =>
-				http.json<{ data: { items: ApifyRun[] } }>(`/acts/${encodeURIComponent(actorId)}/runs`, {
+				http.checked(runsAnswer, `/acts/${encodeURIComponent(actorId)}/runs`, {
 					query: { desc: 1, limit },
 				}),
-			).then((r) => r.data.items ?? []),
+			).then((r) => r.data.data.items as ApifyRun[]),
 
 		/** The input a run was started with: its key-value store's INPUT record. */
 		runInput: (run: ApifyRun) =>
@@ -153,20 +218,59 @@ export function createApifyClient(options: {
 				}),
 			).then((r) => r.data),
 
-		/** One page of a dataset, and the dataset's total item count. */
-		datasetItems: async <T>(datasetId: string, page: { offset: number; limit: number }) => {
-			const response = await call(() =>
-				http.request<T[]>(`/datasets/${encodeURIComponent(datasetId)}/items`, {
+		/**
+		 * One page of a dataset (clean=1: empty items and hidden fields left out), the dataset's
+		 * total item count (X-Apify-Pagination-Total, empty items included), and the offset of
+		 * the next page: this one's offset + the limit Apify applied, not + the items returned
+		 * (with clean=1 those can be fewer with more after them).
+		 */
+		datasetItems: async (datasetId: string, page: { offset: number; limit: number }) => {
+			const url = `/datasets/${encodeURIComponent(datasetId)}/items`
+			return call(async () => {
+				const response = await http.checked(itemsAnswer, url, {
 					query: { format: 'json', clean: 1, offset: page.offset, limit: page.limit },
-				}),
-			)
-			const total = Number(response.headers.get('x-apify-pagination-total'))
-			return {
-				items: Array.isArray(response.data) ? response.data : [],
-				total: Number.isFinite(total) ? total : undefined,
-			}
+				})
+				const header = (name: string) => {
+					const value = response.headers.get(name)
+					return value === null || value.trim() === '' ? undefined : value
+				}
+				const where = { method: 'GET', url, status: response.status }
+				const total = checkHeader(
+					headerCount,
+					header('x-apify-pagination-total'),
+					where,
+					'X-Apify-Pagination-Total',
+				)
+				const applied = header('x-apify-pagination-limit')
+				const limit =
+					applied === undefined
+						? page.limit
+						: checkHeader(headerCount, applied, where, 'X-Apify-Pagination-Limit')
+				if (limit <= 0 && page.offset < total)
+					throw new MalformedAnswerError({ ...where, problems: ['X-Apify-Pagination-Limit: 0'] })
+				return {
+					items: response.data,
+					total,
+					nextOffset: page.offset + Math.min(page.limit, limit),
+				}
+			})
 		},
 	}
+}
+
+function checkHeader(
+	schema: typeof headerCount,
+	value: string | undefined,
+	where: { method: string; url: string; status: number },
+	name: string,
+) {
+	const parsed = schema.safeParse(value)
+	if (!parsed.success)
+		throw new MalformedAnswerError({
+			...where,
+			problems: [`${name}: ${value === undefined ? 'missing' : `not a count (${value})`}`],
+		})
+	return parsed.data
 }
 
 export function isFinished(run: ApifyRun) {

@@ -1,11 +1,31 @@
-import { createHttpClient, HttpError, NetworkError, parseJsonAnswer } from './http.server.ts'
+import { z } from 'zod'
+import {
+	createHttpClient,
+	HttpError,
+	MalformedAnswerError,
+	NetworkError,
+	parseJsonAnswer,
+} from './http.server.ts'
 import { COULD_NOT_CONNECT } from './outbound.server.ts'
 
 // EmailBison's REST API (reference/emailbison-apify-apollo.md): the account's own instance
 // URL + /api; Bearer auth; JSON; 15 a page with meta.last_page; 422 Laravel-style errors
-// naming rows ("leads.3.email"); 429 with Retry-After.
+// naming rows ("leads.3.email"); 429 with Retry-After. As the service behaves:
+// - a 403 whose message says the resource "does not match the workspace" (a campaign of
+//   another workspace) is "not in this workspace", not a bad key;
+// - a 422 may name no row ("The given data was invalid."): the caller splits the batch;
+// - attach-leads with allow_parallel_sending:false skips leads in sequence in another
+//   campaign and still answers 2xx (a call where every lead is skipped answers 422 "No leads
+//   were added because they are either in other sequences, have previously bounced, or
+//   unsubscribed."): the caller verifies against the campaign;
+// - leads attached to an active campaign show in it up to 5 minutes later
+//   (docs.emailbison.com/campaigns/adding-leads-to-a-campaign);
+// - every answer a job relies on is checked (zod): a 200 that is not the documented shape
+//   is a transient failure, never "no leads" or "attached".
 
 export const EMAILBISON_BATCH_LIMIT = 500
+/** EmailBison's documented page size */
+const PER_PAGE = 15
 
 export type EbWorkspace = { id: number; name: string }
 export type EbCampaign = { id: number; name: string; status?: string }
@@ -28,7 +48,8 @@ export type EbLeadResult = {
 }
 
 export class EmailBisonError extends Error {
-	readonly kind: 'key' | 'url' | 'rate-limited' | 'unavailable' | 'invalid' | 'not-found' | 'other'
+	readonly kind:
+		'key' | 'url' | 'rate-limited' | 'unavailable' | 'invalid' | 'not-found' | 'skipped' | 'other'
 	readonly status: number | undefined
 	readonly retryAfterSeconds: number | undefined
 	/** 422: the messages per row index of the request's leads ("leads.3.email" -> 3) */
@@ -88,6 +109,19 @@ function rowErrorsOf(body: LaravelError | undefined) {
 	return rows
 }
 
+/** 403 "... does not match the workspace ..." (or "does not belong to"): not a key problem */
+const WORKSPACE_MISMATCH =
+	/(does not|doesn't) (match|belong)[^.]*workspace|workspace[^.]*(does not|doesn't) match/i
+/** attach-leads where EmailBison added none of the leads (in other sequences, bounced, unsubscribed) */
+const NOTHING_ATTACHED = /no leads were (added|attached)/i
+
+function messageOf(body: unknown): string {
+	if (!body || typeof body !== 'object') return typeof body === 'string' ? body.slice(0, 300) : ''
+	const record = body as { message?: unknown; data?: { message?: unknown } }
+	const message = record.message ?? record.data?.message
+	return typeof message === 'string' ? message : ''
+}
+
 function describe(error: unknown): EmailBisonError {
 	if (error instanceof EmailBisonError) return error
 	// one wording whatever the cause (refused, timeout, TLS, internal address): no port mapping
@@ -98,9 +132,20 @@ function describe(error: unknown): EmailBisonError {
 					'unavailable',
 					`${COULD_NOT_CONNECT} Check the EmailBison URL in Settings; we will try again.`,
 				)
+	if (error instanceof MalformedAnswerError)
+		return new EmailBisonError(
+			'unavailable',
+			`EmailBison sent an answer that is not what its API documents (${error.problems.join('; ')}). Check the EmailBison URL if this goes on.`,
+			// a status: it answered (a settings test says so, not "could not connect")
+			{ status: error.status },
+		)
 	if (!(error instanceof HttpError)) return new EmailBisonError('other', String(error))
 	const body = (error.body && typeof error.body === 'object' ? error.body : {}) as LaravelError
 	const status = error.status
+	const said = messageOf(error.body)
+	// a campaign (or lead) of another workspace than the key's: the key itself is fine
+	if (status === 403 && WORKSPACE_MISMATCH.test(said))
+		return new EmailBisonError('not-found', said, { status })
 	if (status === 401 || status === 403)
 		return new EmailBisonError(
 			'key',
@@ -126,6 +171,8 @@ function describe(error: unknown): EmailBisonError {
 		return new EmailBisonError('not-found', body.message || 'EmailBison does not know that.', {
 			status,
 		})
+	if (status === 422 && NOTHING_ATTACHED.test(said))
+		return new EmailBisonError('skipped', said, { status })
 	if (status === 422) {
 		const rowErrors = rowErrorsOf(body)
 		const first = Object.values(body.errors ?? {})[0]
@@ -142,7 +189,27 @@ function describe(error: unknown): EmailBisonError {
 	return new EmailBisonError('other', body.message || `EmailBison answered ${status}.`, { status })
 }
 
-type Page<T> = { data: T[]; meta?: { current_page?: number; last_page?: number } }
+const id = z.union([z.number(), z.string().regex(/^\d+$/)]).transform(Number)
+/** a JSON object (an HTML page or plain text from a proxy is not an answer) */
+const anObject = z.record(z.string(), z.unknown())
+const leadResults = z.object({
+	data: z.array(
+		z.object({
+			id,
+			email: z.string(),
+			created_at: z.string().nullish(),
+			updated_at: z.string().nullish(),
+		}),
+	),
+})
+const withData = z.object({ data: z.record(z.string(), z.unknown()) })
+const created = z.object({ data: z.object({ id, name: z.string().nullish() }) })
+const campaignAnswer = z.object({ data: z.object({ id, status: z.string().nullish() }) })
+const pageOf = <T extends z.ZodType>(item: T) =>
+	z.object({
+		data: z.array(item),
+		meta: z.object({ last_page: z.coerce.number().int().min(1) }).nullish(),
+	})
 
 /** The api-token response shape is UNCONFIRMED: take the first plausible token string. */
 export function tokenFrom(body: unknown): string | null {
@@ -164,7 +231,10 @@ export function tokenFrom(body: unknown): string | null {
 	}
 	if (typeof body === 'string') candidates.push(body)
 	visit(body, 0)
-	const token = candidates.find((c): c is string => typeof c === 'string' && c.trim().length >= 8)
+	// a token is one word (an HTML page or a sentence is not one)
+	const token = candidates.find(
+		(c): c is string => typeof c === 'string' && /^[\w|.~+/=-]{8,}$/.test(c.trim()),
+	)
 	return token?.trim() ?? null
 }
 
@@ -173,6 +243,8 @@ export function createEmailBisonClient(options: {
 	apiKey: string
 	retryDelayMs?: number
 	timeoutMs?: number
+	/** per_page asked of campaign lead listings (an instance that ignores it pages by 15) */
+	campaignLeadsPerPage?: number
 }) {
 	const http = createHttpClient({
 		baseURL: emailBisonBase(options.baseUrl),
@@ -202,36 +274,53 @@ export function createEmailBisonClient(options: {
 			throw new EmailBisonError('other', data.message || 'EmailBison refused the request.')
 		return body
 	}
-	async function allPages<T>(path: string) {
-		const items: T[] = []
+	/**
+	 * Every page, by meta.last_page. `perPage` asks for larger pages where an endpoint honours
+	 * it (one that ignores it still pages by its own size: meta.last_page follows it). A page
+	 * as long as a full page without meta is malformed: the end cannot be known.
+	 */
+	async function allPages<T extends z.ZodType>(path: string, item: T, perPage?: number) {
+		const schema = pageOf(item)
+		const items: z.infer<T>[] = []
 		for (let page = 1; ; page++) {
-			const body = await call(() => http.json<Page<T>>(path, { query: { page } }))
-			items.push(...(body.data ?? []))
+			const { data: body } = await call(() =>
+				http.checked(schema, path, { query: { page, per_page: perPage } }),
+			)
+			items.push(...body.data)
+			if (!body.meta && body.data.length >= Math.min(perPage ?? PER_PAGE, PER_PAGE))
+				throw describe(
+					new MalformedAnswerError({
+						method: 'GET',
+						url: path,
+						status: 200,
+						problems: ['meta.last_page: missing on a full page'],
+					}),
+				)
 			const last = body.meta?.last_page ?? 1
-			if (page >= last || (body.data ?? []).length === 0) return items
+			if (page >= last || body.data.length === 0) return items
 		}
 	}
 	return {
 		/** GET /api/users: checks the key */
 		me: () =>
-			call(() =>
-				http.json<{ data: { id?: number; name?: string; email?: string } }>('/users'),
-			).then((r) => r.data),
+			call(() => http.checked(withData, '/users')).then(
+				(r) => r.data.data as { id?: number; name?: string; email?: string },
+			),
 		listWorkspaces: () =>
-			allPages<EbWorkspace>('/workspaces/v1.1').then((ws) =>
-				ws.map((w) => ({ id: Number(w.id), name: String(w.name) })),
+			allPages('/workspaces/v1.1', z.object({ id, name: z.coerce.string() })).then((ws) =>
+				ws.map((w) => ({ id: w.id, name: w.name })),
 			),
 		createWorkspace: (name: string) =>
 			call(() =>
-				http.json<{ data: EbWorkspace }>('/workspaces/v1.1', { method: 'POST', body: { name } }),
-			).then((r) => r.data),
+				http.checked(created, '/workspaces/v1.1', { method: 'POST', body: { name } }),
+			).then((r) => ({ id: r.data.data.id, name: r.data.data.name ?? name })),
 		switchWorkspace: (teamId: number) =>
 			call(() =>
-				http.json<unknown>('/workspaces/v1.1/switch-workspace', {
+				http.checked(anObject, '/workspaces/v1.1/switch-workspace', {
 					method: 'POST',
 					body: { team_id: teamId },
 				}),
-			).then(checked),
+			).then((r) => checked(r.data)),
 		/** an api-user key bound to the workspace; null when the answer holds no token */
 		mintWorkspaceKey: (teamId: number, name: string) =>
 			call(() =>
@@ -241,24 +330,31 @@ export function createEmailBisonClient(options: {
 				}),
 			).then((body) => tokenFrom(checked(body))),
 		listCampaigns: () =>
-			allPages<EbCampaign>('/campaigns').then((cs) =>
-				cs.map((c) => ({ id: Number(c.id), name: String(c.name), status: c.status })),
-			),
+			allPages(
+				'/campaigns',
+				z.object({ id, name: z.coerce.string(), status: z.string().nullish() }),
+			).then((cs) => cs.map((c) => ({ id: c.id, name: c.name, status: c.status ?? undefined }))),
+		/** GET /api/campaigns/{id}: its status (leads attached to an active one show up later) */
+		getCampaign: (campaignId: number) =>
+			call(() => http.checked(campaignAnswer, `/campaigns/${campaignId}`)).then((r) => ({
+				id: r.data.data.id,
+				status: r.data.data.status ?? null,
+			})),
 		createCampaign: (name: string) =>
 			call(() =>
-				http.json<{ data: EbCampaign }>('/campaigns', {
+				http.checked(created, '/campaigns', {
 					method: 'POST',
 					body: { name, type: 'outbound' },
 				}),
-			).then((r) => ({ id: Number(r.data.id), name: r.data.name ?? name })),
+			).then((r) => ({ id: r.data.data.id, name: r.data.data.name ?? name })),
 		listCustomVariables: () =>
-			allPages<{ id?: number; name: string }>('/custom-variables').then((vs) =>
+			allPages('/custom-variables', z.object({ name: z.string() })).then((vs) =>
 				vs.map((v) => v.name),
 			),
 		createCustomVariable: (name: string) =>
-			call(() => http.json<unknown>('/custom-variables', { method: 'POST', body: { name } })).then(
-				checked,
-			),
+			call(() =>
+				http.checked(anObject, '/custom-variables', { method: 'POST', body: { name } }),
+			).then((r) => checked(r.data)),
 		/** POST /api/leads/create-or-update/multiple: at most 500 leads */
 		upsertLeads: (leads: readonly EbLeadInput[] | readonly EbLeadJson[]) => {
 			if (leads.length > EMAILBISON_BATCH_LIMIT)
@@ -267,28 +363,47 @@ export function createEmailBisonClient(options: {
 			const body = leads.every((lead) => typeof lead === 'string')
 				? `{"existing_lead_behavior":"patch","leads":[${leads.join(',')}]}`
 				: { existing_lead_behavior: 'patch', leads }
+			// data[] with an id and email per lead: anything else is not "these leads were refused"
 			return call(() =>
-				http.json<{ data: EbLeadResult[] }>('/leads/create-or-update/multiple', {
+				http.checked(leadResults, '/leads/create-or-update/multiple', {
 					method: 'POST',
 					body,
 				}),
-			).then((r) => checked(r).data ?? [])
+			).then((r) => r.data.data as EbLeadResult[])
 		},
 		/**
-		 * GET /api/campaigns/{id}/leads (all pages): the ids of the leads a campaign already
-		 * has, to reconcile after an attach whose answer was lost.
+		 * GET /api/campaigns/{id}/leads (all pages, `campaignLeadsPerPage` a page where the
+		 * instance honours per_page): the ids of the leads a campaign has, to reconcile after an
+		 * attach whose answer was lost and to verify what an attach really added.
 		 */
 		listCampaignLeadIds: (campaignId: number) =>
-			allPages<{ id: number }>(`/campaigns/${campaignId}/leads`).then((leads) =>
-				leads.map((l) => Number(l.id)),
-			),
+			allPages(
+				`/campaigns/${campaignId}/leads`,
+				z.object({ id }),
+				options.campaignLeadsPerPage ?? 100,
+			).then((leads) => leads.map((l) => l.id)),
+		/**
+		 * POST attach-leads. 2xx does not mean every lead was added (leads in sequence elsewhere
+		 * are skipped): the caller verifies. A JSON object is required (a proxy's HTML is not an
+		 * attach); `{data:{success:false}}` and 422 "No leads were added" are 'skipped'.
+		 */
 		attachLeads: (campaignId: number, leadIds: number[]) =>
 			call(() =>
-				http.json<unknown>(`/campaigns/${campaignId}/leads/attach-leads`, {
+				http.checked(anObject, `/campaigns/${campaignId}/leads/attach-leads`, {
 					method: 'POST',
 					body: { lead_ids: leadIds, allow_parallel_sending: false },
 				}),
-			).then(checked),
+			).then((r) => {
+				const data = r.data.data as { success?: unknown; message?: unknown } | undefined
+				if (data && typeof data === 'object' && data.success === false) {
+					const message = typeof data.message === 'string' ? data.message : ''
+					throw new EmailBisonError(
+						NOTHING_ATTACHED.test(message) ? 'skipped' : 'other',
+						message || 'EmailBison refused the request.',
+					)
+				}
+				return r.data
+			}),
 	}
 }
 

@@ -1,4 +1,5 @@
 import { FetchError, ofetch, type FetchOptions } from 'ofetch'
+import type { z } from 'zod'
 import { isBlockedAddress, userUrlFetch } from './outbound.server.ts'
 
 /**
@@ -17,6 +18,8 @@ export class HttpError extends Error {
 	readonly url: string
 	/** seconds from a Retry-After header, when the server sent one */
 	readonly retryAfterSeconds: number | undefined
+	/** the answer's headers (rate-limit windows some services report there) */
+	readonly headers: Headers | undefined
 
 	constructor(options: {
 		status: number
@@ -24,6 +27,7 @@ export class HttpError extends Error {
 		method: string
 		url: string
 		retryAfter?: string | null
+		headers?: Headers
 	}) {
 		super(`${options.method} ${options.url} answered ${options.status}`)
 		this.name = 'HttpError'
@@ -32,6 +36,7 @@ export class HttpError extends Error {
 		this.method = options.method
 		this.url = options.url
 		this.retryAfterSeconds = parseRetryAfter(options.retryAfter)
+		this.headers = options.headers
 	}
 
 	/** worth trying again later (rate limited or the server's fault) */
@@ -49,6 +54,44 @@ export class NetworkError extends Error {
 		this.name = 'NetworkError'
 		this.blocked = isBlockedAddress(cause)
 	}
+}
+
+/**
+ * A 2xx answer that is not what the API documents (not JSON, or without the fields a job
+ * relies on): never read as "nothing there". Each client turns it into its own transient
+ * error, so the job retries it like an outage and fails, not "Done", when it stays so.
+ */
+export class MalformedAnswerError extends Error {
+	readonly method: string
+	readonly url: string
+	readonly status: number
+	/** where the answer differs from the documented shape (zod's issues, shortened) */
+	readonly problems: string[]
+	constructor(options: { method: string; url: string; status: number; problems: string[] }) {
+		super(
+			`${options.method} ${options.url} answered ${options.status} with an undocumented body: ${options.problems.join('; ')}`,
+		)
+		this.name = 'MalformedAnswerError'
+		this.method = options.method
+		this.url = options.url
+		this.status = options.status
+		this.problems = options.problems
+	}
+}
+
+/** Checks an answer against its documented shape (zod), or throws MalformedAnswerError. */
+export function checkAnswer<S extends z.ZodType>(
+	schema: S,
+	data: unknown,
+	where: { method: string; url: string; status?: number },
+): z.infer<S> {
+	const result = schema.safeParse(data)
+	if (result.success) return result.data
+	const problems = result.error.issues
+		.slice(0, 3)
+		.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+	if (typeof data === 'string') problems.unshift('not JSON')
+	throw new MalformedAnswerError({ ...where, status: where.status ?? 200, problems })
 }
 
 function parseRetryAfter(value: string | null | undefined) {
@@ -118,9 +161,16 @@ export type HttpResponse<T> = { data: T; status: number; headers: Headers }
 export type HttpClient = {
 	request<T>(path: string, options?: RequestOptions): Promise<HttpResponse<T>>
 	json<T>(path: string, options?: RequestOptions): Promise<T>
+	/** the answer checked against its documented shape: MalformedAnswerError when it is not */
+	checked<S extends z.ZodType>(
+		schema: S,
+		path: string,
+		options?: RequestOptions,
+	): Promise<HttpResponse<z.infer<S>>>
 }
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
+	const options_ = options
 	const client = ofetch.create(
 		{
 			baseURL: options.baseURL,
@@ -154,6 +204,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 					method,
 					url: `${options.baseURL.replace(/\/$/, '')}${path}`,
 					retryAfter: error.response.headers.get('retry-after'),
+					headers: error.response.headers,
 				})
 			}
 			throw new NetworkError(
@@ -166,6 +217,26 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 		request,
 		async json<T>(path: string, options?: RequestOptions) {
 			return (await request<T>(path, options)).data
+		},
+		async checked(schema, path, options) {
+			const method = options?.method ?? 'GET'
+			// a malformed answer is retried like a 5xx: safe methods once, here
+			for (let attempt = 1; ; attempt++) {
+				const response = await request<unknown>(path, options)
+				try {
+					return {
+						...response,
+						data: checkAnswer(schema, response.data, {
+							method,
+							url: `${options_.baseURL.replace(/\/$/, '')}${path}`,
+							status: response.status,
+						}),
+					}
+				} catch (error) {
+					if (UNSAFE_METHODS.has(method) || attempt > 1) throw error
+					await new Promise((resolve) => setTimeout(resolve, options_.retryDelayMs ?? 500))
+				}
+			}
 		},
 	}
 }

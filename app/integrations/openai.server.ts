@@ -1,5 +1,6 @@
 import type OpenAI from 'openai'
 import type * as OpenAIModule from 'openai'
+import { z } from 'zod'
 import { createHttpClient, HttpError, NetworkError } from './http.server.ts'
 import { COULD_NOT_CONNECT, isBlockedAddress, userUrlFetch } from './outbound.server.ts'
 
@@ -7,12 +8,20 @@ import { COULD_NOT_CONNECT, isBlockedAddress, userUrlFetch } from './outbound.se
 // chat completions through the official `openai` package with a configurable base URL,
 // and the key test (GET /models) through our outgoing HTTP module. The package's own
 // retries are off: the enrich job retries with backoff and honours Retry-After itself.
+// As the providers behave (OpenAI's error bodies as users report them):
+// - gpt-5 and o-series models refuse any temperature but the default (400 unsupported_value,
+//   param "temperature"): such a model is asked again without it, and remembered;
+// - 429 with code insufficient_quota is an empty account, not a passing rate limit: the run
+//   stops with "out of quota";
+// - some providers list their models to anyone (OpenRouter, Ollama): a key test whose
+//   /models also answers without the key has not tested the key.
 
 export type OutputField = { name: string; type: 'string' | 'number' | 'boolean' }
 export type OutputFormat = { kind: 'text' } | { kind: 'json'; fields: OutputField[] }
 
 export class ModelError extends Error {
-	readonly kind: 'key' | 'model' | 'url' | 'rate-limited' | 'unavailable' | 'bad-output' | 'other'
+	readonly kind:
+		'key' | 'model' | 'url' | 'quota' | 'rate-limited' | 'unavailable' | 'bad-output' | 'other'
 	readonly retryAfterSeconds: number | undefined
 	constructor(kind: ModelError['kind'], message: string, retryAfterSeconds?: number) {
 		super(message)
@@ -26,7 +35,9 @@ export class ModelError extends Error {
 	}
 	/** no later row can succeed either: the whole run stops with this message */
 	get fatal() {
-		return this.kind === 'key' || this.kind === 'model' || this.kind === 'url'
+		return (
+			this.kind === 'key' || this.kind === 'model' || this.kind === 'url' || this.kind === 'quota'
+		)
 	}
 }
 
@@ -69,6 +80,11 @@ function describe(
 				'model',
 				`The AI provider does not offer the model “${model}”: ${detail}`,
 			)
+		if (status === 429 && error.code === 'insufficient_quota')
+			return new ModelError(
+				'quota',
+				`The AI provider says this key is out of quota: add credit or raise its limit, then retry. (${detail})`,
+			)
 		if (status === 429)
 			return new ModelError(
 				'rate-limited',
@@ -85,6 +101,22 @@ function describe(
 	if (error instanceof SyntaxError || error instanceof TypeError)
 		return new ModelError('bad-output', 'The AI provider sent an answer that could not be read.')
 	return new ModelError('other', error instanceof Error ? error.message : String(error))
+}
+
+const completionAnswer = z.object({
+	choices: z.array(z.object({ message: z.object({ content: z.string().nullish() }) })).min(1),
+})
+
+/** 400 unsupported_value on param temperature: the model takes only its default */
+function refusesTemperature(error: unknown, { APIError }: OpenAIPackage) {
+	if (!(error instanceof APIError) || error.status !== 400) return false
+	const body = error.error as { param?: string; code?: string } | undefined
+	return (
+		body?.param === 'temperature' ||
+		(error.param ?? '') === 'temperature' ||
+		(/temperature/i.test(error.message) &&
+			/unsupported|not support|only the default/i.test(error.message))
+	)
 }
 
 /** The JSON schema a structured answer must follow (all fields required, nothing else). */
@@ -134,12 +166,15 @@ export function createModelClient(options: {
 	userUrl?: boolean
 }) {
 	let openai: OpenAI | undefined
+	/** models that refused a temperature: asked without it from then on */
+	const noTemperature = new Set<string>()
 	return {
 		/** One chat completion: a string for text, an object of the fields for JSON. */
 		async complete(request: {
 			model: string
 			prompt: string
-			temperature: number
+			/** left out when unset, and for models that refuse it */
+			temperature?: number | null
 			format: OutputFormat
 			signal?: AbortSignal
 		}): Promise<string | Record<string, string | number | boolean | null>> {
@@ -154,11 +189,13 @@ export function createModelClient(options: {
 				timeout: options.timeoutMs ?? 60_000,
 				...(options.userUrl ? { fetch: userUrlFetch } : {}),
 			})
-			try {
-				const completion = await openai.chat.completions.create(
+			const ask = (withTemperature: boolean) =>
+				openai!.chat.completions.create(
 					{
 						model: request.model,
-						temperature: request.temperature,
+						...(withTemperature && request.temperature != null
+							? { temperature: request.temperature }
+							: {}),
 						messages: [
 							{
 								role: 'system',
@@ -184,7 +221,23 @@ export function createModelClient(options: {
 					},
 					{ signal: request.signal },
 				)
-				content = completion.choices[0]?.message?.content
+			try {
+				let completion
+				try {
+					completion = await ask(!noTemperature.has(request.model))
+				} catch (error) {
+					if (!refusesTemperature(error, sdk)) throw error
+					noTemperature.add(request.model)
+					completion = await ask(false)
+				}
+				// a 200 without choices[].message is not an answer (zod at the boundary)
+				const parsed = completionAnswer.safeParse(completion)
+				if (!parsed.success)
+					throw new ModelError(
+						'unavailable',
+						'The AI provider sent an answer that is not a chat completion.',
+					)
+				content = parsed.data.choices[0]?.message.content
 			} catch (error) {
 				throw describe(error, request.model, sdk)
 			}
@@ -195,18 +248,35 @@ export function createModelClient(options: {
 	}
 }
 
-/** Tests a key with a cheap authenticated call: GET {baseUrl}/models. */
+const modelsAnswer = z.object({ data: z.array(z.object({ id: z.string() })) })
+
+/**
+ * Tests a key with a cheap authenticated call: GET {baseUrl}/models. `keyChecked` is false
+ * when the provider lists its models without any key too (OpenRouter, Ollama): then this
+ * call says nothing of the key.
+ */
 export async function listModels(options: { baseUrl: string; apiKey: string; userUrl?: boolean }) {
-	const http = createHttpClient({
-		baseURL: options.baseUrl.replace(/\/$/, ''),
-		headers: { Authorization: `Bearer ${options.apiKey}` },
-		timeoutMs: 15_000,
-		retryDelayMs: 300,
-		userUrl: options.userUrl,
-	})
+	const client = (headers: Record<string, string>) =>
+		createHttpClient({
+			baseURL: options.baseUrl.replace(/\/$/, ''),
+			headers,
+			timeoutMs: 15_000,
+			retryDelayMs: 300,
+			userUrl: options.userUrl,
+		})
 	try {
-		const body = await http.json<{ data?: { id: string }[] }>('/models')
-		return (body.data ?? []).map((m) => m.id)
+		const { data: body } = await client({ Authorization: `Bearer ${options.apiKey}` }).checked(
+			modelsAnswer,
+			'/models',
+		)
+		const models = body.data.map((m) => m.id)
+		const keyChecked = await client({})
+			.request('/models')
+			.then(
+				() => false,
+				() => true,
+			)
+		return { models, keyChecked }
 	} catch (error) {
 		if (error instanceof NetworkError)
 			throw new ModelError(error.blocked ? 'url' : 'unavailable', COULD_NOT_CONNECT)
@@ -217,6 +287,11 @@ export async function listModels(options: { baseUrl: string; apiKey: string; use
 				throw new ModelError('other', 'No models endpoint at this base URL. Check the base URL.')
 			throw new ModelError('unavailable', `The provider answered ${error.status}.`)
 		}
+		if (error instanceof Error && error.name === 'MalformedAnswerError')
+			throw new ModelError(
+				'other',
+				'The provider did not answer a model list: check the base URL (it usually ends in /v1).',
+			)
 		throw error
 	}
 }

@@ -137,7 +137,9 @@ describe('with the guard on, internal addresses are refused before a byte is sen
 		).rejects.toMatchObject({ kind: 'url', message: 'Could not connect to that URL.' })
 		expect(ai.keysReceived).toEqual([])
 		// the platform's own OPENAI_BASE_URL is trusted: not guarded
-		expect(await listModels({ baseUrl: ai.url, apiKey: ai.apiKey })).toContain('gpt-4o-mini')
+		expect((await listModels({ baseUrl: ai.url, apiKey: ai.apiKey })).models).toContain(
+			'gpt-4o-mini',
+		)
 		expect(ai.keysReceived).toEqual([ai.apiKey])
 	})
 

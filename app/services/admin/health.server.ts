@@ -92,8 +92,8 @@ export function providerChecks(config: Config = getConfig()): (() => Promise<Che
 		const apiKey = config.OPENAI_API_KEY
 		checks.push(() =>
 			timed('openai', async () => {
-				const models = await listModels({ baseUrl: config.OPENAI_BASE_URL, apiKey })
-				return `${models.length} models`
+				const { models, keyChecked } = await listModels({ baseUrl: config.OPENAI_BASE_URL, apiKey })
+				return `${models.length} models${keyChecked ? '' : ' (listed without a key: the key is not checked)'}`
 			}),
 		)
 	}

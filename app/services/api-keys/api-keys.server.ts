@@ -195,11 +195,16 @@ async function callWithKey(
 	let message: string
 	try {
 		if (provider === 'openai') {
-			const models = await listModels({
+			const { models, keyChecked } = await listModels({
 				baseUrl: stored.baseUrl ?? config.OPENAI_BASE_URL,
 				apiKey: stored.key,
 				userUrl: Boolean(stored.baseUrl),
 			})
+			// the provider lists its models without a key too: that answer says nothing of the key
+			if (!keyChecked)
+				throw new FormError(
+					`The test could not check the key: this provider lists its ${models.length} model${models.length === 1 ? '' : 's'} without any key. The key is checked at the first enrichment.`,
+				)
 			message = `The key works: the provider offers ${models.length} model${models.length === 1 ? '' : 's'}${models.length ? ` (${models.slice(0, 5).join(', ')}${models.length > 5 ? '…' : ''})` : ''}.`
 		} else if (provider === 'apify') {
 			const me = await createApifyClient({

@@ -5,6 +5,8 @@ import { insertUser } from '../../../tests/support/factories.ts'
 import { loadAccountContext } from '../../context.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { startFakeOpenAI } from '../../../tests/fakes/openai/server.ts'
+import { startFakeApollo } from '../../../tests/fakes/apollo/server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
 import { createModelClient } from '../../integrations/openai.server.ts'
 import { modelProvider } from '../enrichments/enrichments.server.ts'
 import { EMAILBISON_URL_FIRST, listApiKeys, saveApiKey, testApiKey } from './api-keys.server.ts'
@@ -133,5 +135,41 @@ test('an OpenAI-compatible key is only ever sent to the base URL it was saved wi
 	} finally {
 		await first.close()
 		await second.close()
+	}
+})
+
+// issue 39 point 1: Apollo's health call answers 200 for any key; only is_logged_in tells
+test('a wrong Apollo key fails its test; a good one passes', async () => {
+	const apollo = await startFakeApollo()
+	process.env.APOLLO_BASE_URL = apollo.url
+	resetSingleton('config')
+	try {
+		const me = await account()
+		await saveApiKey(me, { provider: 'apollo', key: 'not-the-apollo-key' })
+		const error = await testApiKey(me, 'apollo').catch((e) => e)
+		expect(error).toBeInstanceOf(FormError)
+		expect(error.message).toContain('The Apollo API key is not valid')
+		await saveApiKey(me, { provider: 'apollo', key: apollo.apiKey })
+		expect(await testApiKey(me, 'apollo')).toMatch(/^The key works/)
+	} finally {
+		await apollo.close()
+	}
+})
+
+// issue 39 point 6: a provider that lists its models to anyone proves nothing of the key
+test('an OpenAI-compatible key test on a provider that needs no key does not say the key works', async () => {
+	const open = await startFakeOpenAI({ modelsWithoutKey: true })
+	try {
+		const me = await account()
+		await saveApiKey(me, {
+			provider: 'openai',
+			key: 'sk-any-key-at-all-0000000000',
+			baseUrl: open.url,
+		})
+		const error = await testApiKey(me, 'openai').catch((e) => e)
+		expect(error).toBeInstanceOf(FormError)
+		expect(error.message).toContain('could not check the key')
+	} finally {
+		await open.close()
 	}
 })

@@ -12,6 +12,7 @@ import { FormError } from '../../utils/http-errors.server.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
 import { getCreditBalance } from '../billing/credits.server.ts'
 import { createCompanyScrape } from './create-company-scrape.server.ts'
+import { runCompanyScrape } from './run-company-scrape.server.ts'
 
 let apollo: FakeApollo
 let apify: FakeApify
@@ -24,6 +25,8 @@ beforeAll(async () => {
 		APOLLO_API_KEY: apollo.apiKey,
 		APIFY_BASE_URL: apify.url,
 		APIFY_TOKEN: apify.token,
+		// spent Apollo windows (minute, hour, day) are waited out this long here
+		APOLLO_WINDOW_WAIT_SECONDS: '1,12,12',
 	})
 	resetSingleton('config')
 	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
@@ -35,6 +38,56 @@ afterAll(async () => {
 })
 
 describe('company scrape', () => {
+	const pasted = (me: Awaited<ReturnType<typeof accountWithCredits>>, name: string, n: number) =>
+		createCompanyScrape(me, {
+			name,
+			workspaceId: null,
+			source: 'domains',
+			domainsText: Array.from({ length: n }, (_, i) => `${name}-${i}.com`).join('\n'),
+			payWith: 'credits',
+		})
+
+	// issue 39 point 5: Apollo's 429s carry no Retry-After; the job backed off 2, 4, 8 s and
+	// failed (and refunded) while the hourly window was still spent
+	test('a spent hourly window (x-hourly-requests-left: 0) is waited out, not failed', async () => {
+		const me = await accountWithCredits(100)
+		apollo.exhaustWindow('hour', 22_000)
+		const { listId } = await pasted(me, 'windowed', 6)
+		// the last attempt: no retry of the job's own would save it
+		await runCompanyScrape(listId, {
+			jobId: 'last-attempt',
+			retryCount: 4,
+			signal: new AbortController().signal,
+		})
+		expect(await settledCompanyList(listId)).toMatchObject({ status: 2, found: 6, error: null })
+		expect(await getCreditBalance(me.accountId!)).toBe(94)
+	}, 60_000)
+
+	// issue 39 point 5: 403 API_INACCESSIBLE is the key's plan, not a key that is "not valid"
+	test("a 403 API_INACCESSIBLE says it is the key's plan", async () => {
+		apollo.setInaccessible(true)
+		try {
+			const me = await accountWithCredits(100)
+			const { listId } = await pasted(me, 'inaccessible', 3)
+			const list = await settledCompanyList(listId)
+			expect(list.status).toBe(3)
+			expect(list.error).toContain("the key's plan")
+			expect(list.error).not.toContain('not valid')
+			expect(await getCreditBalance(me.accountId!)).toBe(100)
+		} finally {
+			apollo.setInaccessible(false)
+		}
+	})
+
+	// issue 40 point 2: a 200 that is not JSON dropped the company as "unknown"
+	test('an answer that is not JSON is asked again: no company dropped', async () => {
+		apollo.malformedNext(3)
+		const me = await accountWithCredits(100)
+		const { listId } = await pasted(me, 'garbled', 10)
+		expect(await settledCompanyList(listId)).toMatchObject({ status: 2, found: 10 })
+		expect(await getCreditBalance(me.accountId!)).toBe(90)
+	})
+
 	test('pasted domains are enriched through Apollo; unknown ones are not charged', async () => {
 		apollo.rateLimitNext(3)
 		const me = await accountWithCredits(100)

@@ -48,7 +48,11 @@ async function apolloFor(list: List) {
 			'key',
 			'The Apollo API key was removed. Add it again on the API keys page.',
 		)
-	return createApolloClient({ baseUrl: config.APOLLO_BASE_URL, apiKey: key })
+	return createApolloClient({
+		baseUrl: config.APOLLO_BASE_URL,
+		apiKey: key,
+		windowWaits: config.APOLLO_WINDOW_WAIT_SECONDS,
+	})
 }
 
 /** Looks up `domains` a few at a time; unknown domains come back null. */

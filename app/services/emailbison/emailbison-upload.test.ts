@@ -8,6 +8,7 @@ import { createEmailBisonClient, emailBisonBase } from '../../integrations/email
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { missingRequired, preflightCounts } from './preflight.server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
 import { backoff, runEmailBisonUpload } from './run-upload.server.ts'
 import {
 	getEmailBisonSettings,
@@ -32,6 +33,9 @@ let eb: FakeEmailBison
 let workers: Workers
 beforeAll(async () => {
 	eb = await startFakeEmailBison({ workspaces: 20 })
+	// the fake's sync delay of active campaigns is 1.5 s (the service's: up to 5 minutes)
+	process.env.EMAILBISON_SYNC_DELAY_SECONDS = '2'
+	resetSingleton('config')
 	backoff.baseMs = 50
 	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
 })
@@ -42,6 +46,8 @@ afterAll(async () => {
 beforeEach(() => {
 	eb.setMintSupported(true)
 	eb.setLatency(0)
+	eb.setUnnamedRowErrors(false)
+	eb.setSyncDelay(0)
 })
 
 async function account(options: { key?: string; url?: string } = {}) {
@@ -507,6 +513,145 @@ describe('upload', () => {
 		},
 	)
 
+	// issue 39 point 4: with allow_parallel_sending:false EmailBison skips leads in sequence
+	// in another campaign and answers 2xx; the upload said all of them were attached
+	test('leads EmailBison skips (in sequence elsewhere) are reported with the reason, never counted attached', async () => {
+		const me = await account()
+		const ws = eb.addWorkspace('Sequences')
+		const running = eb.addCampaign(ws.id, 'Running')
+		const first = await leadList(me, 5, (i) => ({ email: `seq${i}@busy.com` }))
+		const earlier = await startEmailBisonUpload(me, first, plainMapping(ws.id, String(running.id)))
+		expect(await settled(earlier.uploadId)).toMatchObject({ status: 2, attached: 5 })
+		running.status = 'active'
+		// 20 leads, 5 of them in sequence in the running campaign
+		const listId = await leadList(me, 20, (i) => (i < 5 ? { email: `seq${i}@busy.com` } : {}))
+		const campaign = eb.addCampaign(ws.id, 'Next')
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id)),
+		)
+		expect(await settled(uploadId)).toMatchObject({
+			status: 2,
+			total: 20,
+			sent: 15,
+			rejected: 5,
+			attached: 15,
+		})
+		expect(campaign.leads).toHaveLength(15)
+		let csv = ''
+		for await (const chunk of rejectedCsv(uploadId)) csv += chunk
+		const lines = csv.trim().split('\r\n').slice(1)
+		expect(lines).toHaveLength(5)
+		for (const line of lines) expect(line).toContain('in sequence in another campaign')
+		// a call where EmailBison adds none answers 422 "No leads were added": the same report
+		const again = await startEmailBisonUpload(me, first, plainMapping(ws.id, String(campaign.id)))
+		expect(await settled(again.uploadId)).toMatchObject({
+			status: 2,
+			sent: 0,
+			rejected: 5,
+			attached: 0,
+		})
+	})
+
+	// issue 39 point 4: a 422 naming no row failed a whole batch of 500 for one bad email
+	test('a 422 that names no row is split until the bad rows are found; the others land', async () => {
+		eb.setUnnamedRowErrors(true)
+		const me = await account()
+		const listId = await leadList(me, 600, (i) =>
+			i === 3 || i === 517 ? { email: `not-an-email-${i}` } : { email: `split${i}@x.com` },
+		)
+		const ws = eb.addWorkspace('Split')
+		const campaign = eb.addCampaign(ws.id, 'Split')
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id)),
+		)
+		expect(await settled(uploadId)).toMatchObject({
+			status: 2,
+			sent: 598,
+			rejected: 2,
+			attached: 598,
+		})
+		expect(campaign.leads).toHaveLength(598)
+		let csv = ''
+		for await (const chunk of rejectedCsv(uploadId)) csv += chunk
+		expect(csv).toContain('not-an-email-3')
+		expect(csv).toContain('not-an-email-517')
+	})
+
+	// issue 39 point 7: the service takes a lead without a last name (the fake refused it)
+	test('a lead without a last name is uploaded', async () => {
+		const me = await account()
+		const listId = await leadList(me, 4, (i) => (i % 2 ? { last_name: null } : {}))
+		const ws = eb.addWorkspace('No last names')
+		const campaign = eb.addCampaign(ws.id, 'No last names')
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id)),
+		)
+		expect(await settled(uploadId)).toMatchObject({ status: 2, sent: 4, rejected: 0, attached: 4 })
+	})
+
+	// issue 40 point 2: a 200 that is not the documented answer marked 500 valid leads
+	// rejected for good (upsert), or counted leads attached that were not (attach)
+	test('an upsert answered with a page that is not JSON is sent again: no lead rejected', async () => {
+		const me = await account()
+		const listId = await leadList(me, 30, (i) => ({ email: `garbled${i}@x.com` }))
+		const ws = eb.addWorkspace('Garbled upsert')
+		const campaign = eb.addCampaign(ws.id, 'Garbled upsert')
+		eb.malformedNext(1, 'upsert')
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id)),
+		)
+		expect(await settled(uploadId)).toMatchObject({
+			status: 2,
+			sent: 30,
+			rejected: 0,
+			attached: 30,
+		})
+		expect(campaign.leads).toHaveLength(30)
+	})
+
+	test('an attach answered with a page that is not JSON is not counted: the leads land', async () => {
+		const me = await account()
+		const listId = await leadList(me, 30, (i) => ({ email: `garbledattach${i}@x.com` }))
+		const ws = eb.addWorkspace('Garbled attach')
+		const campaign = eb.addCampaign(ws.id, 'Garbled attach')
+		eb.malformedNext(1, 'attach')
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id)),
+		)
+		expect(await settled(uploadId)).toMatchObject({ status: 2, sent: 30, attached: 30 })
+		expect(campaign.leads).toHaveLength(30)
+	})
+
+	// issue 39 point 4: an active campaign lists attached leads up to 5 minutes later; a
+	// reconcile that read it at once attached the leads of a lost answer again
+	test('an attach whose answer is lost, to an active campaign, is reconciled after the sync delay', async () => {
+		const me = await account()
+		const listId = await leadList(me, 40, (i) => ({ email: `sync${i}@x.com` }))
+		const ws = eb.addWorkspace('Active')
+		const campaign = eb.addCampaign(ws.id, 'Active')
+		campaign.status = 'active'
+		eb.setSyncDelay(1500)
+		eb.afterNextAttach(() => 'drop')
+		const { uploadId } = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id)),
+		)
+		expect(await settled(uploadId)).toMatchObject({ status: 2, sent: 40, attached: 40 })
+		expect(campaign.leads).toHaveLength(40)
+		expect([...campaign.attachCalls.values()].every((n) => n === 1)).toBe(true)
+	})
+
 	test('a worker that dies mid-upload resumes: every lead in the campaign once', async () => {
 		eb.setLatency(40)
 		const me = await account()
@@ -568,6 +713,33 @@ describe('bad input', () => {
 			startEmailBisonUpload(me, listId, plainMapping(one!.id, String(theirs.id))),
 		).rejects.toMatchObject({ field: 'campaign' })
 		expect(await listUploads(me, { listId })).toHaveLength(0)
+	})
+
+	// issue 39 point 4: a 403 "does not match the workspace" was read as a bad key, and the
+	// good minted workspace key was deleted
+	test('a campaign that is not in the workspace fails the upload with that reason, keeping the key', async () => {
+		const me = await account()
+		const listId = await leadList(me, 5)
+		const ws = eb.addWorkspace('Here')
+		const elsewhere = eb.addWorkspace('Elsewhere')
+		const theirs = eb.addCampaign(elsewhere.id, 'Moved away')
+		const uploadId = await unqueuedUpload(me, listId, ws.id, theirs.id)
+		await runEmailBisonUpload(uploadId, {
+			jobId: 'x',
+			retryCount: 9,
+			signal: new AbortController().signal,
+		})
+		expect(await settled(uploadId)).toMatchObject({
+			status: 3,
+			error:
+				'The campaign is not in this EmailBison workspace (was it deleted?). Choose another campaign.',
+		})
+		const keys = await db
+			.selectFrom('emailbison_workspace_keys')
+			.select('eb_workspace_id')
+			.where('user_id', '=', me.accountId!)
+			.execute()
+		expect(keys.map((k) => k.eb_workspace_id)).toEqual([String(ws.id)])
 	})
 
 	test('a wrong key: a clear message from the job', async () => {

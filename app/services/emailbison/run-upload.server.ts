@@ -9,6 +9,7 @@ import {
 } from '../../integrations/emailbison.server.ts'
 import { RATE_LIMIT_RESCHEDULES, type JobContext } from '../../jobs/define.server.ts'
 import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
+import { getConfig } from '../../config.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { emailBisonLeadJson, type LeadRow, type UploadMapping } from './mapping.ts'
@@ -141,33 +142,48 @@ async function nextBatch(uploadId: string, after: string): Promise<Pending[]> {
 
 /**
  * Upserts one batch; rows EmailBison names in a 422 are dropped with their reasons and
- * the rest sent again.
+ * the rest sent again. A 422 that names no row is split in halves until the refused rows
+ * are found: one bad email never fails the 499 good ones beside it.
  */
-async function upsertBatch(
-	client: EmailBisonClient,
-	upload: Upload,
-	prepared: Prepared,
-	signal: AbortSignal,
-) {
+async function upsertBatch(client: EmailBisonClient, prepared: Prepared, signal: AbortSignal) {
 	const rejected = new Map<string, string>()
-	let rest = prepared.batch
-	let bodies = prepared.bodies
-	for (;;) {
-		if (rest.length === 0) return { results: [] as EbLeadResult[], sent: rest, rejected }
-		try {
-			const results = await withBackoff(() => client.upsertLeads(bodies), signal)
-			return { results, sent: rest, rejected }
-		} catch (error) {
-			if (!(error instanceof EmailBisonError) || error.kind !== 'invalid') throw error
-			const named = [...error.rowErrors.keys()].filter((i) => i >= 0 && i < rest.length)
-			if (named.length === 0)
-				throw new UploadFailure(`EmailBison refused the leads: ${error.message}`)
-			for (const index of named)
-				rejected.set(rest[index]!.lead_id, error.rowErrors.get(index)!.join(' '))
-			rest = rest.filter((lead) => !rejected.has(lead.lead_id))
-			bodies = rest.map((lead) => emailBisonLeadJson(lead, upload.mapping))
+	const results: EbLeadResult[] = []
+	const sent: Pending[] = []
+	const send = async (rows: Pending[], bodies: EbLeadJson[]): Promise<void> => {
+		let rest = rows
+		let restBodies = bodies
+		for (;;) {
+			if (rest.length === 0) return
+			try {
+				const answer = await withBackoff(() => client.upsertLeads(restBodies), signal)
+				results.push(...answer)
+				sent.push(...rest)
+				return
+			} catch (error) {
+				if (!(error instanceof EmailBisonError) || error.kind !== 'invalid') throw error
+				const named = [...error.rowErrors.keys()].filter((i) => i >= 0 && i < rest.length)
+				if (named.length === 0) {
+					if (rest.length === 1) {
+						rejected.set(rest[0]!.lead_id, error.message)
+						return
+					}
+					const half = Math.ceil(rest.length / 2)
+					await send(rest.slice(0, half), restBodies.slice(0, half))
+					await send(rest.slice(half), restBodies.slice(half))
+					return
+				}
+				for (const index of named)
+					rejected.set(rest[index]!.lead_id, error.rowErrors.get(index)!.join(' '))
+				const keep = rest.flatMap((lead, i) =>
+					rejected.has(lead.lead_id) ? [] : [[lead, restBodies[i]!] as const],
+				)
+				rest = keep.map(([lead]) => lead)
+				restBodies = keep.map(([, body]) => body)
+			}
 		}
 	}
+	await send(prepared.batch, prepared.bodies)
+	return { results, sent, rejected }
 }
 
 /**
@@ -223,7 +239,18 @@ async function saveBatch(upload: Upload, outcome: Awaited<ReturnType<typeof upse
  * came (the worker died, the connection broke, a 5xx after the work), the only way to know
  * whether it landed.
  */
-async function campaignLeadIds(client: EmailBisonClient, upload: Upload, signal: AbortSignal) {
+async function campaignLeadIds(
+	client: EmailBisonClient,
+	upload: Upload,
+	signal: AbortSignal,
+	afterSync = true,
+) {
+	// an attach to an active campaign shows in it up to the sync delay later: wait it out
+	// before reading, else the leads of a lost attach look missing and are sent again
+	if (afterSync && (await syncDelayed(client, upload, signal))) {
+		await sleep(getConfig().EMAILBISON_SYNC_DELAY_SECONDS * 1000, signal)
+		if (signal.aborted) throw new Error('worker stopping')
+	}
 	const ids = await withBackoff(
 		() => client.listCampaignLeadIds(Number(upload.campaign_id)),
 		signal,
@@ -262,20 +289,22 @@ async function reconcileAttached(client: EmailBisonClient, upload: Upload, signa
 /**
  * One attach-leads call for `leadIds`, waiting out 429 and 5xx like withBackoff; after a
  * failure that may have landed (not a 429), asks the campaign first and sends only the
- * leads it does not have yet.
+ * leads it does not have yet. Returns the leads EmailBison said it added none of (422 "No
+ * leads were added": in sequence elsewhere, bounced or unsubscribed).
  */
 async function attachOnce(
 	client: EmailBisonClient,
 	upload: Upload,
 	leadIds: string[],
 	signal: AbortSignal,
-) {
+): Promise<string[]> {
 	let rest = leadIds
 	for (let attempt = 1; ; attempt++) {
 		try {
 			await client.attachLeads(Number(upload.campaign_id), rest.map(Number))
-			return
+			return []
 		} catch (error) {
+			if (error instanceof EmailBisonError && error.kind === 'skipped') return rest
 			if (error instanceof EmailBisonError && error.kind === 'not-found')
 				throw new UploadFailure(
 					'The campaign is not in this EmailBison workspace (was it deleted?). Choose another campaign.',
@@ -296,9 +325,70 @@ async function attachOnce(
 			if (error.kind === 'rate-limited') continue
 			const inCampaign = await campaignLeadIds(client, upload, signal)
 			rest = rest.filter((id) => !inCampaign.has(id))
-			if (rest.length === 0) return
+			if (rest.length === 0) return []
 		}
 	}
+}
+
+/** What a user reads for a lead EmailBison did not put in the campaign. */
+export const SKIPPED_REASON =
+	'EmailBison did not add this lead to the campaign: it is in sequence in another campaign (parallel sending is off), bounced before, or unsubscribed.'
+
+/**
+ * Leads EmailBison left out of the campaign: not attached, counted rejected (not sent) with
+ * the reason, so the upload never reports more in the campaign than are there.
+ */
+async function markSkipped(upload: Upload, ebLeadIds: string[], wereCounted = false) {
+	if (ebLeadIds.length === 0) return
+	await sql`
+		with skipped as (
+			update emailbison_upload_leads
+			set attached = false, rejected_reason = ${SKIPPED_REASON}
+			where upload_id = ${upload.id} and eb_lead_id = any(${ebLeadIds}::text[])
+				and rejected_reason is null
+			returning 1
+		), counts as (select count(*)::int as n from skipped)
+		update emailbison_upload set
+			sent = sent - counts.n, rejected = rejected + counts.n,
+			attached = attached - ${wereCounted ? sql`counts.n` : sql`0`}, updated_at = now()
+		from counts
+		where id = ${upload.id}
+	`.execute(db)
+}
+
+/** Whether attaches to this campaign show in it only after EmailBison's sync delay. */
+async function syncDelayed(client: EmailBisonClient, upload: Upload, signal: AbortSignal) {
+	const campaign = await withBackoff(() => client.getCampaign(Number(upload.campaign_id)), signal)
+	// only a draft is known to list its leads at once ("active" ones sync within 5 minutes)
+	return !/^draft$/i.test(campaign.status ?? '')
+}
+
+/**
+ * Checks what the attaches really added (a 2xx attach skips leads in sequence elsewhere):
+ * once the campaign's sync delay has passed, every lead counted attached but not in the
+ * campaign is marked skipped, and the counts say so.
+ */
+async function verifyAttached(client: EmailBisonClient, upload: Upload, signal: AbortSignal) {
+	if (await syncDelayed(client, upload, signal)) {
+		const { rows } = await sql<{ waited: number }>`
+			select extract(epoch from now() - updated_at)::float8 as waited
+			from emailbison_upload where id = ${upload.id}
+		`.execute(db)
+		const wait = getConfig().EMAILBISON_SYNC_DELAY_SECONDS - (rows[0]?.waited ?? 0)
+		if (wait > 0) await sleep(wait * 1000, signal)
+		if (signal.aborted) throw new Error('worker stopping')
+	}
+	const inCampaign = [...(await campaignLeadIds(client, upload, signal, false))]
+	const { rows } = await sql<{ eb_lead_id: string }>`
+		select eb_lead_id from emailbison_upload_leads
+		where upload_id = ${upload.id} and attached and eb_lead_id is not null
+			and not (eb_lead_id = any(${inCampaign}::text[]))
+	`.execute(db)
+	await markSkipped(
+		upload,
+		rows.map((r) => r.eb_lead_id),
+		true,
+	)
 }
 
 /**
@@ -315,6 +405,7 @@ async function attachPending(client: EmailBisonClient, upload: Upload, signal: A
 			.where('upload_id', '=', upload.id)
 			.where('eb_lead_id', 'is not', null)
 			.where('attached', '=', false)
+			.where('rejected_reason', 'is', null)
 			.orderBy('lead_id')
 			.limit(EMAILBISON_BATCH_LIMIT)
 			.execute()
@@ -325,15 +416,18 @@ async function attachPending(client: EmailBisonClient, upload: Upload, signal: A
 			.where('id', '=', upload.id)
 			.execute()
 		upload.attach_unsure = true
-		await attachOnce(
-			client,
-			upload,
-			rows.map((r) => r.eb_lead_id!),
-			signal,
+		const skipped = new Set(
+			await attachOnce(
+				client,
+				upload,
+				rows.map((r) => r.eb_lead_id!),
+				signal,
+			),
 		)
+		await markSkipped(upload, [...skipped])
 		await markAttached(
 			upload,
-			rows.map((r) => r.lead_id),
+			rows.filter((r) => !skipped.has(r.eb_lead_id!)).map((r) => r.lead_id),
 		)
 	}
 }
@@ -382,18 +476,22 @@ async function uploadBatches(client: EmailBisonClient, upload: Upload, signal: A
 	const attachCheckpoints: Promise<void>[] = []
 	const attach = async (accepted: Accepted[]) => {
 		if (accepted.length === 0) return
-		await attachOnce(
-			client,
-			upload,
-			accepted.map((a) => a.eb_lead_id),
-			signal,
+		const skipped = new Set(
+			await attachOnce(
+				client,
+				upload,
+				accepted.map((a) => a.eb_lead_id),
+				signal,
+			),
 		)
 		attachCheckpoints.push(
 			settled(
-				markAttached(
-					upload,
-					accepted.map((a) => a.lead_id),
-					{ keepMark: true },
+				markSkipped(upload, [...skipped]).then(() =>
+					markAttached(
+						upload,
+						accepted.filter((a) => !skipped.has(a.eb_lead_id)).map((a) => a.lead_id),
+						{ keepMark: true },
+					),
 				),
 			),
 		)
@@ -405,7 +503,7 @@ async function uploadBatches(client: EmailBisonClient, upload: Upload, signal: A
 			if (prepared.batch.length === 0) break
 			const after = prepared.batch.at(-1)!.lead_id
 			next = afterTheCallIsSent(() => prepareBatch(upload, after))
-			const outcome = await upsertBatch(client, upload, prepared, signal)
+			const outcome = await upsertBatch(client, prepared, signal)
 			const saving = afterTheCallIsSent(() => saveBatch(upload, outcome))
 			if (waiting) await attach(await waiting)
 			waiting = saving
@@ -538,6 +636,7 @@ export async function runEmailBisonUpload(
 				// a crash between an upsert's checkpoint and its attach: attach those first
 				await attachPending(client, upload, job.signal)
 				await uploadBatches(client, upload, job.signal)
+				await verifyAttached(client, upload, job.signal)
 			},
 			clientOptions,
 		)

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { sql } from 'kysely'
 import { db, inJob } from '../../../db/index.server.ts'
+import { getConfig } from '../../config.server.ts'
 import {
 	createEmailBisonClient,
 	EmailBisonError,
@@ -28,6 +29,7 @@ export function superAdminClient(access: EmailBisonAccess, options: ClientOption
 	return createEmailBisonClient({
 		baseUrl: access.baseUrl,
 		apiKey: access.superAdminKey,
+		campaignLeadsPerPage: getConfig().EMAILBISON_CAMPAIGN_LEADS_PER_PAGE,
 		...options,
 	})
 }
@@ -126,7 +128,12 @@ export async function inEbWorkspace<T>(
 ): Promise<T> {
 	const key = await workspaceKey(access, ebWorkspaceId, options)
 	if (key) {
-		const client = createEmailBisonClient({ baseUrl: access.baseUrl, apiKey: key, ...options })
+		const client = createEmailBisonClient({
+			baseUrl: access.baseUrl,
+			apiKey: key,
+			campaignLeadsPerPage: getConfig().EMAILBISON_CAMPAIGN_LEADS_PER_PAGE,
+			...options,
+		})
 		try {
 			return await work(client, 'workspace-key')
 		} catch (error) {

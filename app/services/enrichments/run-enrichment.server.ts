@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
-import { createApolloClient } from '../../integrations/apollo.server.ts'
+import { ApolloError, createApolloClient } from '../../integrations/apollo.server.ts'
 import {
 	createModelClient,
 	ModelError,
@@ -12,7 +12,7 @@ import {
 import { RATE_LIMIT_RESCHEDULES, type JobContext } from '../../jobs/define.server.ts'
 import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
-import { sleep } from '../../utils/patience.server.ts'
+import { patiently, sleep } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { commitCredits, inTransaction, releaseCredits } from '../billing/credits.server.ts'
 import { cacheKey, COMPANY_FIELDS, LEAD_FIELDS, modelProvider } from './enrichments.server.ts'
@@ -327,8 +327,22 @@ async function enrichRow(run: Run, lead: RunRow, tools: Tools, signal: AbortSign
 		} else {
 			output = guessDomain((row as LeadRow).company_name)
 			if (output && tools.apollo) {
-				const org = await tools.apollo.enrichOrganization(output as string).catch(() => null)
-				output = org?.primary_domain ?? null
+				// an Apollo error is an error, not "no domain": rate limits are waited out, a
+				// refused key stops the run, anything else fails the row with its reason
+				try {
+					const domain = output as string
+					const org = await patiently(() => tools.apollo!.enrichOrganization(domain), signal)
+					output = org?.primary_domain ?? null
+				} catch (error) {
+					if (error instanceof ApolloError && (error.kind === 'key' || error.kind === 'plan'))
+						throw new FatalRunError(error.message)
+					if (signal.aborted) return null
+					result.status = JobStatus.fail
+					result.error =
+						error instanceof ApolloError ? error.message : 'The Apollo lookup failed unexpectedly.'
+					if (!(error instanceof ApolloError)) logger.error({ err: error }, 'Apollo lookup failed')
+					continue
+				}
 			}
 		}
 		if (!isEmptyValue(output)) {
@@ -472,7 +486,12 @@ async function toolsFor(run: Run): Promise<Tools> {
 	let apollo: Tools['apollo'] = null
 	if (run.steps.some((s) => s.kind === 'company-domain')) {
 		const own = await getProviderKey(run.user_id, 'apollo')
-		if (own) apollo = createApolloClient({ baseUrl: config.APOLLO_BASE_URL, apiKey: own.key })
+		if (own)
+			apollo = createApolloClient({
+				baseUrl: config.APOLLO_BASE_URL,
+				apiKey: own.key,
+				windowWaits: config.APOLLO_WINDOW_WAIT_SECONDS,
+			})
 	}
 	return {
 		model,

@@ -22,6 +22,7 @@ beforeAll(async () => {
 	apify = await startFakeApify()
 	process.env.APIFY_BASE_URL = apify.url
 	process.env.APIFY_TOKEN = apify.token
+	process.env.APIFY_CAPACITY_RETRY_SECONDS = '1'
 	resetSingleton('config')
 	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
 })
@@ -104,10 +105,102 @@ describe('lead scrape', () => {
 			workspaceId: null,
 		})
 		const list = await settledLeadList(listId)
-		// of 100 items, 10 have no email and 10 repeat an earlier email
-		expect(list).toMatchObject({ status: 2, found: 80 })
-		expect(await leadCount(listId)).toBe(80)
-		expect(await getCreditBalance(me.accountId!)).toBe(920)
+		// of 100 items, 10 are empty (clean=1 leaves them out), 10 have no email and 10 repeat
+		// an earlier email
+		expect(list).toMatchObject({ status: 2, found: 70 })
+		expect(await leadCount(listId)).toBe(70)
+		expect(await getCreditBalance(me.accountId!)).toBe(930)
+	})
+
+	// issue 39 point 3: with clean=1 a page of 1,000 holds 900 items when 100 are empty, and
+	// the scrape stopped there as if the dataset had ended
+	test('a dataset with empty items is read to the end, page by page to its total', async () => {
+		apify.scenario('gappy', { messy: true })
+		const me = await accountWithCredits(3000)
+		const { listId } = await createLeadScrape(me, {
+			name: 'Gappy',
+			url: search('gappy'),
+			count: 2500,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		const list = await settledLeadList(listId)
+		// 7 of every 10 items are leads (empty, emailless and repeated ones left out)
+		expect(list).toMatchObject({ status: 2, found: 1750, progress: 100 })
+		expect(await leadCount(listId)).toBe(1750)
+		expect(await getCreditBalance(me.accountId!)).toBe(3000 - 1750)
+	})
+
+	// issue 39 point 2: simultaneous searches on one token hit Apify's memory limit for a
+	// while; the search waits for room instead of failing and refunding
+	test('a start refused for the memory limit (402) waits and starts once there is room', async () => {
+		apify.scenario('crowded', { memoryLimitStarts: 2 })
+		const me = await accountWithCredits(100)
+		const { listId } = await createLeadScrape(me, {
+			name: 'Crowded',
+			url: search('crowded'),
+			count: 40,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		expect(await settledLeadList(listId)).toMatchObject({ status: 2, found: 40, error: null })
+		expect(await getCreditBalance(me.accountId!)).toBe(60)
+	})
+
+	// issue 39 point 2: the official client retries a 404 on a run just started (replica
+	// lag); failing there refunded the search while the run went on, costing money
+	test('a run not found just after its start is asked again, not given up', async () => {
+		apify.scenario('lagging', { notFoundPolls: 3 })
+		const me = await accountWithCredits(100)
+		const { listId } = await createLeadScrape(me, {
+			name: 'Lagging',
+			url: search('lagging'),
+			count: 30,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		expect(await settledLeadList(listId)).toMatchObject({ status: 2, found: 30, error: null })
+		expect(await getCreditBalance(me.accountId!)).toBe(70)
+	})
+
+	// issue 40 point 2: a 200 that is not the documented JSON array ended the scrape "Done"
+	// with the leads of the pages before it and refunded the rest
+	test('a dataset page that is not JSON is asked again, and the search reads every lead', async () => {
+		apify.scenario('garbled', { malformedPages: 1 })
+		const me = await accountWithCredits(2000)
+		const { listId } = await createLeadScrape(me, {
+			name: 'Garbled',
+			url: search('garbled'),
+			count: 1500,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		expect(await settledLeadList(listId)).toMatchObject({ status: 2, found: 1500 })
+		expect(await leadCount(listId)).toBe(1500)
+		expect(await getCreditBalance(me.accountId!)).toBe(500)
+	})
+
+	test('dataset pages that stay malformed end the search failed, refunded, never Done', async () => {
+		apify.scenario('mangled', { malformedPages: 1000 })
+		const me = await accountWithCredits(2000)
+		const { listId, requestId } = await createLeadScrape(me, {
+			name: 'Mangled',
+			url: search('mangled'),
+			count: 1500,
+			payWith: 'credits',
+			workspaceId: null,
+		})
+		// the last attempt (the queued job's earlier ones wait out their retry delay)
+		await runLeadScrape(requestId, {
+			jobId: 'last-attempt',
+			retryCount: 4,
+			signal: new AbortController().signal,
+		})
+		const list = await settledLeadList(listId)
+		expect(list.status).toBe(3)
+		expect(list.error).toContain('not what its API documents')
+		expect(await leadCount(listId)).toBe(0)
+		expect(await getCreditBalance(me.accountId!)).toBe(2000)
 	})
 
 	test("the account's own Apify key is used, and a bad one fails clearly without touching credits", async () => {

@@ -154,11 +154,19 @@ async function apifyFor(request: Request): Promise<ApifyClient> {
 				'token',
 				'Your Apify API key was removed. Add it again on the API keys page.',
 			)
-		return createApifyClient({ baseUrl: config.APIFY_BASE_URL, token: own.key })
+		return createApifyClient({
+			baseUrl: config.APIFY_BASE_URL,
+			token: own.key,
+			capacityRetrySeconds: config.APIFY_CAPACITY_RETRY_SECONDS,
+		})
 	}
 	if (!config.APIFY_TOKEN)
 		throw new ApifyError('token', 'The platform has no Apify token configured.')
-	return createApifyClient({ baseUrl: config.APIFY_BASE_URL, token: config.APIFY_TOKEN })
+	return createApifyClient({
+		baseUrl: config.APIFY_BASE_URL,
+		token: config.APIFY_TOKEN,
+		capacityRetrySeconds: config.APIFY_CAPACITY_RETRY_SECONDS,
+	})
 }
 
 async function stillRunning(kind: ListKind, listId: string) {
@@ -437,9 +445,10 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 				() => apify.datasetItems(run.defaultDatasetId, { offset, limit: PAGE_SIZE }),
 				job.signal,
 			)
-			offset += page.items.length
+			// by offset to the total: with clean=1 a short page does not mean the end
+			offset = page.nextOffset
 			if (!(await savePage(request, page.items, offset))) return
-			if (page.items.length < PAGE_SIZE || (page.total !== undefined && offset >= page.total)) break
+			if (offset >= page.total) break
 		}
 		await finish(request, { ok: true })
 	} catch (error) {

@@ -1,7 +1,16 @@
-// A local fake of Apify's API v2, following reference/emailbison-apify-apollo.md:
-// runs that take a few polls to finish, datasets paged with X-Apify-Pagination-*
-// headers, the documented error bodies, 429s with Retry-After, and the known
-// actor fault of stopping at 25 results.
+// A local fake of Apify's API v2. It follows, and must be no stricter or looser than:
+// - reference/emailbison-apify-apollo.md and docs.apify.com/api/v2: runs that take a few polls
+//   to finish, the documented error bodies `{error:{type,message}}`, 429 with Retry-After;
+// - datasets (docs.apify.com/api/v2/dataset-items-get, crawlee's DatasetDataOptions): a bare
+//   JSON array paged with X-Apify-Pagination-Total/Offset/Limit/Count; `clean=1` leaves out
+//   empty items and `#hidden` fields, so a page may hold fewer items than the limit while more
+//   follow, and the total counts every item (empty ones too): paging goes by offset + limit;
+// - 402 `actor-memory-limit-exceeded` when a token's runs hold all its memory (Apify's error
+//   types; users report it for simultaneous runs), until runs end;
+// - a 404 `record-not-found` on a run just started (apify-client-js waitForFinish retries it:
+//   replicas lag);
+// - the known actor fault of stopping at 25 results, and (fault knobs) 200 answers that are
+//   not the documented shape, as a proxy or an outage page gives them.
 import { randomUUID } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -21,6 +30,14 @@ export type FakeScenario = {
 	messy?: boolean
 	/** each dataset page answers after this many milliseconds */
 	pageDelayMs?: number
+	/** the first N starts answer 402 actor-memory-limit-exceeded (the token's memory is in use) */
+	memoryLimitStarts?: number
+	/** the first N status requests of a run answer 404 (the run is not on the replica yet) */
+	notFoundPolls?: number
+	/** the first N dataset pages answer 200 with an HTML page instead of JSON */
+	malformedPages?: number
+	/** dataset pages come without X-Apify-Pagination-Total */
+	noTotalHeader?: boolean
 }
 
 type Run = {
@@ -30,6 +47,10 @@ type Run = {
 	status: string
 	defaultDatasetId: string
 	polls: number
+	/** status requests answered 404 so far */
+	notFound: number
+	/** dataset pages answered malformed so far */
+	malformed: number
 	scenario: FakeScenario
 	startedAt: string
 	finishedAt: string | null
@@ -64,6 +85,8 @@ export function fakePerson(i: number, messy = false) {
 	][(i >> 3) % 8]!
 	const company = `Company ${Math.floor(i / 5)}`
 	const domain = `company${Math.floor(i / 5)}.example.com`
+	// an empty item (an actor that pushed {}): clean=1 leaves it out
+	if (messy && i % 10 === 5) return {}
 	if (messy && i % 10 === 3)
 		return { name: `${first} ${last}`, title: 'CTO', organization: { name: company } }
 	if (messy && i % 10 === 7) {
@@ -118,6 +141,7 @@ export async function startFakeApify(
 	const scenarios: { match: string; scenario: FakeScenario }[] = []
 	const calls: string[] = []
 	const rateLimited = new Map<string, number>()
+	const busyStarts = new Map<FakeScenario, number>()
 	let startHook: (() => Promise<void> | void) | null = null
 
 	const send = (
@@ -182,8 +206,21 @@ export async function startFakeApify(
 			const scenario =
 				scenarios.findLast((s) => (input.url as string).includes(s.match))?.scenario ??
 				(delay ? { pageDelayMs: Number(delay) } : {})
+			const busy = busyStarts.get(scenario) ?? 0
+			if (busy < (scenario.memoryLimitStarts ?? 0)) {
+				busyStarts.set(scenario, busy + 1)
+				return send(res, 402, {
+					error: {
+						type: 'actor-memory-limit-exceeded',
+						message:
+							'By launching this job you will exceed the memory limit of 32768MB for all your Actor runs and builds (currently used: 32768MB, requested: 4096MB).',
+					},
+				})
+			}
 			const run: Run = {
 				id: randomUUID().slice(0, 17),
+				notFound: 0,
+				malformed: 0,
 				actorId: decodeURIComponent(match[1]!),
 				input,
 				status: 'RUNNING',
@@ -224,6 +261,10 @@ export async function startFakeApify(
 		if (match) {
 			const run = runs.get(match[1]!)
 			if (!run) return error(res, 404, 'record-not-found', 'Actor run was not found')
+			if (req.method === 'GET' && run.notFound < (run.scenario.notFoundPolls ?? 0)) {
+				run.notFound += 1
+				return error(res, 404, 'record-not-found', 'Actor run was not found')
+			}
 			if (req.method === 'POST' && match[2]) {
 				if (run.status === 'RUNNING') {
 					run.status = 'ABORTED'
@@ -255,12 +296,26 @@ export async function startFakeApify(
 			}
 			if (run.scenario.pageDelayMs)
 				await new Promise((r) => setTimeout(r, run.scenario.pageDelayMs))
+			if (run.malformed < (run.scenario.malformedPages ?? 0)) {
+				run.malformed += 1
+				res.writeHead(200, { 'Content-Type': 'text/html' })
+				return res.end('<html><body>Service temporarily unavailable</body></html>')
+			}
 			const all = run.status === 'SUCCEEDED' || run.status === 'RUNNING' ? items(run) : []
 			const offset = Number(url.searchParams.get('offset') ?? 0)
 			const limit = Math.min(Number(url.searchParams.get('limit') ?? 1000), 1000)
-			const page = all.slice(offset, offset + limit)
+			const clean = ['1', 'true'].includes(url.searchParams.get('clean') ?? '')
+			// clean=1: empty items left out of the page (not out of the offsets), and #hidden fields
+			const page = all
+				.slice(offset, offset + limit)
+				.filter((item) => !clean || Object.keys(item).length > 0)
+				.map((item) =>
+					clean
+						? Object.fromEntries(Object.entries(item).filter(([key]) => !key.startsWith('#')))
+						: item,
+				)
 			return send(res, 200, page, {
-				'X-Apify-Pagination-Total': String(all.length),
+				...(run.scenario.noTotalHeader ? {} : { 'X-Apify-Pagination-Total': String(all.length) }),
 				'X-Apify-Pagination-Offset': String(offset),
 				'X-Apify-Pagination-Limit': String(limit),
 				'X-Apify-Pagination-Count': String(page.length),

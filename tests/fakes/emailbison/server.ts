@@ -1,14 +1,27 @@
-// A local fake of an EmailBison instance following reference/emailbison-apify-apollo.md:
-// Bearer auth; workspaces 15 a page with meta.last_page; the super-admin key follows its
-// current workspace, which switch-workspace changes for everyone using the key (shared
-// server state: parallel switching puts leads into the wrong workspace, and tests see it);
-// api-user keys are bound to the workspace they were minted in; campaigns and custom
-// variables per workspace; create-or-update/multiple takes at most 500 leads and answers
-// 422 naming the rows with invalid emails (the whole call is refused); 429 with Retry-After;
-// a campaign's leads listed 15 a page (GET /api/campaigns/{id}/leads, as the public API
-// reference lists it); every call counted, and every key it was sent recorded (a key must
-// never reach an instance it was not saved for). `afterNextAttach` lets a test act (kill a
-// worker) after an attach took effect but before its answer leaves.
+// A local fake of an EmailBison instance. It follows, and must be no stricter or looser than:
+// - reference/emailbison-apify-apollo.md and EmailBison's API reference
+//   (dedi.emailbison.com/api/reference, docs.emailbison.com): Bearer auth; JSON; 15 a page with
+//   meta.last_page; workspaces v1.1, switch-workspace and api-tokens; create-or-update/multiple
+//   takes at most 500 leads; first_name and email required (a missing last name is accepted,
+//   as the service accepts it); 422 Laravel-style naming the rows ("leads.3.email"), or, as
+//   the service also answers, naming none (`setUnnamedRowErrors`); 429 with Retry-After;
+// - the super-admin key follows its current workspace, which switch-workspace changes for
+//   everyone using the key (shared server state: parallel switching puts leads into the wrong
+//   workspace, and tests see it); api-user keys are bound to the workspace they were minted
+//   in, and a campaign of another workspace answers 403 "... does not match the workspace ...";
+// - attach-leads with allow_parallel_sending:false skips leads in sequence in another active
+//   campaign and answers 200 all the same; a call that adds none answers 422 "No leads were
+//   added because they are either in other sequences, have previously bounced, or
+//   unsubscribed." (as users report it live);
+// - leads attached to an active campaign show in GET /api/campaigns/{id}/leads only after the
+//   sync delay ("up to 5 minutes", docs.emailbison.com/campaigns/adding-leads-to-a-campaign;
+//   `setSyncDelay`); that listing honours per_page up to `maxPerPage` (unconfirmed: 15 means
+//   an instance that ignores it);
+// - fault knobs: 200 answers that are not the documented JSON (`malformedNext`), as a proxy
+//   or an outage page gives them.
+// Every call is counted, and every key it was sent recorded (a key must never reach an
+// instance it was not saved for). `afterNextAttach` lets a test act (kill a worker) after an
+// attach took effect but before its answer leaves.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -33,6 +46,8 @@ export type FakeCampaign = {
 	leads: number[]
 	/** how many times each lead id was sent to attach-leads */
 	attachCalls: Map<number, number>
+	/** lead id -> when it shows in the campaign's lead listing (the sync delay of active ones) */
+	visibleAt: Map<number, number>
 }
 export type FakeWorkspace = {
 	id: number
@@ -65,11 +80,19 @@ export type FakeEmailBison = {
 	setMintSupported(ok: boolean): void
 	/** wait this long before answering every call */
 	setLatency(ms: number): void
+	/** leads attached to an active campaign show in its listing this much later */
+	setSyncDelay(ms: number): void
+	/** 422s on create-or-update name no row ("The given data was invalid.") */
+	setUnnamedRowErrors(on: boolean): void
+	/** the next n upsert (or attach) calls answer 200 with an HTML page, doing nothing */
+	malformedNext(n: number, which?: 'upsert' | 'attach'): void
+	/** the largest per_page the campaign lead listing honours (15: it ignores per_page) */
+	setMaxPerPage(n: number): void
 	/**
 	 * the next attach-leads call that takes effect awaits `hook` before its answer is sent
 	 * (the leads are in the campaign by then)
 	 */
-	afterNextAttach(hook: () => Promise<void> | void): void
+	afterNextAttach(hook: () => Promise<void | 'drop'> | void | 'drop'): void
 	reset(): void
 	close(): Promise<void>
 }
@@ -95,7 +118,12 @@ export async function startFakeEmailBison(
 	let limitedFor = 1
 	let failing = 0
 	let mintSupported = true
-	let attachHook: (() => Promise<void> | void) | null = null
+	let syncDelay = 0
+	let unnamedRowErrors = false
+	let malformed = 0
+	let malformedWhich: 'upsert' | 'attach' = 'upsert'
+	let maxPerPage = 100
+	let attachHook: (() => Promise<void | 'drop'> | void | 'drop') | null = null
 	let nextId = 1
 	const workspaces = new Map<number, FakeWorkspace>()
 	const campaigns = new Map<number, FakeCampaign>()
@@ -127,6 +155,7 @@ export async function startFakeEmailBison(
 			workspaceId,
 			leads: [],
 			attachCalls: new Map(),
+			visibleAt: new Map(),
 		}
 		campaigns.set(id, campaign)
 		return campaign
@@ -198,14 +227,16 @@ export async function startFakeEmailBison(
 		const workspaceId = isSuper ? current : boundWorkspace!
 		const workspace = workspaces.get(workspaceId)
 		const page = Math.max(1, Number(url.searchParams.get('page') ?? 1))
-		const paged = <T>(items: T[]) => {
-			const lastPage = Math.max(1, Math.ceil(items.length / PER_PAGE))
+		const paged = <T>(items: T[], perPage = PER_PAGE) => {
+			const lastPage = Math.max(1, Math.ceil(items.length / perPage))
 			return {
-				data: items.slice((page - 1) * PER_PAGE, page * PER_PAGE),
+				data: items.slice((page - 1) * perPage, page * perPage),
 				links: { next: page < lastPage ? `${path}?page=${page + 1}` : null },
-				meta: { current_page: page, last_page: lastPage, per_page: PER_PAGE, total: items.length },
+				meta: { current_page: page, last_page: lastPage, per_page: perPage, total: items.length },
 			}
 		}
+		const mismatch = () =>
+			send(403, { message: 'This campaign does not match the workspace of your API token.' })
 		const heavy = path.startsWith('/api/leads') || path.includes('/attach-leads')
 		if (heavy && limited > 0) {
 			limited--
@@ -214,6 +245,17 @@ export async function startFakeEmailBison(
 		if (heavy && failing > 0) {
 			failing--
 			return send(503, { message: 'Service Unavailable' })
+		}
+		const which = path.includes('/attach-leads') ? 'attach' : 'upsert'
+		if (heavy && malformed > 0 && which === malformedWhich) {
+			malformed--
+			const write = () => {
+				if (res.destroyed) return
+				res.writeHead(200, { 'Content-Type': 'text/html' })
+				res.end('<html><body>Please wait while we check your browser</body></html>')
+				timing.answered = performance.now()
+			}
+			return write()
 		}
 
 		if (method === 'GET' && path === '/api/users')
@@ -304,15 +346,19 @@ export async function startFakeEmailBison(
 			leads.forEach((lead: Record<string, any>, i: number) => {
 				if (!validEmail(lead.email))
 					errors[`leads.${i}.email`] = [`The leads.${i}.email field must be a valid email address.`]
-				for (const field of ['first_name', 'last_name'])
-					if (typeof lead[field] !== 'string' || !lead[field])
-						errors[`leads.${i}.${field}`] = [`The leads.${i}.${field} field is required.`]
+				if (typeof lead.first_name !== 'string' || !lead.first_name)
+					errors[`leads.${i}.first_name`] = [`The leads.${i}.first_name field is required.`]
 				for (const v of lead.custom_variables ?? [])
 					if (!workspace.customVariables.has(v.name))
 						errors[`leads.${i}.custom_variables`] = [`Unknown custom variable ${v.name}.`]
 			})
 			if (Object.keys(errors).length)
-				return send(422, { message: Object.values(errors)[0]![0], errors })
+				return send(
+					422,
+					unnamedRowErrors
+						? { message: 'The given data was invalid.' }
+						: { message: Object.values(errors)[0]![0], errors },
+				)
 			const now = new Date().toISOString()
 			const out = leads.map((lead: Record<string, any>) => {
 				const key = String(lead.email).toLowerCase()
@@ -321,7 +367,7 @@ export async function startFakeEmailBison(
 					id: existing?.id ?? nextId++,
 					email: lead.email,
 					first_name: lead.first_name,
-					last_name: lead.last_name,
+					last_name: lead.last_name ?? existing?.last_name ?? '',
 					title: lead.title ?? existing?.title ?? null,
 					company: lead.company ?? existing?.company ?? null,
 					custom_variables: lead.custom_variables ?? existing?.custom_variables ?? [],
@@ -334,32 +380,54 @@ export async function startFakeEmailBison(
 			})
 			return send(200, { data: out })
 		}
+		const oneCampaign = /^\/api\/campaigns\/(\d+)$/.exec(path)
+		if (method === 'GET' && oneCampaign) {
+			const campaign = campaigns.get(Number(oneCampaign[1]))
+			if (!campaign) return send(404, { message: 'Campaign not found.' })
+			if (campaign.workspaceId !== workspace.id) return mismatch()
+			return send(200, {
+				data: {
+					id: campaign.id,
+					uuid: campaign.uuid,
+					name: campaign.name,
+					status: campaign.status,
+				},
+			})
+		}
 		const campaignLeads = /^\/api\/campaigns\/(\d+)\/leads$/.exec(path)
 		if (method === 'GET' && campaignLeads) {
 			const campaign = campaigns.get(Number(campaignLeads[1]))
-			if (!campaign || campaign.workspaceId !== workspace.id)
-				return send(404, { message: 'Campaign not found.' })
+			if (!campaign) return send(404, { message: 'Campaign not found.' })
+			if (campaign.workspaceId !== workspace.id) return mismatch()
 			const byId = new Map([...workspace.leads.values()].map((l) => [l.id, l]))
+			const now = Date.now()
+			const perPage = Math.min(
+				Number(url.searchParams.get('per_page') ?? PER_PAGE) || PER_PAGE,
+				maxPerPage,
+			)
 			return send(
 				200,
 				paged(
-					campaign.leads.map((id) => {
-						const lead = byId.get(id)
-						return {
-							id,
-							email: lead?.email,
-							first_name: lead?.first_name,
-							last_name: lead?.last_name,
-						}
-					}),
+					campaign.leads
+						.filter((id) => (campaign.visibleAt.get(id) ?? 0) <= now)
+						.map((id) => {
+							const lead = byId.get(id)
+							return {
+								id,
+								email: lead?.email,
+								first_name: lead?.first_name,
+								last_name: lead?.last_name,
+							}
+						}),
+					Math.max(PER_PAGE, perPage),
 				),
 			)
 		}
 		const attach = /^\/api\/campaigns\/(\d+)\/leads\/attach-leads$/.exec(path)
 		if (method === 'POST' && attach) {
 			const campaign = campaigns.get(Number(attach[1]))
-			if (!campaign || campaign.workspaceId !== workspace.id)
-				return send(404, { message: 'Campaign not found.' })
+			if (!campaign) return send(404, { message: 'Campaign not found.' })
+			if (campaign.workspaceId !== workspace.id) return mismatch()
 			const ids: unknown[] = Array.isArray(body.lead_ids) ? body.lead_ids : []
 			const unknown = ids.filter((id) => !workspace.leadIds.has(Number(id)))
 			if (unknown.length)
@@ -369,18 +437,38 @@ export async function startFakeEmailBison(
 				})
 			const inCampaign = (members.get(campaign.id) ?? new Set<number>()) as Set<number>
 			members.set(campaign.id, inCampaign)
+			// in sequence elsewhere: in another active campaign of this workspace
+			const inSequence = (id: number) =>
+				body.allow_parallel_sending !== true &&
+				[...campaigns.values()].some(
+					(c) =>
+						c.id !== campaign.id &&
+						c.workspaceId === workspace.id &&
+						/^active$/i.test(c.status) &&
+						members.get(c.id)?.has(id),
+				)
+			let added = 0
 			for (const raw of ids) {
 				const id = Number(raw)
 				campaign.attachCalls.set(id, (campaign.attachCalls.get(id) ?? 0) + 1)
-				if (!inCampaign.has(id)) {
+				if (!inCampaign.has(id) && !inSequence(id)) {
 					campaign.leads.push(id)
 					inCampaign.add(id)
+					if (/^active$/i.test(campaign.status) && syncDelay > 0)
+						campaign.visibleAt.set(id, Date.now() + syncDelay)
+					added++
 				}
 			}
+			if (added === 0 && ids.some((raw) => !inCampaign.has(Number(raw))))
+				return send(422, {
+					message:
+						'No leads were added because they are either in other sequences, have previously bounced, or unsubscribed.',
+				})
 			if (attachHook) {
 				const hook = attachHook
 				attachHook = null
-				await hook()
+				// 'drop': the attach took effect but its answer is lost (the connection breaks)
+				if ((await hook()) === 'drop') return void res.destroy()
 			}
 			if (res.destroyed) return
 			return send(200, { data: { success: true, message: 'Leads attached.' } })
@@ -414,6 +502,19 @@ export async function startFakeEmailBison(
 		setLatency(ms) {
 			latency = ms
 		},
+		setSyncDelay(ms) {
+			syncDelay = ms
+		},
+		setUnnamedRowErrors(on) {
+			unnamedRowErrors = on
+		},
+		malformedNext(n, which = 'upsert') {
+			malformed = n
+			malformedWhich = which
+		},
+		setMaxPerPage(n) {
+			maxPerPage = n
+		},
 		afterNextAttach(hook) {
 			attachHook = hook
 		},
@@ -425,6 +526,10 @@ export async function startFakeEmailBison(
 			failing = 0
 			mintSupported = true
 			attachHook = null
+			syncDelay = 0
+			unnamedRowErrors = false
+			malformed = 0
+			maxPerPage = 100
 			seed()
 		},
 		close: () =>

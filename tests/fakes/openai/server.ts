@@ -1,6 +1,10 @@
-// A local fake of an OpenAI-compatible API (GET /v1/models, POST /v1/chat/completions),
-// following OpenAI's documented shapes: Bearer auth (401 invalid_api_key), unknown models
-// (404 model_not_found), JSON output with response_format json_object or json_schema.
+// A local fake of an OpenAI-compatible API (GET /v1/models, POST /v1/chat/completions). It
+// follows, and must be no stricter or looser than, OpenAI's documented shapes and its error
+// bodies as users report them: Bearer auth (401 invalid_api_key), unknown models (404
+// model_not_found), JSON output with response_format json_object or json_schema; gpt-5 and
+// o-series models refuse a temperature other than 1 (400 unsupported_value, param
+// "temperature"); an empty account answers 429 insufficient_quota (`setOutOfQuota`); some
+// providers (OpenRouter, Ollama) list models without a key (`modelsWithoutKey`).
 // Knobs for tests: a delay per call, 429s with Retry-After, 500s, malformed JSON.
 // Deterministic answers: text is `AI(<model>): <first user message>`; JSON fills every
 // field the schema names from the prompt. A prompt containing EMPTY is answered with
@@ -25,6 +29,8 @@ export type FakeOpenAI = {
 	rateLimitNext(n: number, retryAfterSeconds?: number): void
 	/** answer 500 to the next N chat calls */
 	failNext(n: number): void
+	/** answer 429 insufficient_quota to every chat call */
+	setOutOfQuota(on: boolean): void
 	reset(): void
 	close(): Promise<void>
 }
@@ -58,10 +64,18 @@ function answer(body: ChatBody): string {
 }
 
 export async function startFakeOpenAI(
-	options: { apiKey?: string; port?: number; models?: string[]; delayMs?: number } = {},
+	options: {
+		apiKey?: string
+		port?: number
+		models?: string[]
+		delayMs?: number
+		/** GET /models answers without a key (as OpenRouter's and Ollama's do) */
+		modelsWithoutKey?: boolean
+	} = {},
 ): Promise<FakeOpenAI> {
 	const apiKey = options.apiKey ?? 'sk-fake-openai-0000000000000000'
 	const models = options.models ?? ['gpt-4o-mini', 'gpt-4.1']
+	let outOfQuota = false
 	const calls: string[] = []
 	const requests: string[] = []
 	const keysReceived: string[] = []
@@ -82,11 +96,20 @@ export async function startFakeOpenAI(
 				res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
 				res.end(JSON.stringify(body))
 			}
-			const error = (status: number, code: string, message: string, type: string) =>
-				send(status, { error: { message, type, param: null, code } })
+			const error = (
+				status: number,
+				code: string,
+				message: string,
+				type: string,
+				param: string | null = null,
+			) => send(status, { error: { message, type, param, code } })
 			const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
 			if (bearer) keysReceived.push(bearer)
-			if (req.headers.authorization !== `Bearer ${apiKey}`) {
+			const open =
+				options.modelsWithoutKey &&
+				req.method === 'GET' &&
+				url.pathname.replace(/^\/v1/, '') === '/models'
+			if (!open && req.headers.authorization !== `Bearer ${apiKey}`) {
 				return error(
 					401,
 					'invalid_api_key',
@@ -127,6 +150,26 @@ export async function startFakeOpenAI(
 						'invalid_request_error',
 					)
 				}
+				// reasoning models take only the default temperature
+				if (
+					/^(gpt-5|o\d)/.test(body.model) &&
+					body.temperature !== undefined &&
+					body.temperature !== 1
+				)
+					return error(
+						400,
+						'unsupported_value',
+						`Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
+						'invalid_request_error',
+						'temperature',
+					)
+				if (outOfQuota)
+					return error(
+						429,
+						'insufficient_quota',
+						'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.',
+						'insufficient_quota',
+					)
 				if (limited > 0) {
 					limited -= 1
 					return send(
@@ -195,6 +238,9 @@ export async function startFakeOpenAI(
 		failNext: (n) => {
 			failing = n
 		},
+		setOutOfQuota: (on) => {
+			outOfQuota = on
+		},
 		reset: () => {
 			calls.length = 0
 			requests.length = 0
@@ -202,6 +248,7 @@ export async function startFakeOpenAI(
 			arrivals.length = 0
 			limited = 0
 			failing = 0
+			outOfQuota = false
 		},
 		close: () =>
 			new Promise<void>((resolve) => {

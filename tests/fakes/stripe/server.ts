@@ -1,5 +1,7 @@
-// A local fake of the Stripe API (the endpoints Leadsmith calls), following
-// Stripe's documented object shapes for API version 2026-10-28: customers,
+// A local fake of the Stripe API (the endpoints Leadsmith calls), following, and no stricter
+// or looser than, Stripe's API reference (docs.stripe.com/api) and its documented object
+// shapes for API version 2026-10-28: the balance (GET /v1/balance, the admin health check's
+// call), customers,
 // prices, Checkout Sessions, subscriptions (periods on subscription items) and
 // invoices (subscription through `parent`, line periods), with Stripe's error
 // bodies. Requests are form-encoded with bracket keys, as the SDK sends them.
@@ -300,6 +302,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 
 	function route(method: string, path: string, params: Obj): { status: number; body: unknown } {
 		let m: RegExpMatchArray | null
+		// the account's balance, as docs.stripe.com/api/balance/balance_object shows it
+		if (method === 'GET' && path === '/v1/balance')
+			return {
+				status: 200,
+				body: {
+					object: 'balance',
+					available: [{ amount: 0, currency: 'usd', source_types: { card: 0 } }],
+					pending: [{ amount: 0, currency: 'usd', source_types: { card: 0 } }],
+					livemode: false,
+				},
+			}
 		if (method === 'POST' && path === '/v1/customers') {
 			const customer = {
 				id: id('cus'),

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { startFakeApollo, type FakeApollo } from '../../../tests/fakes/apollo/server.ts'
+import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/server.ts'
+import {
+	insertLeadList,
+	settledRun,
+	useEnrichmentSettings,
+} from '../../../tests/support/enrichment.ts'
+import { accountWithCredits } from '../../../tests/support/jobs.ts'
+import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
+import { saveApiKey } from '../api-keys/api-keys.server.ts'
+import { createChain } from './enrichments.server.ts'
+import { startRun } from './start-enrichment.server.ts'
+
+// A chain's company-domain step against the Apollo fake (issue 39 point 5): an Apollo error
+// is an error, not "no domain".
+let openai: FakeOpenAI
+let apollo: FakeApollo
+let workers: Workers
+beforeAll(async () => {
+	openai = await startFakeOpenAI()
+	apollo = await startFakeApollo()
+	useEnrichmentSettings(openai)
+	process.env.APOLLO_BASE_URL = apollo.url
+	resetSingleton('config')
+	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
+})
+afterAll(async () => {
+	await workers.stop()
+	await openai.close()
+	await apollo.close()
+})
+
+test("a company-domain step whose Apollo key's plan is refused stops the run with the reason", async () => {
+	apollo.setInaccessible(true)
+	const me = await accountWithCredits(100)
+	await saveApiKey(me, { provider: 'apollo', key: apollo.apiKey })
+	const listId = await insertLeadList(me.accountId!, 3, { company: (i) => `Company ${i} Inc` })
+	const chain = await createChain(me, {
+		name: 'Domains',
+		steps: [{ kind: 'company-domain', outputColumn: 'domain' }],
+	})
+	const { runId } = await startRun(me, { listId, target: `chain:${chain.id}`, payWith: 'credits' })
+	await settledRun(runId)
+	const run = await db
+		.selectFrom('enrichment_runs')
+		.selectAll()
+		.where('id', '=', runId)
+		.executeTakeFirstOrThrow()
+	expect(run.status).toBe(3)
+	expect(JSON.stringify(run)).toContain("the key's plan")
+	apollo.setInaccessible(false)
+})
