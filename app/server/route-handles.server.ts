@@ -35,7 +35,7 @@ export function routePathOf(pathname: string) {
  */
 export function routeHandles(build: ServerBuild): (pathname: string) => ServerRouteHandle {
 	const declared: { pattern: string; handle: ServerRouteHandle }[] = []
-	for (const route of Object.values(build.routes)) {
+	for (const route of Object.values(build.routes ?? {})) {
 		const handle = (route?.module as { handle?: ServerRouteHandle } | undefined)?.handle
 		if (!route || !handle || (!handle.bodyLimit && !handle.pageQueue && !handle.session)) continue
 		declared.push({ pattern: `/${fullPathOf(build, route)}`, handle })
