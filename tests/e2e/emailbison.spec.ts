@@ -164,30 +164,30 @@ test('an upload whose leads EmailBison all rejects is warned of first and ends a
 	const { email } = await subscribedAccount(page)
 	await connect(page)
 	const listId = await insertList(email, 6)
-	// no last names: EmailBison requires one
+	// no first names: EmailBison requires one (a missing last name it takes)
 	await withDatabase((client) =>
-		client.query(`update leads set last_name = null where list_id = $1`, [listId]),
+		client.query(`update leads set first_name = null where list_id = $1`, [listId]),
 	)
 	await page.goto(`/lists/${listId}/upload`)
 	await page.getByLabel('Workspace').selectOption({ label: 'Workspace 2' })
 	await page.getByRole('button', { name: 'Continue' }).click()
 	await expect(page.getByText('Campaign in Workspace 2')).toBeVisible()
 	// the pre-flight count, before anything is sent
-	await expect(page.getByTestId('preflight-last_name')).toHaveText(
-		'6 of 6 leads have no last name here: EmailBison will reject them.',
+	await expect(page.getByTestId('preflight-first_name')).toHaveText(
+		'6 of 6 leads have no first name here: EmailBison will reject them.',
 	)
-	await expect(page.getByTestId('preflight-first_name')).toHaveCount(0)
+	await expect(page.getByTestId('preflight-email')).toHaveCount(0)
 	// choosing another source updates the count: at once with JavaScript, and without it on
 	// "Check the fields" (which sends nothing)
-	await page.getByLabel('First name', { exact: true }).selectOption('')
+	await page.getByLabel('Email', { exact: true }).selectOption('')
 	if (!jsEnabled(testInfo)) await page.getByRole('button', { name: 'Check the fields' }).click()
-	await expect(page.getByTestId('preflight-first_name')).toHaveText(
-		'First name is not sent: EmailBison requires it and will reject all 6 leads.',
+	await expect(page.getByTestId('preflight-email')).toHaveText(
+		'Email is not sent: EmailBison requires it and will reject all 6 leads.',
 	)
-	await expect(page.getByLabel('First name', { exact: true })).toHaveValue('')
-	await page.getByLabel('First name', { exact: true }).selectOption('first_name')
+	await expect(page.getByLabel('Email', { exact: true })).toHaveValue('')
+	await page.getByLabel('Email', { exact: true }).selectOption('email')
 	if (!jsEnabled(testInfo)) await page.getByRole('button', { name: 'Check the fields' }).click()
-	await expect(page.getByTestId('preflight-first_name')).toHaveCount(0)
+	await expect(page.getByTestId('preflight-email')).toHaveCount(0)
 	await page.getByLabel('Campaign', { exact: true }).selectOption('new')
 	await page
 		.getByLabel('New campaign name (when creating one)')
@@ -205,7 +205,7 @@ test('an upload whose leads EmailBison all rejects is warned of first and ends a
 		'EmailBison rejected every lead: nothing was uploaded. Download the rejected rows to see why.',
 	)
 	await expect(row.getByTestId('rejection-reasons')).toContainText(
-		'Last name is missing: EmailBison requires it.',
+		'First name is missing: EmailBison requires it.',
 	)
 	await expect(row.getByRole('progressbar')).toHaveCount(0)
 	await expect(row).toContainText('0 of 6 sent')

@@ -213,7 +213,10 @@ function finalApolloMessage(error: ApolloError) {
 	if (error.kind === 'rate-limited')
 		return 'Apollo kept rate limiting the lookups, so they stopped after several tries.'
 	if (error.kind === 'unavailable')
-		return 'Apollo could not be reached or kept failing, so the lookups stopped after several tries.'
+		// a malformed answer says what was wrong; the others only promised another try
+		return error.message.includes('not what its API documents')
+			? `${error.message} The lookups stopped after several tries.`
+			: 'Apollo could not be reached or kept failing, so the lookups stopped after several tries.'
 	return error.message
 }
 

@@ -422,18 +422,19 @@ describe('upload', () => {
 
 	test('an upload where EmailBison rejects every lead ends as failed, and the form counts them first', async () => {
 		const me = await account()
-		const listId = await leadList(me, 4, () => ({ last_name: null }))
-		// the pre-flight count: every lead lacks a last name, none lacks a first name
+		// EmailBison requires a first name (a missing last name it takes, issue 39)
+		const listId = await leadList(me, 4, () => ({ first_name: null }))
+		// the pre-flight count: every lead lacks a first name, none lacks a last name
 		const preflight = await preflightCounts(listId, ['icebreaker'])
 		expect(preflight).toMatchObject({ leads: 4, partial: false })
-		expect(preflight.empty).toMatchObject({ last_name: 4, first_name: 0, 'data:icebreaker': 0 })
+		expect(preflight.empty).toMatchObject({ first_name: 4, last_name: 0, 'data:icebreaker': 0 })
 		expect(
 			missingRequired(preflight, {
 				email: 'email',
 				first_name: 'first_name',
 				last_name: 'last_name',
 			}),
-		).toEqual([{ field: 'last_name', source: 'last_name', leads: 4 }])
+		).toEqual([{ field: 'first_name', source: 'first_name', leads: 4 }])
 		expect(missingRequired(preflight, { email: 'email', last_name: 'title' })).toEqual([
 			{ field: 'first_name', source: '', leads: 4 },
 		])
@@ -454,7 +455,7 @@ describe('upload', () => {
 		})
 		const [summary] = await listUploads(me, { listId })
 		expect(summary!.rejectionReasons).toEqual([
-			{ reason: 'Last name is missing: EmailBison requires it.', leads: 4 },
+			{ reason: 'First name is missing: EmailBison requires it.', leads: 4 },
 		])
 	})
 
@@ -546,8 +547,9 @@ describe('upload', () => {
 		for (const line of lines) expect(line).toContain('in sequence in another campaign')
 		// a call where EmailBison adds none answers 422 "No leads were added": the same report
 		const again = await startEmailBisonUpload(me, first, plainMapping(ws.id, String(campaign.id)))
+		// nothing sent: a failed upload, not a done one (issue 32 point 6)
 		expect(await settled(again.uploadId)).toMatchObject({
-			status: 2,
+			status: 3,
 			sent: 0,
 			rejected: 5,
 			attached: 0,

@@ -27,7 +27,8 @@ export const EB_FIELDS = ['email', 'first_name', 'last_name', 'title', 'company'
 export type EbField = (typeof EB_FIELDS)[number]
 
 /** The fields EmailBison refuses a lead without (a 422 naming the lead). */
-export const REQUIRED_FIELDS = ['email', 'first_name', 'last_name'] as const
+// what EmailBison refuses a lead without: a missing last name it takes (issue 39)
+export const REQUIRED_FIELDS = ['email', 'first_name'] as const
 
 export const CUSTOM_VARIABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/
 

@@ -386,7 +386,10 @@ function finalApifyMessage(error: ApifyError) {
 	if (error.kind === 'rate-limited')
 		return 'Apify kept rate limiting the search, so it stopped after several tries.'
 	if (error.kind === 'unavailable')
-		return 'Apify could not be reached or kept failing, so the search stopped after several tries.'
+		// a malformed answer says what was wrong; the others only promised another try
+		return error.message.includes('not what its API documents')
+			? `${error.message} The search stopped after several tries.`
+			: 'Apify could not be reached or kept failing, so the search stopped after several tries.'
 	return error.message
 }
 
