@@ -113,6 +113,14 @@ describe('local directory', () => {
 			imports: (await mode('imports')).toString(8),
 		}).toEqual({ file: '600', pending: '700', imports: '700' })
 	})
+
+	test('a data folder it makes keeps the usual mode: the embedded PostgreSQL lives there too', async () => {
+		const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'leadsmith-data-')), '.data')
+		const storage = await createFileStorage({ kind: 'local', dir: path.join(dataDir, 'uploads') })
+		await storage.write('pending/people.csv', 'email\na@b.co\n')
+		expect(((await stat(dataDir)).mode & 0o777).toString(8)).toBe('755')
+		expect(((await stat(path.join(dataDir, 'uploads'))).mode & 0o777).toString(8)).toBe('700')
+	})
 })
 
 describe('S3-compatible bucket', () => {

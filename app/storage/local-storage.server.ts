@@ -26,8 +26,13 @@ export class LocalFileStorage implements FileStorage {
 		return resolved
 	}
 
-	/** The folder of `file`, made when missing: the service's own (0700), as its files are (0600). */
+	/**
+	 * The folder of `file`, made when missing: the service's own (0700), as its files are
+	 * (0600). Folders above the root keep the usual mode: DATA_DIR also holds the embedded
+	 * PostgreSQL, whose own user must reach it.
+	 */
 	async #folderOf(file: string) {
+		await mkdir(path.dirname(this.root), { recursive: true })
 		await mkdir(path.dirname(file), { recursive: true, mode: FOLDER_MODE })
 	}
 
