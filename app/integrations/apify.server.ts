@@ -63,10 +63,14 @@ function describe(error: unknown, capacityRetrySeconds: number): ApifyError {
 	if (error instanceof ApifyError) return error
 	if (error instanceof NetworkError)
 		return new ApifyError('unavailable', 'Apify could not be reached. We will try again.')
+	// the cause kept: a job that gives up says what was wrong, not "could not be reached"
 	if (error instanceof MalformedAnswerError)
-		return new ApifyError(
-			'unavailable',
-			`Apify sent an answer that is not what its API documents (${error.problems.join('; ')}).`,
+		return Object.assign(
+			new ApifyError(
+				'unavailable',
+				`Apify sent an answer that is not what its API documents (${error.problems.join('; ')}).`,
+			),
+			{ cause: error },
 		)
 	if (!(error instanceof HttpError)) return new ApifyError('other', String(error))
 	const body = error.body as { error?: { type?: string; message?: string } } | undefined

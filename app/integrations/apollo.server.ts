@@ -83,10 +83,14 @@ function describe(error: unknown, waits: WindowWaits): ApolloError {
 	if (error instanceof ApolloError) return error
 	if (error instanceof NetworkError)
 		return new ApolloError('unavailable', 'Apollo could not be reached. We will try again.')
+	// the cause kept: a job that gives up says what was wrong, not "could not be reached"
 	if (error instanceof MalformedAnswerError)
-		return new ApolloError(
-			'unavailable',
-			`Apollo sent an answer that is not what its API documents (${error.problems.join('; ')}).`,
+		return Object.assign(
+			new ApolloError(
+				'unavailable',
+				`Apollo sent an answer that is not what its API documents (${error.problems.join('; ')}).`,
+			),
+			{ cause: error },
 		)
 	if (!(error instanceof HttpError)) return new ApolloError('other', String(error))
 	const body = error.body as { error?: string; message?: string; error_code?: string } | undefined

@@ -6,6 +6,7 @@ import {
 	createApolloClient,
 	type ApolloOrganization,
 } from '../../integrations/apollo.server.ts'
+import { MalformedAnswerError } from '../../integrations/http.server.ts'
 import { retryLater, type JobContext } from '../../jobs/define.server.ts'
 import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
@@ -214,7 +215,7 @@ function finalApolloMessage(error: ApolloError) {
 		return 'Apollo kept rate limiting the lookups, so they stopped after several tries.'
 	if (error.kind === 'unavailable')
 		// a malformed answer says what was wrong; the others only promised another try
-		return error.message.includes('not what its API documents')
+		return error.cause instanceof MalformedAnswerError
 			? `${error.message} The lookups stopped after several tries.`
 			: 'Apollo could not be reached or kept failing, so the lookups stopped after several tries.'
 	return error.message

@@ -9,6 +9,7 @@ import {
 	runFailure,
 	type ApifyClient,
 } from '../../integrations/apify.server.ts'
+import { MalformedAnswerError } from '../../integrations/http.server.ts'
 import { retryLater, type JobContext } from '../../jobs/define.server.ts'
 import { endedJob, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
@@ -387,7 +388,7 @@ function finalApifyMessage(error: ApifyError) {
 		return 'Apify kept rate limiting the search, so it stopped after several tries.'
 	if (error.kind === 'unavailable')
 		// a malformed answer says what was wrong; the others only promised another try
-		return error.message.includes('not what its API documents')
+		return error.cause instanceof MalformedAnswerError
 			? `${error.message} The search stopped after several tries.`
 			: 'Apify could not be reached or kept failing, so the search stopped after several tries.'
 	return error.message
