@@ -14,10 +14,10 @@ import { domainAccount } from '../services/domains/access.server.ts'
 import { listDomains, requestDnsCheck } from '../services/domains/domains.server.ts'
 import { DomainRowActionSchema } from '../services/domains/schemas.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
-import { FormError } from '../utils/http-errors.server.ts'
+import { redirectOnFormError } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatDate } from '../utils/money.ts'
-import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { useHydrated } from '../utils/use-hydrated.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
@@ -59,8 +59,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		}
 		throw data('Unknown action', { status: 400 })
 	} catch (error) {
-		if (error instanceof FormError) return redirectWithError('/domains', error.message)
-		throw error
+		return redirectOnFormError(error, '/domains')
 	}
 }
 
