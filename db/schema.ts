@@ -52,7 +52,7 @@ export interface AiEnrichments {
   output_format: Generated<string>;
   prompt: string;
   provider: Generated<string>;
-  temperature: Generated<Numeric>;
+  temperature: Numeric | null;
   updated_at: Generated<Timestamp>;
   user_id: string;
 }

@@ -10,6 +10,11 @@ import { parseWithZod } from '../utils/form-bounds.ts'
 import { data, Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/enrichments'
+import {
+	TemperatureField,
+	temperatureText,
+	temperatureValue,
+} from '../components/enrichments/temperature-field.tsx'
 import { ConfirmDelete } from '../components/lists/confirm-delete.tsx'
 import { Button, buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -161,7 +166,7 @@ function enrichmentValues(e: Enrichment) {
 		outputFields:
 			e.format.kind === 'json' ? e.format.fields.map((f) => `${f.name}:${f.type}`).join(', ') : '',
 		model: e.model,
-		temperature: String(e.temperature),
+		temperature: temperatureValue(e.temperature),
 	}
 }
 
@@ -188,7 +193,6 @@ function EnrichmentForm({
 		defaultValue: {
 			outputFormat: 'text',
 			model: 'gpt-4o-mini',
-			temperature: '0',
 			...(editing ? enrichmentValues(editing) : {}),
 			listId: loaderData.defaultListId,
 		},
@@ -283,11 +287,7 @@ function EnrichmentForm({
 						errors={fields.model.errors}
 						inputProps={getInputProps(fields.model, { type: 'text' })}
 					/>
-					<Field
-						label="Temperature"
-						errors={fields.temperature.errors}
-						inputProps={{ ...getInputProps(fields.temperature, { type: 'number' }), step: '0.1' }}
-					/>
+					<TemperatureField field={fields.temperature} />
 				</div>
 				<div>
 					<label htmlFor={fields.listId.id} className="block text-sm font-medium text-slate-800">
@@ -644,7 +644,7 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 												{e.format.kind === 'json'
 													? `JSON: ${e.format.fields.map((f) => f.name).join(', ')}`
 													: 'text'}{' '}
-												· {e.model} · temperature {e.temperature}
+												· {e.model} · {temperatureText(e.temperature)}
 											</p>
 											<p className="mt-1 text-slate-500">{e.prompt}</p>
 										</div>

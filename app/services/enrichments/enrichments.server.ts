@@ -35,7 +35,8 @@ export type Enrichment = {
 	outputColumn: string
 	format: OutputFormat
 	model: string
-	temperature: number
+	/** null: the model's own default, and none is sent (issue 39 point 6) */
+	temperature: number | null
 	createdAt: Date
 }
 
@@ -59,7 +60,7 @@ type EnrichmentRow = {
 	output_format: string
 	output_fields: unknown
 	model: string
-	temperature: number
+	temperature: number | null
 	created_at: Date
 }
 
@@ -74,7 +75,7 @@ function toEnrichment(row: EnrichmentRow): Enrichment {
 				? { kind: 'json', fields: row.output_fields as OutputField[] }
 				: { kind: 'text' },
 		model: row.model,
-		temperature: Number(row.temperature),
+		temperature: row.temperature === null ? null : Number(row.temperature),
 		createdAt: row.created_at,
 	}
 }
@@ -448,8 +449,16 @@ export async function deleteChain(context: AccountContext | null, id: string) {
 	return chain
 }
 
-/** sha256 of what decides a model's answer: the rendered prompt, the model and the format. */
-export function cacheKey(prompt: string, model: string, format: OutputFormat, temperature = 0) {
+/**
+ * sha256 of what decides a model's answer: the rendered prompt, the model, the format and the
+ * temperature (null: the model's default, a key of its own).
+ */
+export function cacheKey(
+	prompt: string,
+	model: string,
+	format: OutputFormat,
+	temperature: number | null = 0,
+) {
 	return createHash('sha256')
 		.update(JSON.stringify([prompt, model, format, temperature]))
 		.digest('hex')

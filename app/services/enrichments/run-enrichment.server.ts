@@ -66,7 +66,8 @@ export type RunStep =
 			outputColumn: string
 			format: OutputFormat
 			model: string
-			temperature: number
+			/** null: the model's default (none sent); runs started before 0077 hold a number */
+			temperature: number | null
 			condition: Condition | null
 	  }
 	| { kind: 'email-guess' | 'company-domain'; outputColumn: string; condition: Condition | null }

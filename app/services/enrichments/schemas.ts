@@ -58,11 +58,13 @@ export const EnrichmentFields = z
 			.min(1, 'Name the model, e.g. gpt-4o-mini.')
 			.max(120)
 			.regex(/^[\w.:/@-]+$/, 'A model name has no spaces.'),
+		// empty: the model's own default, and none is sent (gpt-5 and o-series refuse any other)
 		temperature: z.coerce
-			.number({ error: 'A number from 0 to 2.' })
-			.min(0, 'A number from 0 to 2.')
-			.max(2, 'A number from 0 to 2.')
-			.default(0),
+			.number({ error: 'A number from 0 to 2, or empty for the model’s default.' })
+			.min(0, 'A number from 0 to 2, or empty for the model’s default.')
+			.max(2, 'A number from 0 to 2, or empty for the model’s default.')
+			.optional()
+			.transform((v) => v ?? null),
 		listId: z.uuid().optional(),
 	})
 	.superRefine((value, ctx) => {

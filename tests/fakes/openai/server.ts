@@ -1,10 +1,18 @@
 // A local fake of an OpenAI-compatible API (GET /v1/models, POST /v1/chat/completions). It
 // follows, and must be no stricter or looser than, OpenAI's documented shapes and its error
-// bodies as users report them: Bearer auth (401 invalid_api_key), unknown models (404
-// model_not_found), JSON output with response_format json_object or json_schema; gpt-5 and
-// o-series models refuse a temperature other than 1 (400 unsupported_value, param
-// "temperature"); an empty account answers 429 insufficient_quota (`setOutOfQuota`); some
-// providers (OpenRouter, Ollama) list models without a key (`modelsWithoutKey`).
+// bodies as users report them:
+// - Bearer auth (401 invalid_api_key), unknown models (404 model_not_found), JSON output with
+//   response_format json_object or json_schema (platform.openai.com/docs/api-reference/chat,
+//   /docs/guides/error-codes);
+// - gpt-5 and o-series (reasoning) models take only their default temperature: any other value
+//   is 400 {"error":{"message":"Unsupported value: 'temperature' does not support 0 with this
+//   model. Only the default (1) value is supported.","type":"invalid_request_error",
+//   "param":"temperature","code":"unsupported_value"}} (the reasoning-models guide lists
+//   temperature as unsupported; the body as users report it on community.openai.com); a
+//   request without a temperature is answered;
+// - an empty account answers 429 insufficient_quota (/docs/guides/error-codes: "You exceeded
+//   your current quota"), not a rate limit (`setOutOfQuota`);
+// - some providers (OpenRouter, Ollama) list models without a key (`modelsWithoutKey`).
 // Knobs for tests: a delay per call, 429s with Retry-After, 500s, malformed JSON.
 // Deterministic answers: text is `AI(<model>): <first user message>`; JSON fills every
 // field the schema names from the prompt. A prompt containing EMPTY is answered with
@@ -22,8 +30,11 @@ export type FakeOpenAI = {
 	requests: string[]
 	/** every Bearer key received, in arrival order (wrong ones too) */
 	keysReceived: string[]
-	/** every chat completion request (refused ones too): when it arrived (ms) and its prompt */
-	arrivals: { at: number; prompt: string }[]
+	/**
+	 * every chat completion request (refused ones too): when it arrived (ms), its prompt, and
+	 * the temperature it carried (undefined: none sent)
+	 */
+	arrivals: { at: number; prompt: string; temperature?: number }[]
 	setDelay(ms: number): void
 	/** answer 429 with Retry-After to the next N chat calls */
 	rateLimitNext(n: number, retryAfterSeconds?: number): void
@@ -133,6 +144,7 @@ export async function startFakeOpenAI(
 						at,
 						prompt:
 							[...(body.messages ?? [])].reverse().find((m) => m.role === 'user')?.content ?? '',
+						temperature: body.temperature,
 					})
 				} catch {
 					return error(
