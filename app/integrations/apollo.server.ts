@@ -10,7 +10,10 @@ import { createHttpClient, HttpError, MalformedAnswerError, NetworkError } from 
 //   (the key itself is valid);
 // - 429 comes without Retry-After, on per-minute, hourly and daily windows; each answer
 //   carries x-minute-requests-left, x-hourly-requests-left and x-24-hour-requests-left, which
-//   say which window is spent and so how long to wait;
+//   say which window is spent, but no reset time. Whether a window is fixed on the clock or
+//   rolls is unconfirmed: a spent window is asked again at its next clock boundary or after
+//   the configured wait, whichever comes first (`resumeAt`), and the job waits for that in
+//   the queue, not in place (decision 0077);
 // - an answer a job relies on is checked (zod): a 200 that is not a JSON object is a
 //   transient failure, never "Apollo does not know this domain".
 
@@ -36,17 +39,21 @@ export class ApolloError extends Error {
 	readonly retryAfterSeconds: number | undefined
 	/** the rate-limit window that is spent, when Apollo's headers say */
 	readonly window: ApolloWindow | undefined
+	/** when a spent window is asked again: the job waits in the queue until then */
+	readonly resumeAt: Date | undefined
 	constructor(
 		kind: ApolloError['kind'],
 		message: string,
 		retryAfterSeconds?: number,
 		window?: ApolloWindow,
+		resumeAt?: Date,
 	) {
 		super(message)
 		this.name = 'ApolloError'
 		this.kind = kind
 		this.retryAfterSeconds = retryAfterSeconds
 		this.window = window
+		this.resumeAt = resumeAt
 	}
 	get retryable() {
 		return this.kind === 'rate-limited' || this.kind === 'unavailable'
@@ -73,10 +80,31 @@ export function spentWindow(headers: Headers | undefined): ApolloWindow | undefi
 	return undefined
 }
 
+/**
+ * When a spent window is asked again: its next clock boundary (the end of a window fixed on the
+ * clock), or `waits` seconds from now (a rolling window frees sooner; one fixed from its first
+ * call ends within its length), whichever comes first. A second past the boundary: clocks differ.
+ */
+export function windowResumesAt(window: ApolloWindow, waits: WindowWaits, now = new Date()) {
+	const boundary = new Date(now)
+	if (window === 'minute') boundary.setUTCSeconds(60, 0)
+	else if (window === 'hour') boundary.setUTCMinutes(60, 0, 0)
+	else boundary.setUTCHours(24, 0, 0, 0)
+	return new Date(Math.min(boundary.getTime() + 1000, now.getTime() + waits[window] * 1000))
+}
+
 const WINDOW_WORDS: Record<ApolloWindow, string> = {
 	minute: 'per-minute',
 	hour: 'hourly',
 	day: 'daily',
+}
+
+/** "15:00" (UTC), with the date when it is not today's */
+function clockTime(at: Date) {
+	const time = at.toISOString().slice(11, 16)
+	return at.toISOString().slice(0, 10) === new Date().toISOString().slice(0, 10)
+		? time
+		: `${time} on ${at.toISOString().slice(0, 10)}`
 }
 
 function describe(error: unknown, waits: WindowWaits): ApolloError {
@@ -106,13 +134,22 @@ function describe(error: unknown, waits: WindowWaits): ApolloError {
 	}
 	if (error.status === 429) {
 		const window = spentWindow(error.headers)
+		if (!window)
+			return new ApolloError(
+				'rate-limited',
+				'Apollo is rate limiting us. We will try again.',
+				error.retryAfterSeconds,
+			)
+		const resumeAt =
+			error.retryAfterSeconds !== undefined
+				? new Date(Date.now() + error.retryAfterSeconds * 1000)
+				: windowResumesAt(window, waits)
 		return new ApolloError(
 			'rate-limited',
-			window
-				? `Apollo's ${WINDOW_WORDS[window]} request limit for this key is used up. We wait for it and go on.`
-				: 'Apollo is rate limiting us. We will try again.',
-			error.retryAfterSeconds ?? (window ? waits[window] : undefined),
+			`Apollo's ${WINDOW_WORDS[window]} request limit for this key is used up: the work waits until ${clockTime(resumeAt)} UTC and then goes on by itself.`,
+			Math.max(0, (resumeAt.getTime() - Date.now()) / 1000),
 			window,
+			resumeAt,
 		)
 	}
 	if (error.status >= 500)

@@ -10,6 +10,8 @@ export type JobContext = {
 	signal: AbortSignal
 	/** how many times this job was put back for a provider's rate limit (not counted as tries) */
 	rateLimited?: number
+	/** how many times this job was put back until a provider's spent window ends (decision 0077) */
+	windowPauses?: number
 }
 
 /**
@@ -18,8 +20,27 @@ export type JobContext = {
  */
 export const RATE_LIMIT_RESCHEDULES = 20
 
+/**
+ * How many times a job is put back until a provider's spent window ends (Apollo's minute, hour
+ * or day: a long list on a small plan meets them often, and each always ends); past that such
+ * a limit is an ordinary rate limit (decision 0077).
+ */
+export const WINDOW_PAUSES = 200
+/** The longest a job waits in the queue for a spent window: a day window, and some slack. */
+export const WINDOW_PAUSE_MAX_SECONDS = 25 * 3600
+
+/** A rate limit whose window has an end the job waits for in the queue, when pauses are left. */
+export function pausesForWindow(error: unknown, windowPauses = 0): error is { resumeAt: Date } {
+	return isRateLimited(error) && error.resumeAt instanceof Date && windowPauses < WINDOW_PAUSES
+}
+
 /** How long a job put back for a rate limit waits: the provider's Retry-After, within bounds. */
 export function rateLimitDelaySeconds(error: unknown, times: number) {
+	if (isRateLimited(error) && error.resumeAt)
+		return Math.min(
+			WINDOW_PAUSE_MAX_SECONDS,
+			Math.max(1, Math.ceil((error.resumeAt.getTime() - Date.now()) / 1000)),
+		)
 	const asked = isRateLimited(error) ? error.retryAfterSeconds : undefined
 	if (asked !== undefined) return Math.min(600, Math.max(1, Math.ceil(asked)))
 	return Math.min(300, 15 * 2 ** Math.min(times, 5))
@@ -73,10 +94,11 @@ export function defineJob<T>(definition: JobDefinition<T>): JobDefinition<T> {
  */
 export function retryLater(
 	error: unknown,
-	context: Pick<JobContext, 'retryCount' | 'signal' | 'rateLimited'>,
+	context: Pick<JobContext, 'retryCount' | 'signal' | 'rateLimited' | 'windowPauses'>,
 	retryLimit: number,
 	retryable = false,
 ) {
+	if (pausesForWindow(error, context.windowPauses)) return true
 	if (isRateLimited(error) && (context.rateLimited ?? 0) < RATE_LIMIT_RESCHEDULES) return true
 	const transient = retryable || context.signal.aborted || isTransientDatabaseError(error)
 	return transient && context.retryCount < retryLimit

@@ -2,7 +2,7 @@ import { runAsJob } from '../../db/index.server.ts'
 import { logger } from '../utils/logger.server.ts'
 import { isRateLimited } from '../utils/patience.server.ts'
 import { BOSS_SCHEMA, configureQueue, getBoss } from './boss.server.ts'
-import { RATE_LIMIT_RESCHEDULES, rateLimitDelaySeconds } from './define.server.ts'
+import { pausesForWindow, RATE_LIMIT_RESCHEDULES, rateLimitDelaySeconds } from './define.server.ts'
 import { jobDefinitions } from './registry.server.ts'
 
 export type Workers = {
@@ -46,15 +46,27 @@ export async function startWorkers(options: {
 
 	// A provider's rate limit: the job waits in the queue as never started, so the wait spends
 	// no attempt (decision 0062); its data counts the times, which RATE_LIMIT_RESCHEDULES bounds.
-	async function reschedule(name: string, id: string, times: number, delaySeconds: number) {
+	// A spent window (decision 0077) is counted apart, as `windowPauses`; pg-boss drops a job
+	// still queued past keep_until, so that moves with a pause of up to a day.
+	async function reschedule(
+		name: string,
+		id: string,
+		times: number,
+		delaySeconds: number,
+		counter: 'rateLimited' | 'windowPauses' = 'rateLimited',
+	) {
 		await boss.getDb().executeSql(
 			`update ${BOSS_SCHEMA}.job set state = 'created', started_on = null, heartbeat_on = null,
 				start_after = now() + $3 * interval '1 second',
-				data = data || jsonb_build_object('rateLimited', $4::int)
+				keep_until = greatest(keep_until, now() + ($3 + 86400) * interval '1 second'),
+				data = data || jsonb_build_object($5::text, $4::int)
 			 where name = $1 and id = $2 and state = 'active'`,
-			[name, id, delaySeconds, times],
+			[name, id, delaySeconds, times, counter],
 		)
-		logger.info({ job: name, id, delaySeconds, times }, 'job rate limited: back in the queue')
+		logger.info(
+			{ job: name, id, delaySeconds, times, counter },
+			'job rate limited: back in the queue',
+		)
 	}
 
 	for (const job of jobDefinitions) {
@@ -70,6 +82,7 @@ export async function startWorkers(options: {
 				if (!attempt) return
 				const data = job.schema.parse(attempt.data)
 				const rateLimited = Number((attempt.data as { rateLimited?: unknown }).rateLimited) || 0
+				const windowPauses = Number((attempt.data as { windowPauses?: unknown }).windowPauses) || 0
 				const started = Date.now()
 				running.set(attempt.id, job.name)
 				logger.info(
@@ -84,6 +97,7 @@ export async function startWorkers(options: {
 							retryCount: attempt.retryCount,
 							signal: AbortSignal.any([attempt.signal, shutdown.signal]),
 							rateLimited,
+							windowPauses,
 						}),
 					)
 					logger.info({ job: job.name, id: attempt.id, ms: Date.now() - started }, 'job done')
@@ -92,6 +106,16 @@ export async function startWorkers(options: {
 						// stopped for the shutdown: back to the queue, not a failed attempt
 						await handBack(job.name, [attempt.id]).catch((err) =>
 							logger.warn({ job: job.name, id: attempt.id, err }, 'job not handed back'),
+						)
+						return
+					}
+					if (pausesForWindow(error, windowPauses)) {
+						await reschedule(
+							job.name,
+							attempt.id,
+							windowPauses + 1,
+							rateLimitDelaySeconds(error, rateLimited),
+							'windowPauses',
 						)
 						return
 					}

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeApify, type FakeApify } from '../../../tests/fakes/apify/server.ts'
@@ -7,12 +8,13 @@ import {
 	settledCompanyList,
 	withProviderKey,
 } from '../../../tests/support/jobs.ts'
+import { ApolloError, windowResumesAt } from '../../integrations/apollo.server.ts'
+import { rateLimitDelaySeconds } from '../../jobs/define.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
 import { getCreditBalance } from '../billing/credits.server.ts'
 import { createCompanyScrape } from './create-company-scrape.server.ts'
-import { runCompanyScrape } from './run-company-scrape.server.ts'
 
 let apollo: FakeApollo
 let apify: FakeApify
@@ -25,8 +27,8 @@ beforeAll(async () => {
 		APOLLO_API_KEY: apollo.apiKey,
 		APIFY_BASE_URL: apify.url,
 		APIFY_TOKEN: apify.token,
-		// spent Apollo windows (minute, hour, day) are waited out this long here
-		APOLLO_WINDOW_WAIT_SECONDS: '1,12,12',
+		// spent Apollo windows (minute, hour, day) are asked again this soon here
+		APOLLO_WINDOW_WAIT_SECONDS: '1,4,4',
 	})
 	resetSingleton('config')
 	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
@@ -47,21 +49,73 @@ describe('company scrape', () => {
 			payWith: 'credits',
 		})
 
-	// issue 39 point 5: Apollo's 429s carry no Retry-After; the job backed off 2, 4, 8 s and
-	// failed (and refunded) while the hourly window was still spent
-	test('a spent hourly window (x-hourly-requests-left: 0) is waited out, not failed', async () => {
+	// issue 39 point 5: Apollo's 429s carry no Retry-After, on minute, hour and day windows; the
+	// job waited inside itself (up to 3 times the window's wait: 45 minutes for an hour) and then
+	// failed, refunding. Now the job leaves the worker, waits in the queue until the window is
+	// asked again, the list says until when, and it resumes from its checkpoint.
+	test('a spent hourly window (x-hourly-requests-left: 0) pauses the job in the queue until it ends', async () => {
 		const me = await accountWithCredits(100)
-		apollo.exhaustWindow('hour', 22_000)
-		const { listId } = await pasted(me, 'windowed', 6)
-		// the last attempt: no retry of the job's own would save it
-		await runCompanyScrape(listId, {
-			jobId: 'last-attempt',
-			retryCount: 4,
-			signal: new AbortController().signal,
-		})
-		expect(await settledCompanyList(listId)).toMatchObject({ status: 2, found: 6, error: null })
-		expect(await getCreditBalance(me.accountId!)).toBe(94)
+		apollo.exhaustWindow('hour', 8_000)
+		const { listId } = await pasted(me, 'windowed', 30)
+		const job = async () => {
+			const { rows } = await sql<{
+				state: string
+				start_after: Date
+				retry_count: number
+				window_pauses: number | null
+			}>`select state, start_after, retry_count, (data->>'windowPauses')::int as window_pauses
+				from pgboss.job where name = 'company-scrape' and data->>'listId' = ${listId}`.execute(db)
+			return rows[0]!
+		}
+		const list = () =>
+			db
+				.selectFrom('company_scraping_list')
+				.select(['status', 'error', 'found'])
+				.where('id', '=', listId)
+				.executeTakeFirstOrThrow()
+		// waiting: the list says until when, and no worker holds the job meanwhile
+		await expect
+			.poll(async () => (await list()).error ?? '', { timeout: 20_000, interval: 100 })
+			.toMatch(/hourly request limit for this key is used up: the work waits until \d\d:\d\d UTC/)
+		expect((await list()).status).toBe(1)
+		await expect
+			.poll(async () => (await job()).state, { timeout: 5_000, interval: 50 })
+			.toBe('created')
+		const waiting = await job()
+		expect(waiting.start_after.getTime()).toBeGreaterThan(Date.now())
+		// the lookups in flight when it stopped end (the HTTP client may ask a 429 once more);
+		// then nothing calls Apollo until the window is asked again
+		const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+		await sleep(500)
+		const callsWhileWaiting = apollo.calls.length
+		await sleep(1500)
+		expect(apollo.calls.length).toBe(callsWhileWaiting)
+		// the window ends: the job resumes and finishes, no try spent, nothing refunded
+		expect(await settledCompanyList(listId)).toMatchObject({ status: 2, found: 30, error: null })
+		expect(await getCreditBalance(me.accountId!)).toBe(70)
+		expect(await job()).toMatchObject({ state: 'completed', retry_count: 0 })
+		expect((await job()).window_pauses).toBeGreaterThanOrEqual(1)
 	}, 60_000)
+
+	test('a day window waits past the ten minutes a plain rate limit is put back for', () => {
+		const now = new Date('2026-11-27T21:30:00Z')
+		const waits = { minute: 60, hour: 900, day: 86_400 }
+		// fixed on the clock: the next UTC midnight (and a second) comes before a full day
+		expect(windowResumesAt('day', waits, now).toISOString()).toBe('2026-11-28T00:00:01.000Z')
+		// the hour's boundary is further than the configured wait: the wait it is
+		expect(windowResumesAt('hour', waits, now).toISOString()).toBe('2026-11-27T21:45:00.000Z')
+		expect(windowResumesAt('minute', waits, new Date('2026-11-27T21:30:42Z')).toISOString()).toBe(
+			'2026-11-27T21:31:01.000Z',
+		)
+		const dayLimit = new ApolloError(
+			'rate-limited',
+			'day',
+			9000,
+			'day',
+			new Date(Date.now() + 9000_000),
+		)
+		expect(rateLimitDelaySeconds(dayLimit, 0)).toBeGreaterThan(8990)
+	})
 
 	// issue 39 point 5: 403 API_INACCESSIBLE is the key's plan, not a key that is "not valid"
 	test("a 403 API_INACCESSIBLE says it is the key's plan", async () => {

@@ -7,7 +7,7 @@ import {
 	type ApolloOrganization,
 } from '../../integrations/apollo.server.ts'
 import { MalformedAnswerError } from '../../integrations/http.server.ts'
-import { retryLater, type JobContext } from '../../jobs/define.server.ts'
+import { pausesForWindow, retryLater, type JobContext } from '../../jobs/define.server.ts'
 import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { patiently } from '../../utils/patience.server.ts'
@@ -64,11 +64,20 @@ async function enrichBatch(
 ): Promise<(ApolloOrganization | null)[]> {
 	const results: (ApolloOrganization | null)[] = new Array(domains.length).fill(null)
 	let next = 0
+	// one lookup failing ends the batch: the others take no new domain (a job put back in the
+	// queue for Apollo's window must not go on calling in the background)
+	let failed = false
 	await Promise.all(
 		Array.from({ length: Math.min(PARALLEL, domains.length) }, async () => {
-			while (next < domains.length) {
+			while (next < domains.length && !failed) {
 				const index = next++
-				results[index] = await patiently(() => apollo.enrichOrganization(domains[index]!), signal)
+				results[index] = await patiently(
+					() => apollo.enrichOrganization(domains[index]!),
+					signal,
+				).catch((error: unknown) => {
+					failed = true
+					throw error
+				})
 			}
 		}),
 	)
@@ -222,6 +231,21 @@ function finalApolloMessage(error: ApolloError) {
 }
 
 /**
+ * Apollo's window is spent and the job waits in the queue until it ends (the worker puts it
+ * back, decision 0077): the list says until when, instead of "Processing" with nothing moving.
+ * The next checkpoint clears it.
+ */
+async function noteApolloWindow(listId: string, error: unknown, job: JobContext) {
+	if (!(error instanceof ApolloError) || !pausesForWindow(error, job.windowPauses)) return
+	await db
+		.updateTable('company_scraping_list')
+		.set({ error: error.message, updated_at: sql`now()` })
+		.where('id', '=', listId)
+		.where('status', '=', JobStatus.processing)
+		.execute()
+}
+
+/**
  * The company-scrape job for pasted or uploaded domains: enriches each through
  * Apollo, a batch at a time, checkpointing after every batch.
  */
@@ -290,6 +314,8 @@ export async function runCompanyScrape(listId: string, job: JobContext) {
 					.set({
 						items_read: read,
 						found: sql`found + ${inserted}`,
+						// a note of a spent Apollo window is over once lookups go on
+						error: null,
 						progress: Math.min(99, Math.floor((read / list.input_domains.length) * 100)),
 						updated_at: sql`now()`,
 					})
@@ -303,7 +329,10 @@ export async function runCompanyScrape(listId: string, job: JobContext) {
 	} catch (error) {
 		// the database restarting is no reason to fail (and refund): the retry resumes
 		const retryable = error instanceof ApolloError && error.retryable
-		if (retryLater(error, job, COMPANY_JOB_RETRY_LIMIT, retryable)) throw error
+		if (retryLater(error, job, COMPANY_JOB_RETRY_LIMIT, retryable)) {
+			await noteApolloWindow(list.id, error, job)
+			throw error
+		}
 		if (!(error instanceof ApolloError))
 			logger.error({ err: error, listId }, 'company scrape failed')
 		await finish(list, {

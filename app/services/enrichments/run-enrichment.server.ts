@@ -9,7 +9,7 @@ import {
 	type ModelClient,
 	type OutputFormat,
 } from '../../integrations/openai.server.ts'
-import { RATE_LIMIT_RESCHEDULES, type JobContext } from '../../jobs/define.server.ts'
+import { pausesForWindow, retryLater, type JobContext } from '../../jobs/define.server.ts'
 import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { patiently, sleep } from '../../utils/patience.server.ts'
@@ -148,9 +148,12 @@ class FatalRunError extends Error {}
 class RunRateLimited extends Error {
 	readonly kind = 'rate-limited'
 	readonly retryAfterSeconds: number | undefined
-	constructor(retryAfterSeconds: number | undefined) {
-		super('The AI provider kept rate limiting the run.')
+	/** Apollo's spent window: the job waits in the queue until then (decision 0077) */
+	readonly resumeAt: Date | undefined
+	constructor(retryAfterSeconds: number | undefined, window?: ApolloError) {
+		super(window?.message ?? 'The AI provider kept rate limiting the run.')
 		this.retryAfterSeconds = retryAfterSeconds
+		this.resumeAt = window?.resumeAt
 	}
 }
 
@@ -337,6 +340,9 @@ async function enrichRow(run: Run, lead: RunRow, tools: Tools, signal: AbortSign
 				} catch (error) {
 					if (error instanceof ApolloError && (error.kind === 'key' || error.kind === 'plan'))
 						throw new FatalRunError(error.message)
+					// a spent window pauses the run (its rows stay pending), it fails no row
+					if (error instanceof ApolloError && error.resumeAt)
+						throw new RunRateLimited(error.retryAfterSeconds, error)
 					if (signal.aborted) return null
 					result.status = JobStatus.fail
 					result.error =
@@ -397,7 +403,8 @@ async function flush(run: Run, results: RowResult[]) {
 				and r.status in (0, 1)`.execute(trx)
 		await trx
 			.updateTable('enrichment_runs')
-			.set({ updated_at: sql`now()` })
+			// a note of a spent Apollo window is over once rows are written again
+			.set({ updated_at: sql`now()`, error: sql`case when status = 1 then null else error end` })
 			.where('id', '=', run.id)
 			.execute()
 	})
@@ -510,6 +517,20 @@ async function toolsFor(run: Run): Promise<Tools> {
 }
 
 /**
+ * Apollo's window is spent and the run waits in the queue until it ends (decision 0077): the
+ * run says until when while it is running; its next checkpoint clears it.
+ */
+async function noteApolloWindow(runId: string, error: RunRateLimited, job: JobContext) {
+	if (!pausesForWindow(error, job.windowPauses)) return
+	await db
+		.updateTable('enrichment_runs')
+		.set({ error: error.message, updated_at: sql`now()` })
+		.where('id', '=', runId)
+		.where('status', '=', JobStatus.processing)
+		.execute()
+}
+
+/**
  * The enrich job: every pending row of the run through its steps with bounded concurrency
  * and a rate limit per provider key; finished rows are written in batches together with
  * their status, so a re-run (after a crash or a stop) resumes with the rows still pending.
@@ -617,13 +638,16 @@ export async function runEnrichment(runId: string, job: JobContext) {
 			return
 		}
 		// the worker puts the job back to wait, spending no attempt; its rows stay pending
-		if (error instanceof RunRateLimited && (job.rateLimited ?? 0) < RATE_LIMIT_RESCHEDULES)
+		if (error instanceof RunRateLimited && retryLater(error, job, ENRICH_JOB_RETRY_LIMIT)) {
+			await noteApolloWindow(run.id, error, job)
 			throw error
+		}
 		if (error instanceof RunRateLimited) {
 			await finish(run, {
 				ok: false,
-				error:
-					'The run stopped: the AI provider kept rate limiting it. Retry the failed rows later.',
+				error: error.resumeAt
+					? "The run stopped: Apollo's request limit for this key stayed used up. Retry the failed rows later."
+					: 'The run stopped: the AI provider kept rate limiting it. Retry the failed rows later.',
 			})
 			return
 		}
