@@ -24,6 +24,8 @@ beforeAll(async () => {
 	apollo = await startFakeApollo()
 	useEnrichmentSettings(openai)
 	process.env.APOLLO_BASE_URL = apollo.url
+	// a spent window is asked again this soon here (minute, hour, day)
+	process.env.APOLLO_WINDOW_WAIT_SECONDS = '1,3,3'
 	resetSingleton('config')
 	workers = await startWorkers({ concurrency: 2, drainSeconds: 2 })
 })
@@ -53,3 +55,37 @@ test("a company-domain step whose Apollo key's plan is refused stops the run wit
 	expect(JSON.stringify(run)).toContain("the key's plan")
 	apollo.setInaccessible(false)
 })
+
+// A spent hourly window failed every row with "We wait for it and go on" (the step waited 3 x
+// 15 minutes inside the job first): the run now waits in the queue, its rows pending.
+test('a spent Apollo window pauses the run until it ends; no row fails for it', async () => {
+	const me = await accountWithCredits(100)
+	await saveApiKey(me, { provider: 'apollo', key: apollo.apiKey })
+	const listId = await insertLeadList(me.accountId!, 4, { company: (i) => `Company ${i} Inc` })
+	const chain = await createChain(me, {
+		name: 'Domains later',
+		steps: [{ kind: 'company-domain', outputColumn: 'domain' }],
+	})
+	apollo.exhaustWindow('hour', 6_000)
+	const { runId } = await startRun(me, { listId, target: `chain:${chain.id}`, payWith: 'credits' })
+	const note = async () =>
+		(
+			await db
+				.selectFrom('enrichment_runs')
+				.select(['status', 'error'])
+				.where('id', '=', runId)
+				.executeTakeFirstOrThrow()
+		).error ?? ''
+	await expect
+		.poll(note, { timeout: 20_000, interval: 100 })
+		.toMatch(/hourly request limit for this key is used up: the work waits until/)
+	const run = await settledRun(runId)
+	expect(run).toMatchObject({ status: 2, error: null })
+	const rows = await db
+		.selectFrom('enrichment_run_rows')
+		.select(['status', 'error'])
+		.where('run_id', '=', runId)
+		.execute()
+	expect(rows).toHaveLength(4)
+	expect(rows.every((r) => r.status === 2 && r.error === null)).toBe(true)
+}, 60_000)
