@@ -654,6 +654,31 @@ describe('upload', () => {
 		expect([...campaign.attachCalls.values()].every((n) => n === 1)).toBe(true)
 	})
 
+	// issue 39 point 4: the campaign's leads are read with the largest page the API honours
+	// (100), and read whole when an instance ignores per_page (15 a page)
+	test('the campaign is read 100 leads a page, and whole when per_page is ignored', async () => {
+		const me = await account()
+		const ws = eb.addWorkspace('Pages')
+		const listReads = (id: number) =>
+			eb.calls.filter((c) => c === `GET /api/campaigns/${id}/leads`).length
+		for (const [maxPerPage, reads] of [
+			[100, 3],
+			[15, 17],
+		] as const) {
+			eb.setMaxPerPage(maxPerPage)
+			const listId = await leadList(me, 250, (i) => ({ email: `page${maxPerPage}-${i}@x.com` }))
+			const campaign = eb.addCampaign(ws.id, `Pages ${maxPerPage}`)
+			const { uploadId } = await startEmailBisonUpload(
+				me,
+				listId,
+				plainMapping(ws.id, String(campaign.id)),
+			)
+			expect(await settled(uploadId)).toMatchObject({ status: 2, sent: 250, attached: 250 })
+			expect(listReads(campaign.id)).toBe(reads)
+		}
+		eb.setMaxPerPage(100)
+	})
+
 	test('a worker that dies mid-upload resumes: every lead in the campaign once', async () => {
 		eb.setLatency(40)
 		const me = await account()
