@@ -7,12 +7,13 @@ import {
 } from '../../../tests/support/enrichment.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
+import { getCreditBalance } from '../billing/credits.server.ts'
 import { parseWithZod } from '../../utils/form-bounds.ts'
 import { createEnrichment, findEnrichment } from './enrichments.server.ts'
 import { EnrichmentFormSchema } from './schemas.ts'
 import { startRun } from './start-enrichment.server.ts'
 
-// Issue 39 point 6: the temperature was always sent (the form filled in 0, the column was
+// Issue 39 point 6, model providers as they behave. The temperature was always sent (the form filled in 0, the column was
 // `not null default 0`), and gpt-5 and o-series models refuse any value but their default:
 // every call on them was refused once. A temperature left empty is now sent as nothing.
 let openai: FakeOpenAI
@@ -89,4 +90,30 @@ test('a temperature out of bounds is refused at the field', () => {
 	expect(submission.status).toBe('error')
 	const errors = submission.status === 'error' ? submission.error : null
 	expect(errors?.temperature?.[0]).toContain('empty for the model’s default')
+})
+
+// a 429 insufficient_quota was retried as a passing rate limit, five times a row
+test('an account out of quota stops the run at once: "out of quota", nothing charged', async () => {
+	openai.setOutOfQuota(true)
+	try {
+		const me = await accountWithCredits(100)
+		const listId = await insertLeadList(me.accountId!, 20)
+		const e = await createEnrichment(me, {
+			...submitted({ model: 'gpt-4o-mini', temperature: '' }),
+			listId,
+		})
+		const { runId } = await startRun(me, {
+			listId,
+			target: `enrichment:${e.id}`,
+			payWith: 'credits',
+		})
+		const run = await settledRun(runId)
+		expect(run.status).toBe(3)
+		expect(run.error).toContain('out of quota')
+		// the calls already in flight (5 at once), not 5 tries of each of 20 rows
+		expect(openai.arrivals.length).toBeLessThanOrEqual(5)
+		expect(await getCreditBalance(me.accountId!)).toBe(100)
+	} finally {
+		openai.setOutOfQuota(false)
+	}
 })
