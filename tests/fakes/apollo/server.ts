@@ -7,9 +7,13 @@
 //   admin health check reads is_logged_in; the service never answers 401 there);
 // - 403 error_code API_INACCESSIBLE for a key whose plan does not reach the endpoint
 //   (`setInaccessible`);
-// - 429 without Retry-After, on minute, hourly and daily windows; every answer carries
-//   x-rate-limit-{minute,hourly,24-hour} and x-{minute,hourly,24-hour}-requests-left (as live
-//   answers show them), the spent window's at 0;
+// - 429 without Retry-After, on minute, hourly and daily windows (docs.apollo.io/reference/
+//   rate-limits: per-plan limits per minute, hour and day, "429 over the limit"); every
+//   answer carries x-rate-limit-{minute,hourly,24-hour} and x-{minute,hourly,24-hour}-
+//   requests-left (as live answers show them, and as clients that read them name them, e.g.
+//   @memberjunction/actions-apollo's ApolloRateLimits), the spent window's at 0, and no reset
+//   time: whether a window is fixed on the clock or rolls is unconfirmed (third parties say
+//   fixed), so a spent window here simply lasts as long as the test says (`exhaustWindow`);
 // - fault knobs: 200 answers that are not JSON (`malformedNext`), as a proxy gives them.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
