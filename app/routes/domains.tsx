@@ -1,5 +1,6 @@
-import { useEffect, useRef } from 'react'
-import { data, Form, Link, useFetcher, useRevalidator } from 'react-router'
+import { useRef } from 'react'
+import { data, Form, Link, useFetcher } from 'react-router'
+import { DataTable } from '../components/ui/data-table.tsx'
 import type { Route } from './+types/domains'
 import {
 	ImportDomainsForm,
@@ -19,6 +20,7 @@ import { pageTitle } from '../utils/meta.ts'
 import { formatDate } from '../utils/money.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { useHydrated } from '../utils/use-hydrated.ts'
+import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -136,16 +138,11 @@ function ImportDialog({ workspaceName }: { workspaceName: string | null }) {
 export default function Domains({ loaderData }: Route.ComponentProps) {
 	const { domains, canChange, workspaceName } = loaderData
 	const hydrated = useHydrated()
-	const revalidator = useRevalidator()
-	const pending = domains.some((d) => d.dns?.pending)
-	useEffect(() => {
-		if (!pending) return
-		const timer = setInterval(() => {
-			if (revalidator.state === 'idle' && document.visibilityState === 'visible')
-				void revalidator.revalidate()
-		}, 2000)
-		return () => clearInterval(timer)
-	}, [pending, revalidator])
+	// the DNS answers show as they come in
+	useLiveRefresh(
+		domains.some((d) => d.dns?.pending),
+		2000,
+	)
 	return (
 		<>
 			<PageHeader
@@ -180,74 +177,56 @@ export default function Domains({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<div className="relative overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
-					<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="domains">
-						<caption className="sr-only">Domains</caption>
-						<thead className="bg-slate-50 text-left text-slate-600">
-							<tr>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Domain
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Workspace
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Subscription
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Forwarding
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									DNS health
-								</th>
-								{canChange ? (
-									<th scope="col" className="px-4 py-3 font-semibold">
-										<span className="sr-only">Actions</span>
-									</th>
+				<DataTable
+					label="Domains"
+					caption
+					style="plain"
+					testId="domains"
+					columns={[
+						{ label: 'Domain' },
+						{ label: 'Workspace' },
+						{ label: 'Subscription' },
+						{ label: 'Forwarding' },
+						{ label: 'DNS health' },
+						...(canChange ? [{ label: 'Actions', hidden: true }] : []),
+					]}
+				>
+					{domains.map((d) => (
+						<tr key={d.id} data-domain={d.name}>
+							<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
+								{d.name}
+								{d.status !== 'active' ? (
+									<span className="ml-2">
+										<Badge tone="amber">{d.status}</Badge>
+									</span>
 								) : null}
-							</tr>
-						</thead>
-						<tbody className="divide-y divide-slate-100">
-							{domains.map((d) => (
-								<tr key={d.id} data-domain={d.name}>
-									<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
-										{d.name}
-										{d.status !== 'active' ? (
-											<span className="ml-2">
-												<Badge tone="amber">{d.status}</Badge>
-											</span>
-										) : null}
-									</th>
-									<td className="px-4 py-3 text-slate-700">{d.workspace ?? 'Unassigned'}</td>
-									<td className="px-4 py-3 text-slate-700">
-										{d.subscribedUntil ? `Until ${d.subscribedUntil}` : 'None'}
-									</td>
-									<td className="px-4 py-3 break-all text-slate-700">
-										{d.forwardTo ? `${d.redirectCode} → ${d.forwardTo}` : '—'}
-									</td>
-									<td className="px-4 py-3">
-										<DnsHealth dns={d.dns} checkedAt={d.checkedAt} />
-									</td>
-									{canChange ? (
-										<td className="px-4 py-3 text-right">
-											<div className="flex items-center justify-end gap-4">
-												{d.canMove ? (
-													<MoveToWorkspace type="domain" id={d.id} name={d.name} />
-												) : null}
-												<Form method="post">
-													<input type="hidden" name="id" value={d.id} />
-													<Button type="submit" name="intent" value="check-dns" variant="secondary">
-														Check DNS<span className="sr-only"> of {d.name}</span>
-													</Button>
-												</Form>
-											</div>
-										</td>
-									) : null}
-								</tr>
-							))}
-						</tbody>
-					</table>
-				</div>
+							</th>
+							<td className="px-4 py-3 text-slate-700">{d.workspace ?? 'Unassigned'}</td>
+							<td className="px-4 py-3 text-slate-700">
+								{d.subscribedUntil ? `Until ${d.subscribedUntil}` : 'None'}
+							</td>
+							<td className="px-4 py-3 break-all text-slate-700">
+								{d.forwardTo ? `${d.redirectCode} → ${d.forwardTo}` : '—'}
+							</td>
+							<td className="px-4 py-3">
+								<DnsHealth dns={d.dns} checkedAt={d.checkedAt} />
+							</td>
+							{canChange ? (
+								<td className="px-4 py-3 text-right">
+									<div className="flex items-center justify-end gap-4">
+										{d.canMove ? <MoveToWorkspace type="domain" id={d.id} name={d.name} /> : null}
+										<Form method="post">
+											<input type="hidden" name="id" value={d.id} />
+											<Button type="submit" name="intent" value="check-dns" variant="secondary">
+												Check DNS<span className="sr-only"> of {d.name}</span>
+											</Button>
+										</Form>
+									</div>
+								</td>
+							) : null}
+						</tr>
+					))}
+				</DataTable>
 			)}
 		</>
 	)

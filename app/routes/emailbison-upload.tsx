@@ -3,31 +3,26 @@ import { parseWithZod } from '../utils/form-bounds.ts'
 import { useState } from 'react'
 import { data, Form, Link } from 'react-router'
 import type { Route } from './+types/emailbison-upload'
+import {
+	FIELD_LABELS,
+	isRequired,
+	PreflightWarning,
+	variableSources,
+} from '../components/emailbison/upload-fields.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { ErrorList, FormErrors, inputClasses } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
-import {
-	DEFAULT_FIELDS,
-	sourceOptions,
-	suggestedVariable,
-	type SourceOption,
-} from '../services/emailbison/mapping.ts'
-import { EB_FIELDS, REQUIRED_FIELDS, StartUploadSchema } from '../services/emailbison/schemas.ts'
-import { preflightCounts } from '../services/emailbison/preflight.server.ts'
-import {
-	listDataKeys,
-	listEbCampaigns,
-	listEbWorkspaces,
-	listUploads,
-	startEmailBisonUpload,
-} from '../services/emailbison/uploads.server.ts'
+import { DEFAULT_FIELDS, suggestedVariable } from '../services/emailbison/mapping.ts'
+import { EB_FIELDS, StartUploadSchema } from '../services/emailbison/schemas.ts'
+import { loadUploadPage } from '../services/emailbison/upload-page.server.ts'
+import { startEmailBisonUpload } from '../services/emailbison/uploads.server.ts'
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { findLeadList } from '../services/lists/find-list.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { useHydrated } from '../utils/use-hydrated.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
@@ -35,75 +30,13 @@ import { readFormData } from '../utils/form-data.server.ts'
 // Upload a list to EmailBison: choose the EmailBison workspace (a GET form, so it works
 // without JavaScript), then the campaign (or a new one) and the mapping, and confirm.
 
-const FIELD_LABELS: Record<(typeof EB_FIELDS)[number], string> = {
-	email: 'Email',
-	first_name: 'First name',
-	last_name: 'Last name',
-	title: 'Title',
-	company: 'Company',
-	notes: 'Notes',
-}
-
-const isRequired = (field: string): field is (typeof REQUIRED_FIELDS)[number] =>
-	(REQUIRED_FIELDS as readonly string[]).includes(field)
-
-/** Sources offered as custom variables: what the standard fields do not take by default. */
-function variableSources(options: SourceOption[]) {
-	const taken = new Set(Object.values(DEFAULT_FIELDS))
-	return options.filter((o) => !taken.has(o.value))
-}
-
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-	const { account } = context.get(requestContext)
-	const { account: acting, list } = await findLeadList(account, params.listId)
-	const url = new URL(request.url)
-	const chosen = Number(url.searchParams.get('workspace')) || null
-	const history = await listUploads(acting, { listId: list.id })
-	const base = {
-		list: { id: list.id, name: list.name, found: list.found },
-		history,
-		formKey: newFormKey(),
-	}
-	let workspaces: { id: number; name: string }[] = []
-	try {
-		workspaces = await listEbWorkspaces(acting.accountId)
-	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return {
-			...base,
-			problem: error.message,
-			workspaces,
-			workspace: null,
-			campaigns: [],
-			sources: [],
-		}
-	}
-	const workspace = workspaces.find((w) => w.id === chosen) ?? null
-	if (!workspace)
-		return { ...base, problem: null, workspaces, workspace, campaigns: [], sources: [] }
-	let campaigns: { id: number; name: string }[] = []
-	try {
-		campaigns = (await listEbCampaigns(acting.accountId, workspace.id)).map((c) => ({
-			id: c.id,
-			name: c.name,
-		}))
-	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return { ...base, problem: error.message, workspaces, workspace, campaigns, sources: [] }
-	}
-	const dataKeys = await listDataKeys(list.id)
-	const sources = sourceOptions(dataKeys)
-	// how many leads each source leaves empty: the form warns before EmailBison rejects them
-	const preflight = await preflightCounts(list.id, dataKeys)
-	// "Check the fields" without JavaScript comes back here with the chosen sources
-	const offered = new Set(sources.map((o) => o.value))
-	const mapping: Record<string, string> = { ...DEFAULT_FIELDS }
-	for (const field of EB_FIELDS) {
-		const chosenSource = url.searchParams.get(`map_${field}`)
-		if (chosenSource !== null && (chosenSource === '' || offered.has(chosenSource)))
-			mapping[field] = chosenSource
-	}
-	return { ...base, problem: null, workspaces, workspace, campaigns, sources, preflight, mapping }
+	const page = await loadUploadPage(
+		context.get(requestContext).account,
+		params.listId,
+		new URL(request.url),
+	)
+	return { ...page, formKey: newFormKey() }
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
@@ -148,43 +81,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 		)
 		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+		return formErrorReply(error, submission)
 	}
-}
-
-type PreflightCounts = Awaited<ReturnType<typeof preflightCounts>>
-
-/**
- * The pre-flight warning of a field EmailBison requires: how many leads the chosen source
- * leaves empty (EmailBison rejects them), or that the field is not sent at all.
- */
-function PreflightWarning({
-	field,
-	source,
-	preflight,
-}: {
-	field: (typeof REQUIRED_FIELDS)[number]
-	source: string
-	preflight: PreflightCounts
-}) {
-	const total = preflight.leads
-	const label = FIELD_LABELS[field]
-	let text: string | null = null
-	if (total === 0) return null
-	if (!source)
-		text = `${label} is not sent: EmailBison requires it and will reject all ${total.toLocaleString('en')} leads.`
-	else {
-		const empty = preflight.empty[source] ?? 0
-		if (empty > 0)
-			text = `${empty.toLocaleString('en')} of ${total.toLocaleString('en')}${preflight.partial ? ' counted' : ''} leads have no ${label.toLowerCase()} here: EmailBison will reject them.`
-	}
-	if (!text) return null
-	return (
-		<p className="mt-1 text-sm text-amber-800" role="status" data-testid={`preflight-${field}`}>
-			{text}
-		</p>
-	)
 }
 
 export default function EmailBisonUpload({ loaderData, actionData }: Route.ComponentProps) {

@@ -1,6 +1,6 @@
 import { RouterContextProvider } from 'react-router'
 import { describe, expect, test } from 'vitest'
-import { db } from '../../db/index.server.ts'
+import { db, getPool } from '../../db/index.server.ts'
 import { newOwner } from '../../tests/support/billing.ts'
 import { insertCompanyList, insertLeadList } from '../../tests/support/enrichment.ts'
 import { requestContext, type AccountContext } from '../context.server.ts'
@@ -123,5 +123,130 @@ describe('saving an enrichment whatever list is chosen for its preview', () => {
 			outputColumn: 'good',
 		})
 		expect(statusOfReply(good)).toBe(302)
+	})
+})
+
+async function load(account: AccountContext | null, search = '') {
+	const context = new RouterContextProvider()
+	context.set(requestContext, { account, responseHeaders: new Headers(), supabase: null } as never)
+	const request = new Request(`http://localhost/enrichments${search}`)
+	return enrichments.loader({ request, context, params: {} } as never)
+}
+
+describe('the page reads its data in one round trip', () => {
+	test('the saved enrichments, chains, columns, lists and both forms being edited: one statement', async () => {
+		const { user, account } = await newOwner()
+		const leadListId = await insertLeadList(user.id, 2)
+		const companyListId = await insertCompanyList(user.id, 1)
+		for (const post of [
+			{ name: 'Summary', prompt: 'About {{company_name}}', outputColumn: 'summary' },
+			{ name: 'Angle', prompt: 'Angle for {{company_name}}', outputColumn: 'angle' },
+		]) {
+			const reply = await postRaw(account, {
+				intent: 'create-enrichment',
+				...post,
+				outputFormat: 'json',
+				outputFields: 'industry:string, b2b:boolean',
+				model: 'gpt-4o-mini',
+				temperature: '0.5',
+				listId: leadListId,
+			})
+			expect(statusOfReply(reply)).toBe(302)
+		}
+		const saved = await db
+			.selectFrom('ai_enrichments')
+			.select(['id', 'name'])
+			.where('user_id', '=', user.id)
+			.orderBy('created_at')
+			.execute()
+		expect(
+			statusOfReply(
+				await postRaw(account, {
+					intent: 'create-chain',
+					name: 'Waterfall',
+					'steps[0].kind': 'ai',
+					'steps[0].enrichmentId': saved[0]!.id,
+					'steps[1].kind': 'email-guess',
+					'steps[1].conditionColumn': 'summary.industry',
+					'steps[1].conditionOp': 'empty',
+				}),
+			),
+		).toBe(302)
+		const [chain] = await db
+			.selectFrom('enrichment_chain')
+			.select('id')
+			.where('user_id', '=', user.id)
+			.execute()
+
+		// Kysely checks out a connection of the pool for each statement sent outside a transaction
+		const pool = getPool()
+		let statements = 0
+		const count = () => statements++
+		pool.on('acquire', count)
+		const page = await load(
+			account,
+			`?${new URLSearchParams({ edit: saved[1]!.id, editChain: chain!.id, list: companyListId })}`,
+		).finally(() => pool.off('acquire', count))
+		expect(statements).toBe(1)
+
+		expect(page.enrichments.map((e) => e.name)).toEqual(['Summary', 'Angle'])
+		expect(page.enrichments[0]).toMatchObject({
+			outputColumn: 'summary',
+			format: {
+				kind: 'json',
+				fields: [
+					{ name: 'industry', type: 'string' },
+					{ name: 'b2b', type: 'boolean' },
+				],
+			},
+			model: 'gpt-4o-mini',
+			temperature: 0.5,
+		})
+		expect(page.enrichments[0]!.createdAt).toBeInstanceOf(Date)
+		expect(page.chains.map((c) => c.name)).toEqual(['Waterfall'])
+		expect(page.chains[0]!.steps).toEqual([
+			{ kind: 'ai', enrichmentId: saved[0]!.id, condition: null },
+			{
+				kind: 'email-guess',
+				outputColumn: 'email_guess',
+				condition: { column: 'summary.industry', op: 'empty', value: '' },
+			},
+		])
+		expect(page.columns).toEqual(
+			expect.arrayContaining(['email', 'summary', 'summary.industry', 'angle.b2b', 'email_guess']),
+		)
+		expect(page.lists.map((l) => [l.id, l.kind])).toEqual([
+			[leadListId, 'leads'],
+			[companyListId, 'companies'],
+		])
+		expect(page.defaultListId).toBe(companyListId)
+		expect(page.editing?.name).toBe('Angle')
+		expect(page.editingChain?.name).toBe('Waterfall')
+	})
+
+	test("another account's enrichment or chain, or no id at all, to edit is not found", async () => {
+		const { account } = await newOwner()
+		const other = await newOwner()
+		const reply = await postRaw(other.account, {
+			intent: 'create-enrichment',
+			name: 'Theirs',
+			prompt: 'About {{company_name}}',
+			outputColumn: 'theirs',
+			outputFormat: 'text',
+			model: 'gpt-4o-mini',
+			temperature: '0',
+		})
+		expect(statusOfReply(reply)).toBe(302)
+		const [theirs] = await db
+			.selectFrom('ai_enrichments')
+			.select('id')
+			.where('user_id', '=', other.user.id)
+			.execute()
+		for (const search of [`?edit=${theirs!.id}`, '?edit=nope', `?editChain=${theirs!.id}`]) {
+			expect(statusOfReply(await load(account, search).catch((error: unknown) => error))).toBe(404)
+		}
+		const page = await load(account)
+		expect(page).toMatchObject({ enrichments: [], chains: [], lists: [], defaultListId: '' })
+		expect(page.editing).toBeNull()
 	})
 })

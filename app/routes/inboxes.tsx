@@ -1,4 +1,5 @@
 import { data, Form, Link } from 'react-router'
+import { DataTable } from '../components/ui/data-table.tsx'
 import type { Route } from './+types/inboxes'
 import { Button, buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -17,10 +18,10 @@ import {
 import { BILLING_STARTS_AT_DELIVERY, listInboxOrders } from '../services/inboxes/orders.server.ts'
 import { paymentProvider } from '../services/billing/payments.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
-import { FormError } from '../utils/http-errors.server.ts'
+import { redirectOnFormError } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
-import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
 const ORDER_STATUS = ['waiting for setup', 'being set up', 'delivered', 'failed'] as const
@@ -101,8 +102,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 				: `${inbox.address} renews as usual`,
 		)
 	} catch (error) {
-		if (error instanceof FormError) return redirectWithError('/inboxes', error.message)
-		throw error
+		return redirectOnFormError(error, '/inboxes')
 	}
 }
 
@@ -236,75 +236,57 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<div className="relative overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
-					<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="inboxes">
-						<caption className="sr-only">Inboxes</caption>
-						<thead className="bg-slate-50 text-left text-slate-600">
-							<tr>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Inbox
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Name
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Domain
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Workspace
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Status
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Renews or ends
-								</th>
-								{canChange ? (
-									<th scope="col" className="px-4 py-3">
-										<span className="sr-only">Actions</span>
-									</th>
-								) : null}
-							</tr>
-						</thead>
-						<tbody className="divide-y divide-slate-100">
-							{inboxes.map((i) => (
-								<tr key={i.id} data-inbox={i.address}>
-									<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
-										{i.address}
-										<span className="ml-2 text-xs text-slate-500">{i.provider}</span>
-									</th>
-									<td className="px-4 py-3 text-slate-700">{i.name || '—'}</td>
-									<td className="px-4 py-3 text-slate-700">{i.domain ?? '—'}</td>
-									<td className="px-4 py-3 text-slate-700">{i.workspace ?? 'Unassigned'}</td>
-									<td className="px-4 py-3">
-										<Badge tone={TONES[i.status as keyof typeof TONES] ?? 'slate'}>
-											{i.status === 'cancelling' ? 'cancelled at period end' : i.status}
-										</Badge>
-									</td>
-									<td className="px-4 py-3 whitespace-nowrap text-slate-700">{i.period ?? '—'}</td>
-									{canChange ? (
-										<td className="px-4 py-3 text-right whitespace-nowrap">
-											{i.status === 'active' || i.status === 'cancelling' ? (
-												<Form method="post">
-													<input type="hidden" name="id" value={i.id} />
-													{i.status === 'cancelling' ? (
-														<Button type="submit" name="intent" value="resume" variant="secondary">
-															Resume<span className="sr-only"> {i.address}</span>
-														</Button>
-													) : (
-														<Button type="submit" name="intent" value="cancel" variant="secondary">
-															Cancel at period end<span className="sr-only"> {i.address}</span>
-														</Button>
-													)}
-												</Form>
-											) : null}
-										</td>
+				<DataTable
+					label="Inboxes"
+					caption
+					style="plain"
+					testId="inboxes"
+					columns={[
+						{ label: 'Inbox' },
+						{ label: 'Name' },
+						{ label: 'Domain' },
+						{ label: 'Workspace' },
+						{ label: 'Status' },
+						{ label: 'Renews or ends' },
+						...(canChange ? [{ label: 'Actions', hidden: true }] : []),
+					]}
+				>
+					{inboxes.map((i) => (
+						<tr key={i.id} data-inbox={i.address}>
+							<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
+								{i.address}
+								<span className="ml-2 text-xs text-slate-500">{i.provider}</span>
+							</th>
+							<td className="px-4 py-3 text-slate-700">{i.name || '—'}</td>
+							<td className="px-4 py-3 text-slate-700">{i.domain ?? '—'}</td>
+							<td className="px-4 py-3 text-slate-700">{i.workspace ?? 'Unassigned'}</td>
+							<td className="px-4 py-3">
+								<Badge tone={TONES[i.status as keyof typeof TONES] ?? 'slate'}>
+									{i.status === 'cancelling' ? 'cancelled at period end' : i.status}
+								</Badge>
+							</td>
+							<td className="px-4 py-3 whitespace-nowrap text-slate-700">{i.period ?? '—'}</td>
+							{canChange ? (
+								<td className="px-4 py-3 text-right whitespace-nowrap">
+									{i.status === 'active' || i.status === 'cancelling' ? (
+										<Form method="post">
+											<input type="hidden" name="id" value={i.id} />
+											{i.status === 'cancelling' ? (
+												<Button type="submit" name="intent" value="resume" variant="secondary">
+													Resume<span className="sr-only"> {i.address}</span>
+												</Button>
+											) : (
+												<Button type="submit" name="intent" value="cancel" variant="secondary">
+													Cancel at period end<span className="sr-only"> {i.address}</span>
+												</Button>
+											)}
+										</Form>
 									) : null}
-								</tr>
-							))}
-						</tbody>
-					</table>
-				</div>
+								</td>
+							) : null}
+						</tr>
+					))}
+				</DataTable>
 			)}
 			{orders.length ? (
 				<section aria-labelledby="inbox-orders-heading" className="mt-8">

@@ -22,12 +22,12 @@ import {
 	listScrapeLists,
 	retryScrape,
 } from '../services/leads/scrape-lists.server.ts'
-import { FormError } from '../utils/http-errors.server.ts'
+import { redirectOnFormError } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
-import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
-import { ScrollRegion } from '../components/ui/scroll-region.tsx'
+import { DataTable } from '../components/ui/data-table.tsx'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
@@ -88,8 +88,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		const list = await deleteScrapeList(account, kind, listId)
 		return redirectWithSuccess('/scrape', `“${list.name}” deleted`)
 	} catch (error) {
-		if (error instanceof FormError) return redirectWithError('/scrape', error.message)
-		throw error
+		return redirectOnFormError(error, '/scrape')
 	}
 }
 
@@ -162,123 +161,102 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<ScrollRegion
-					className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200"
+				<DataTable
 					label="Scrapes"
+					columns={[
+						{ label: 'List' },
+						{ label: 'Status' },
+						{ label: 'Progress' },
+						{ label: 'Requested', align: 'right' },
+						{ label: 'Found', align: 'right' },
+						{ label: 'Created' },
+						{ label: 'Actions' },
+					]}
 				>
-					<table className="min-w-full divide-y divide-slate-200 text-sm">
-						<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
-							<tr>
-								<th scope="col" className="px-4 py-3">
-									List
-								</th>
-								<th scope="col" className="px-4 py-3">
-									Status
-								</th>
-								<th scope="col" className="px-4 py-3">
-									Progress
-								</th>
-								<th scope="col" className="px-4 py-3 text-right">
-									Requested
-								</th>
-								<th scope="col" className="px-4 py-3 text-right">
-									Found
-								</th>
-								<th scope="col" className="px-4 py-3">
-									Created
-								</th>
-								<th scope="col" className="px-4 py-3">
-									Actions
-								</th>
-							</tr>
-						</thead>
-						<tbody className="divide-y divide-slate-100 bg-white">
-							{lists.map((list) => (
-								<tr key={list.id} id={`list-${list.id}`} data-testid="scrape-row">
-									<td className="px-4 py-3">
-										<Link
-											to={list.kind === 'leads' ? `/lists/${list.id}` : `/company-lists/${list.id}`}
-											className="font-medium text-indigo-700 hover:underline"
+					{lists.map((list) => (
+						<tr key={list.id} id={`list-${list.id}`} data-testid="scrape-row">
+							<td className="px-4 py-3">
+								<Link
+									to={list.kind === 'leads' ? `/lists/${list.id}` : `/company-lists/${list.id}`}
+									className="font-medium text-indigo-700 hover:underline"
+								>
+									{list.name}
+								</Link>
+								{hasWorkspaces && list.workspaceId === null ? (
+									<span className="ml-2" data-testid="unassigned">
+										<Badge>Unassigned</Badge>
+									</span>
+								) : null}
+								<span className="block text-xs text-slate-500">
+									{list.kind === 'leads' ? 'Leads' : 'Companies'} · {list.source}
+								</span>
+								{list.error && !isCancelled(list.status, list.error) ? (
+									<span className="mt-1 block text-xs text-red-700">{list.error}</span>
+								) : null}
+							</td>
+							<td className="px-4 py-3">
+								<JobStatusBadge status={list.status} error={list.error} />
+							</td>
+							<td className="px-4 py-3">
+								<ProgressBar value={list.progress} label={`Progress of ${list.name}`} />
+							</td>
+							<td className="px-4 py-3 text-right tabular-nums">
+								{list.requested.toLocaleString('en')}
+							</td>
+							<td className="px-4 py-3 text-right tabular-nums" data-testid="found">
+								{list.found.toLocaleString('en')}
+							</td>
+							<td className="px-4 py-3 whitespace-nowrap text-slate-600">
+								{new Date(list.createdAt).toLocaleString('en', {
+									dateStyle: 'medium',
+									timeStyle: 'short',
+								})}
+							</td>
+							<td className="px-4 py-3">
+								<div className="flex flex-wrap gap-x-3 gap-y-1">
+									{list.status === 2 ? (
+										<a
+											href={`/lists/${list.id}/download?kind=${list.kind}`}
+											className="text-sm font-medium text-indigo-700 hover:underline"
 										>
-											{list.name}
-										</Link>
-										{hasWorkspaces && list.workspaceId === null ? (
-											<span className="ml-2" data-testid="unassigned">
-												<Badge>Unassigned</Badge>
-											</span>
-										) : null}
-										<span className="block text-xs text-slate-500">
-											{list.kind === 'leads' ? 'Leads' : 'Companies'} · {list.source}
-										</span>
-										{list.error && !isCancelled(list.status, list.error) ? (
-											<span className="mt-1 block text-xs text-red-700">{list.error}</span>
-										) : null}
-									</td>
-									<td className="px-4 py-3">
-										<JobStatusBadge status={list.status} error={list.error} />
-									</td>
-									<td className="px-4 py-3">
-										<ProgressBar value={list.progress} label={`Progress of ${list.name}`} />
-									</td>
-									<td className="px-4 py-3 text-right tabular-nums">
-										{list.requested.toLocaleString('en')}
-									</td>
-									<td className="px-4 py-3 text-right tabular-nums" data-testid="found">
-										{list.found.toLocaleString('en')}
-									</td>
-									<td className="px-4 py-3 whitespace-nowrap text-slate-600">
-										{new Date(list.createdAt).toLocaleString('en', {
-											dateStyle: 'medium',
-											timeStyle: 'short',
-										})}
-									</td>
-									<td className="px-4 py-3">
-										<div className="flex flex-wrap gap-x-3 gap-y-1">
-											{list.status === 2 ? (
-												<a
-													href={`/lists/${list.id}/download?kind=${list.kind}`}
-													className="text-sm font-medium text-indigo-700 hover:underline"
-												>
-													Download CSV
-												</a>
-											) : null}
-											{isRunning(list.status) ? (
-												<ConfirmAction
-													label="Cancel"
-													name={list.name}
-													confirmLabel={`Stop “${list.name}”`}
-													consequence={`The search stops now: the ${list.kind === 'leads' ? 'leads' : 'companies'} found so far are kept and charged, the credits for the rest come back.`}
-													fields={{ intent: 'cancel', kind: list.kind, listId: list.id }}
-												/>
-											) : null}
-											{list.status === 3 ? (
-												<ActionButton
-													intent="retry"
-													formKey={loaderData.formKey}
-													kind={list.kind}
-													listId={list.id}
-													label="Retry"
-												/>
-											) : null}
-											{list.canMove ? (
-												<MoveToWorkspace
-													type={list.kind === 'leads' ? 'list' : 'company-list'}
-													id={list.id}
-													name={list.name}
-												/>
-											) : null}
-											<ConfirmDelete
-												name={list.name}
-												consequence={`“${list.name}” is deleted with its ${list.found.toLocaleString('en')} ${list.kind === 'leads' ? 'leads' : 'companies'}.`}
-												fields={{ intent: 'delete', kind: list.kind, listId: list.id }}
-											/>
-										</div>
-									</td>
-								</tr>
-							))}
-						</tbody>
-					</table>
-				</ScrollRegion>
+											Download CSV
+										</a>
+									) : null}
+									{isRunning(list.status) ? (
+										<ConfirmAction
+											label="Cancel"
+											name={list.name}
+											confirmLabel={`Stop “${list.name}”`}
+											consequence={`The search stops now: the ${list.kind === 'leads' ? 'leads' : 'companies'} found so far are kept and charged, the credits for the rest come back.`}
+											fields={{ intent: 'cancel', kind: list.kind, listId: list.id }}
+										/>
+									) : null}
+									{list.status === 3 ? (
+										<ActionButton
+											intent="retry"
+											formKey={loaderData.formKey}
+											kind={list.kind}
+											listId={list.id}
+											label="Retry"
+										/>
+									) : null}
+									{list.canMove ? (
+										<MoveToWorkspace
+											type={list.kind === 'leads' ? 'list' : 'company-list'}
+											id={list.id}
+											name={list.name}
+										/>
+									) : null}
+									<ConfirmDelete
+										name={list.name}
+										consequence={`“${list.name}” is deleted with its ${list.found.toLocaleString('en')} ${list.kind === 'leads' ? 'leads' : 'companies'}.`}
+										fields={{ intent: 'delete', kind: list.kind, listId: list.id }}
+									/>
+								</div>
+							</td>
+						</tr>
+					))}
+				</DataTable>
 			)}
 		</>
 	)

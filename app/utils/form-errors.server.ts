@@ -32,3 +32,9 @@ export function redirectOnFormError(error: unknown, to: string) {
 	if (!(error instanceof FormError)) throw error
 	return redirectWithError(to, error.message)
 }
+
+/** For a loader that shows a service's refusal on the page (no form to answer): its message. */
+export function formErrorMessage(error: unknown) {
+	if (!(error instanceof FormError)) throw error
+	return error.message
+}

@@ -6,7 +6,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { newFormKey, oncePerSubmission } from '../idempotency/form-submissions.server.ts'
 import { actingAccount, type ActingAccount } from '../workspaces/access.server.ts'
 import { readFormData } from '../../utils/form-data.server.ts'
-import { FormError, replyWithFormError } from '../../utils/http-errors.server.ts'
+import { formErrorReply } from '../../utils/form-errors.server.ts'
 import { redirectWithSuccess } from '../../utils/toast.server.ts'
 import { listChains, listEnrichments } from './enrichments.server.ts'
 import { parseResultsQuery, type ResultsQuery } from './results-query.ts'
@@ -114,14 +114,6 @@ export async function enrichPageAction(
 	const formData = await readFormData(request)
 	const intent = String(formData.get('intent') ?? '')
 	const here = list.path
-	// a service's FormError is the field's message, the form back with a 400; anything else throws
-	const refusedBy = (error: unknown, submission: { reply(): SubmissionResult<string[]> }) => {
-		if (!(error instanceof FormError)) throw error
-		return data<EnrichActionResult>(
-			{ intent, result: replyWithFormError(submission, error), estimate: null },
-			{ status: 400 },
-		)
-	}
 	if (intent === 'cancel' || intent === 'retry-failed') {
 		const submission = parseWithZod(formData, { schema: RunActionSchema })
 		if (submission.status !== 'success')
@@ -147,7 +139,7 @@ export async function enrichPageAction(
 			)
 			return redirectWithSuccess(done.to, done.message)
 		} catch (error) {
-			return refusedBy(error, submission)
+			return formErrorReply(error, submission, { intent, estimate: null })
 		}
 	}
 	const submission = parseWithZod(formData, { schema: RunSchema })
@@ -186,6 +178,6 @@ export async function enrichPageAction(
 		)
 		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
-		return refusedBy(error, submission)
+		return formErrorReply(error, submission, { intent, estimate: null })
 	}
 }

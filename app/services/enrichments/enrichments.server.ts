@@ -13,7 +13,7 @@ import { FormError, isUuid, notFound, statusOf } from '../../utils/http-errors.s
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { COMPANY_SORT_KEY } from '../lists/companies-page.server.ts'
 import { findCompanyList, findLeadList } from '../lists/find-list.server.ts'
-import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
+import { actingAccount, canUseWorkspace, type ActingAccount } from '../workspaces/access.server.ts'
 import { parseOutputFields, type EnrichmentFields } from './schemas.ts'
 import type { z } from 'zod'
 import {
@@ -64,7 +64,7 @@ type EnrichmentRow = {
 	created_at: Date
 }
 
-function toEnrichment(row: EnrichmentRow): Enrichment {
+export function toEnrichment(row: EnrichmentRow): Enrichment {
 	return {
 		id: row.id,
 		name: row.name,
@@ -80,7 +80,7 @@ function toEnrichment(row: EnrichmentRow): Enrichment {
 	}
 }
 
-const ENRICHMENT_COLUMNS = [
+export const ENRICHMENT_COLUMNS = [
 	'id',
 	'name',
 	'prompt',
@@ -130,18 +130,19 @@ async function listDataKeys(listId: string) {
  * the chosen list.
  */
 export async function knownColumns(context: AccountContext | null, listId?: string) {
-	const enrichments = await listEnrichments(context)
-	const columns = new Set<string>([...LEAD_COLUMNS, ...Object.values(BUILT_IN_OUTPUTS)])
-	for (const e of enrichments) {
-		columns.add(e.outputColumn)
-		if (e.format.kind === 'json')
-			for (const f of e.format.fields) columns.add(`${e.outputColumn}.${f.name}`)
-	}
+	const columns = leadColumns(await listEnrichments(context))
 	if (listId) {
 		await findLeadList(context, listId)
 		for (const key of await listDataKeys(listId)) columns.add(key)
 	}
 	return [...columns]
+}
+
+/** Lead columns, built-in step outputs and what `enrichments` fill (before any list's own keys). */
+export function leadColumns(enrichments: Enrichment[]) {
+	const columns = new Set<string>([...LEAD_COLUMNS, ...Object.values(BUILT_IN_OUTPUTS)])
+	for (const e of enrichments) for (const column of columnsOf(e)) columns.add(column)
+	return columns
 }
 
 /**
@@ -151,11 +152,8 @@ export async function knownColumns(context: AccountContext | null, listId?: stri
 export async function companyColumns(context: AccountContext | null, companyListId: string) {
 	const { list } = await findCompanyList(context, companyListId)
 	const columns = new Set<string>(COMPANY_COLUMNS)
-	for (const e of await listEnrichments(context)) {
-		columns.add(e.outputColumn)
-		if (e.format.kind === 'json')
-			for (const f of e.format.fields) columns.add(`${e.outputColumn}.${f.name}`)
-	}
+	for (const e of await listEnrichments(context))
+		for (const column of columnsOf(e)) columns.add(column)
 	const { rows } = await sql<{ key: string }>`
 		select distinct jsonb_object_keys(data) as key
 		from (select data from companies where list_id = ${list.id} order by id limit 200) sample`.execute(
@@ -346,12 +344,16 @@ export async function listChains(context: AccountContext | null): Promise<Chain[
 		.where('user_id', '=', account.accountId)
 		.orderBy('created_at')
 		.execute()
-	return rows.map((r) => ({
-		id: r.id,
-		name: r.name,
-		steps: r.steps as ChainStep[],
-		createdAt: r.created_at,
-	}))
+	return rows.map(toChain)
+}
+
+export function toChain(row: {
+	id: string
+	name: string
+	steps: unknown
+	created_at: Date
+}): Chain {
+	return { id: row.id, name: row.name, steps: row.steps as ChainStep[], createdAt: row.created_at }
 }
 
 export async function findChain(context: AccountContext | null, id: unknown) {
@@ -635,6 +637,9 @@ export async function previewEnrichment(
 	return { kind, rows }
 }
 
+/** How many of each kind of list the preview offers, the newest. */
+export const PREVIEW_LISTS = 100
+
 /** Lead and company lists to preview on: the newest of each the user may use. */
 export async function listsForPreview(context: AccountContext | null) {
 	const account = actingAccount(context)
@@ -644,30 +649,30 @@ export async function listsForPreview(context: AccountContext | null) {
 			.select(['id', 'name', 'workspace_id', 'found'])
 			.where('user_id', '=', account.accountId)
 			.orderBy('created_at', 'desc')
-			.limit(100)
+			.limit(PREVIEW_LISTS)
 			.execute(),
 		db
 			.selectFrom('company_scraping_list')
 			.select(['id', 'name', 'workspace_id', 'found'])
 			.where('user_id', '=', account.accountId)
 			.orderBy('created_at', 'desc')
-			.limit(100)
+			.limit(PREVIEW_LISTS)
 			.execute(),
 	])
-	const usable = <T extends { workspace_id: string | null }>(rows: T[]) =>
-		rows.filter((r) => canUseWorkspace(account, r.workspace_id))
-	return [
-		...usable(leadLists).map((r) => ({
-			id: r.id,
-			name: r.name,
-			found: r.found,
-			kind: 'leads' as const,
-		})),
-		...usable(companyLists).map((r) => ({
-			id: r.id,
-			name: r.name,
-			found: r.found,
-			kind: 'companies' as const,
-		})),
-	]
+	return previewLists(account, leadLists, companyLists)
+}
+
+type ListRow = { id: string; name: string; workspace_id: string | null; found: number }
+
+/** The lists to preview on of those read (newest first): lead lists, then company lists. */
+export function previewLists(
+	account: ActingAccount,
+	leadLists: ListRow[],
+	companyLists: ListRow[],
+) {
+	const usable = (rows: ListRow[], kind: 'leads' | 'companies') =>
+		rows
+			.filter((r) => canUseWorkspace(account, r.workspace_id))
+			.map((r) => ({ id: r.id, name: r.name, found: r.found, kind }))
+	return [...usable(leadLists, 'leads'), ...usable(companyLists, 'companies')]
 }
