@@ -1,5 +1,12 @@
-import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
+import {
+	getFormProps,
+	getInputProps,
+	useForm,
+	type FormMetadata,
+	type SubmissionResult,
+} from '@conform-to/react'
 import { getZodConstraint } from '@conform-to/zod/v4'
+import type { ReactNode } from 'react'
 import { Form } from 'react-router'
 import { ChangePasswordSchema, ProfileSchema } from '../../services/auth/schemas.ts'
 import { parseWithZod } from '../../utils/form-bounds.ts'
@@ -9,6 +16,36 @@ import { Card } from '../ui/card.tsx'
 import { Field, FormErrors } from '../ui/field.tsx'
 
 type LastResult = SubmissionResult<string[]> | undefined
+
+/** A card of one form: its heading, its intent, its errors, its fields and its button. */
+function SectionForm<Schema extends Record<string, unknown>>({
+	title,
+	form,
+	intent,
+	submit,
+	children,
+}: {
+	title: string
+	form: FormMetadata<Schema, string[]>
+	intent: 'profile' | 'password'
+	submit: string
+	children: ReactNode
+}) {
+	const pending = useIsPending(intent)
+	return (
+		<Card>
+			<h2 className="text-lg font-semibold">{title}</h2>
+			<Form method="post" className="mt-4 space-y-4" {...getFormProps(form)}>
+				<input type="hidden" name="intent" value={intent} />
+				<FormErrors id={form.errorId} errors={form.errors} />
+				{children}
+				<SubmitButton pending={pending} pendingText="Saving…">
+					{submit}
+				</SubmitButton>
+			</Form>
+		</Card>
+	)
+}
 
 /** The user's name and company. */
 export function ProfileCard({
@@ -20,8 +57,7 @@ export function ProfileCard({
 	company: string
 	lastResult: LastResult
 }) {
-	const savingProfile = useIsPending('profile')
-	const [profileForm, profileFields] = useForm({
+	const [form, fields] = useForm({
 		id: 'profile',
 		lastResult,
 		constraint: getZodConstraint(ProfileSchema),
@@ -30,39 +66,30 @@ export function ProfileCard({
 		shouldRevalidate: 'onInput',
 	})
 	return (
-		<Card>
-			<h2 className="text-lg font-semibold">Profile</h2>
-			<Form method="post" className="mt-4 space-y-4" {...getFormProps(profileForm)}>
-				<input type="hidden" name="intent" value="profile" />
-				<FormErrors id={profileForm.errorId} errors={profileForm.errors} />
-				<Field
-					label="Your name"
-					errors={profileFields.fullName.errors}
-					inputProps={{
-						...getInputProps(profileFields.fullName, { type: 'text' }),
-						autoComplete: 'name',
-					}}
-				/>
-				<Field
-					label="Company"
-					errors={profileFields.company.errors}
-					inputProps={{
-						...getInputProps(profileFields.company, { type: 'text' }),
-						autoComplete: 'organization',
-					}}
-				/>
-				<SubmitButton pending={savingProfile} pendingText="Saving…">
-					Save profile
-				</SubmitButton>
-			</Form>
-		</Card>
+		<SectionForm title="Profile" form={form} intent="profile" submit="Save profile">
+			<Field
+				label="Your name"
+				errors={fields.fullName.errors}
+				inputProps={{
+					...getInputProps(fields.fullName, { type: 'text' }),
+					autoComplete: 'name',
+				}}
+			/>
+			<Field
+				label="Company"
+				errors={fields.company.errors}
+				inputProps={{
+					...getInputProps(fields.company, { type: 'text' }),
+					autoComplete: 'organization',
+				}}
+			/>
+		</SectionForm>
 	)
 }
 
 /** A new password, typed twice. */
 export function PasswordCard({ lastResult }: { lastResult: LastResult }) {
-	const savingPassword = useIsPending('password')
-	const [passwordForm, passwordFields] = useForm({
+	const [form, fields] = useForm({
 		id: 'password',
 		lastResult,
 		constraint: getZodConstraint(ChangePasswordSchema),
@@ -70,32 +97,24 @@ export function PasswordCard({ lastResult }: { lastResult: LastResult }) {
 		shouldRevalidate: 'onInput',
 	})
 	return (
-		<Card>
-			<h2 className="text-lg font-semibold">Password</h2>
-			<Form method="post" className="mt-4 space-y-4" {...getFormProps(passwordForm)}>
-				<input type="hidden" name="intent" value="password" />
-				<FormErrors id={passwordForm.errorId} errors={passwordForm.errors} />
-				<Field
-					label="New password"
-					hint="At least 8 characters, with letters and digits."
-					errors={passwordFields.password.errors}
-					inputProps={{
-						...getInputProps(passwordFields.password, { type: 'password' }),
-						autoComplete: 'new-password',
-					}}
-				/>
-				<Field
-					label="Repeat the new password"
-					errors={passwordFields.confirmPassword.errors}
-					inputProps={{
-						...getInputProps(passwordFields.confirmPassword, { type: 'password' }),
-						autoComplete: 'new-password',
-					}}
-				/>
-				<SubmitButton pending={savingPassword} pendingText="Saving…">
-					Change password
-				</SubmitButton>
-			</Form>
-		</Card>
+		<SectionForm title="Password" form={form} intent="password" submit="Change password">
+			<Field
+				label="New password"
+				hint="At least 8 characters, with letters and digits."
+				errors={fields.password.errors}
+				inputProps={{
+					...getInputProps(fields.password, { type: 'password' }),
+					autoComplete: 'new-password',
+				}}
+			/>
+			<Field
+				label="Repeat the new password"
+				errors={fields.confirmPassword.errors}
+				inputProps={{
+					...getInputProps(fields.confirmPassword, { type: 'password' }),
+					autoComplete: 'new-password',
+				}}
+			/>
+		</SectionForm>
 	)
 }
