@@ -1,10 +1,13 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
-import { getZodConstraint } from '@conform-to/zod/v4'
 import { parseWithZod } from '../utils/form-bounds.ts'
-import { data, Form, Link, redirect, useNavigation, useRouteLoaderData } from 'react-router'
+import { data, Link, redirect, useRouteLoaderData } from 'react-router'
 import type { Route } from './+types/accept-invitation'
-import { SubmitButton } from '../components/ui/button.tsx'
-import { Field, FormErrors } from '../components/ui/field.tsx'
+import {
+	AcceptForm,
+	SignInForm,
+	SignOutForm,
+	SignUpForm,
+	type InvitationIntent,
+} from '../components/team/invitation-forms.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
 import type { loader as rootLoader } from '../root.tsx'
@@ -17,13 +20,9 @@ import {
 	usableInvitation,
 } from '../services/team/accept-invitation.server.ts'
 import { findInvitation, type Invitation } from '../services/team/find-invitation.server.ts'
-import {
-	AcceptInvitationSchema,
-	AcceptSignInSchema,
-	AcceptSignUpSchema,
-	ROLE_LABELS,
-} from '../services/team/schemas.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { AcceptInvitationSchema, ROLE_LABELS } from '../services/team/schemas.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
+import { FormError } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithInfo, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
@@ -93,8 +92,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	}
 }
 
-type Intent = 'accept' | 'signin' | 'signup' | 'signout'
-const INTENTS: Intent[] = ['accept', 'signin', 'signup', 'signout']
+const INTENTS: InvitationIntent[] = ['accept', 'signin', 'signup', 'signout']
+
+/** The auth service's refusal of a sign-in or sign-up, as the form's error (with its status). */
+function authFailure(error: Parameters<typeof describeAuthError>[0] | null, fallback: string) {
+	const failure = error
+		? describeAuthError(error)
+		: { status: 400, message: fallback, field: undefined }
+	return new FormError(failure.message, failure.field ?? null, failure.status)
+}
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { supabase, account } = context.get(requestContext)
@@ -107,8 +113,6 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 	const value = submission.value
 	const self = `/accept-invitation?token=${encodeURIComponent(value.token)}`
-	const fail = (error: FormError, status = 400) =>
-		data({ intent, result: replyWithFormError(submission, error, hideFields) }, { status })
 	try {
 		if (value.intent === 'signout') {
 			if (account) await supabase.auth.signOut({ scope: 'local' })
@@ -126,12 +130,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 				email: value.email,
 				password: value.password,
 			})
-			if (error || !signedIn.user) {
-				const failure = error
-					? describeAuthError(error)
-					: { status: 400, message: 'Could not sign in.', field: undefined }
-				return fail(new FormError(failure.message, failure.field ?? null), failure.status)
-			}
+			if (error || !signedIn.user) throw authFailure(error, 'Could not sign in.')
 			await acceptInvitation(value.token, {
 				id: signedIn.user.id,
 				email: signedIn.user.email ?? value.email,
@@ -146,12 +145,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 				emailRedirectTo: `${getConfig().APP_URL}/auth/confirm?next=${encodeURIComponent(self)}`,
 			},
 		})
-		if (error || !signUp.user) {
-			const failure = error
-				? describeAuthError(error)
-				: { status: 400, message: 'Could not create the account.', field: undefined }
-			return fail(new FormError(failure.message, failure.field ?? null), failure.status)
-		}
+		if (error || !signUp.user) throw authFailure(error, 'Could not create the account.')
 		await createProfile(signUp.user.id, value.fullName, { signedIn: Boolean(signUp.session) })
 		if (!signUp.session) {
 			return redirectWithInfo(
@@ -162,151 +156,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 		await acceptInvitation(value.token, { id: signUp.user.id, email: value.email })
 		return redirectWithSuccess('/', `You joined ${ownerLabel(invitation)}’s team`)
 	} catch (error) {
-		if (error instanceof FormError) return fail(error)
-		throw error
+		return formErrorReply(error, submission, { intent }, hideFields)
 	}
-}
-
-type ActionData = Route.ComponentProps['actionData']
-
-function usePending(intent: Intent) {
-	const navigation = useNavigation()
-	return navigation.state !== 'idle' && navigation.formData?.get('intent') === intent
-}
-
-function SignInForm({
-	token,
-	email,
-	actionData,
-}: {
-	token: string
-	email: string
-	actionData: ActionData
-}) {
-	const pending = usePending('signin')
-	const [form, fields] = useForm({
-		id: 'accept-signin',
-		lastResult: actionData?.intent === 'signin' ? actionData.result : undefined,
-		constraint: getZodConstraint(AcceptSignInSchema),
-		defaultValue: { email },
-		onValidate: ({ formData }) => parseWithZod(formData, { schema: AcceptSignInSchema }),
-		shouldRevalidate: 'onInput',
-	})
-	return (
-		<Form method="post" className="space-y-4" {...getFormProps(form)}>
-			<h2 className="text-lg font-semibold text-slate-900">I have an account</h2>
-			<input type="hidden" name="intent" value="signin" />
-			<input type="hidden" name="token" value={token} />
-			<FormErrors id={form.errorId} errors={form.errors} />
-			<Field
-				label="Email"
-				hint="The address this invitation was sent to."
-				errors={fields.email.errors}
-				inputProps={{
-					...getInputProps(fields.email, { type: 'email' }),
-					readOnly: true,
-					autoComplete: 'email',
-				}}
-			/>
-			<Field
-				label="Password"
-				errors={fields.password.errors}
-				inputProps={{
-					...getInputProps(fields.password, { type: 'password' }),
-					autoComplete: 'current-password',
-				}}
-			/>
-			<SubmitButton className="w-full" pending={pending} pendingText="Signing in…">
-				Sign in and accept
-			</SubmitButton>
-		</Form>
-	)
-}
-
-function SignUpForm({
-	token,
-	email,
-	actionData,
-}: {
-	token: string
-	email: string
-	actionData: ActionData
-}) {
-	const pending = usePending('signup')
-	const [form, fields] = useForm({
-		id: 'accept-signup',
-		lastResult: actionData?.intent === 'signup' ? actionData.result : undefined,
-		constraint: getZodConstraint(AcceptSignUpSchema),
-		defaultValue: { email },
-		onValidate: ({ formData }) => parseWithZod(formData, { schema: AcceptSignUpSchema }),
-		shouldRevalidate: 'onInput',
-	})
-	return (
-		<Form method="post" className="space-y-4" {...getFormProps(form)}>
-			<h2 className="text-lg font-semibold text-slate-900">I am new here</h2>
-			<input type="hidden" name="intent" value="signup" />
-			<input type="hidden" name="token" value={token} />
-			<FormErrors id={form.errorId} errors={form.errors} />
-			<Field
-				label="Your name"
-				errors={fields.fullName.errors}
-				inputProps={{ ...getInputProps(fields.fullName, { type: 'text' }), autoComplete: 'name' }}
-			/>
-			<Field
-				label="Work email"
-				errors={fields.email.errors}
-				inputProps={{
-					...getInputProps(fields.email, { type: 'email' }),
-					readOnly: true,
-					autoComplete: 'email',
-				}}
-			/>
-			<Field
-				label="Choose a password"
-				hint="At least 8 characters, with letters and digits."
-				errors={fields.password.errors}
-				inputProps={{
-					...getInputProps(fields.password, { type: 'password' }),
-					autoComplete: 'new-password',
-				}}
-			/>
-			<SubmitButton className="w-full" pending={pending} pendingText="Creating your account…">
-				Create account and accept
-			</SubmitButton>
-		</Form>
-	)
-}
-
-function AcceptForm({ token, actionData }: { token: string; actionData: ActionData }) {
-	const pending = usePending('accept')
-	const [form] = useForm({
-		id: 'accept',
-		// also what went wrong joining right after signing in or up in this browser
-		lastResult: actionData && actionData.intent !== 'signout' ? actionData.result : undefined,
-	})
-	return (
-		<Form method="post" className="space-y-4" {...getFormProps(form)}>
-			<input type="hidden" name="intent" value="accept" />
-			<input type="hidden" name="token" value={token} />
-			<FormErrors id={form.errorId} errors={form.errors} />
-			<SubmitButton className="w-full" pending={pending} pendingText="Joining…">
-				Accept invitation
-			</SubmitButton>
-		</Form>
-	)
-}
-
-function SignOutForm({ token, label }: { token: string; label: string }) {
-	const pending = usePending('signout')
-	return (
-		<Form method="post">
-			<input type="hidden" name="intent" value="signout" />
-			<input type="hidden" name="token" value={token} />
-			<SubmitButton variant="secondary" className="w-full" pending={pending}>
-				{label}
-			</SubmitButton>
-		</Form>
-	)
 }
 
 export default function AcceptInvitation({ loaderData, actionData }: Route.ComponentProps) {

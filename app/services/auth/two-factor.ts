@@ -49,3 +49,11 @@ export const SignInRecoverySchema = z.object({
 export const TwoFactorRecoveryCodesSchema = z.object({
 	intent: z.literal('two-factor-recovery-codes'),
 })
+
+/** The two-factor section of /settings: one form whose intent says which step it is. */
+export const TwoFactorSchema = z.discriminatedUnion('intent', [
+	TwoFactorEnrollSchema,
+	TwoFactorConfirmSchema,
+	TwoFactorDisableSchema,
+	TwoFactorRecoveryCodesSchema,
+])
