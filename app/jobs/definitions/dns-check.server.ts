@@ -1,5 +1,6 @@
 import { defineJob } from '../define.server.ts'
 import { jobPayloads } from '../payloads.ts'
+import { runDnsChecks } from '../../services/domains/dns-check.server.ts'
 
 /** DESIGN.md section 7's dns-check queue: MX, SPF, DMARC and forwarding of up to 100 domains. */
 export const dnsCheckJob = defineJob({
@@ -8,8 +9,5 @@ export const dnsCheckJob = defineJob({
 	retryLimit: 2,
 	retryDelaySeconds: 30,
 	expireInSeconds: 900,
-	async handler({ domainIds }) {
-		const { runDnsChecks } = await import('../../services/domains/dns-check.server.ts')
-		await runDnsChecks(domainIds)
-	},
+	handler: ({ domainIds }) => runDnsChecks(domainIds),
 })
