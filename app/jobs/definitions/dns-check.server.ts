@@ -9,5 +9,7 @@ export const dnsCheckJob = defineJob({
 	retryLimit: 2,
 	retryDelaySeconds: 30,
 	expireInSeconds: 900,
-	handler: ({ domainIds }) => runDnsChecks(domainIds),
+	async handler({ domainIds }) {
+		await runDnsChecks(domainIds)
+	},
 })
