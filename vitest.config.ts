@@ -2,10 +2,19 @@ import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * The files that start, kill and restart processes (tests/faults, tests/processes) wait more
- * than they compute and take 10 to 60 s each: they go first, so they overlap the many short
- * files instead of trailing after them on a clean checkout (where Vitest, with no timings
- * kept yet, would start the largest files first).
+ * The files that start the build's processes (`node server.ts`, `node worker.ts`) and kill and
+ * restart them. They wait more than they compute and take 10 to 60 s each.
+ */
+const BUILT = [
+	'tests/faults/**/*.test.ts',
+	'tests/processes/**/*.test.ts',
+	'tests/build/**/*.test.ts',
+]
+
+/**
+ * The waiting files go first, so that in a run of both projects they overlap the many short
+ * files instead of trailing after them on a clean checkout (where Vitest, with no timings kept
+ * yet, would start the largest files first).
  */
 class ProcessFilesFirst extends BaseSequencer {
 	override async sort(files: TestSpecification[]) {
@@ -17,7 +26,6 @@ class ProcessFilesFirst extends BaseSequencer {
 
 export default defineConfig({
 	test: {
-		include: ['app/**/*.test.ts', 'db/**/*.test.ts', 'tests/**/*.test.ts', 'server/**/*.test.ts'],
 		exclude: ['tests/e2e/**', 'node_modules/**'],
 		globalSetup: ['tests/support/global-setup.ts'],
 		setupFiles: ['tests/support/setup-database.ts'],
@@ -27,6 +35,25 @@ export default defineConfig({
 		// the longest files wait on processes they kill and restart: 4 at once keep 2 cores busy
 		maxWorkers: 4,
 		sequence: { sequencer: ProcessFilesFirst },
+		// Two projects, so that `npm test` runs the files that need only PostgreSQL beside the
+		// typecheck and lint, and the files that need the build beside the browser tests once
+		// the build is made (decision 0076). A bare `vitest run` runs both.
+		projects: [
+			{
+				extends: true,
+				test: {
+					name: 'db',
+					include: [
+						'app/**/*.test.ts',
+						'db/**/*.test.ts',
+						'tests/**/*.test.ts',
+						'server/**/*.test.ts',
+					],
+					exclude: ['tests/e2e/**', 'node_modules/**', ...BUILT],
+				},
+			},
+			{ extends: true, test: { name: 'built', include: BUILT } },
+		],
 		env: {
 			NODE_ENV: 'test',
 			LOG_LEVEL: 'silent',

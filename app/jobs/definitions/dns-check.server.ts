@@ -1,5 +1,6 @@
 import { defineJob } from '../define.server.ts'
 import { jobPayloads } from '../payloads.ts'
+import { runDnsChecks } from '../../services/domains/dns-check.server.ts'
 
 /** DESIGN.md section 7's dns-check queue: MX, SPF, DMARC and forwarding of up to 100 domains. */
 export const dnsCheckJob = defineJob({
@@ -9,7 +10,6 @@ export const dnsCheckJob = defineJob({
 	retryDelaySeconds: 30,
 	expireInSeconds: 900,
 	async handler({ domainIds }) {
-		const { runDnsChecks } = await import('../../services/domains/dns-check.server.ts')
 		await runDnsChecks(domainIds)
 	},
 })

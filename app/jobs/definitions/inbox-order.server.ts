@@ -1,5 +1,6 @@
 import { defineJob } from '../define.server.ts'
 import { jobPayloads } from '../payloads.ts'
+import { processInboxOrder } from '../../services/inboxes/order-job.server.ts'
 
 /**
  * DESIGN.md section 7's inbox-order queue: a paid inbox order is checked, its addresses
@@ -11,8 +12,5 @@ export const inboxOrderJob = defineJob({
 	retryLimit: 5,
 	retryDelaySeconds: 30,
 	expireInSeconds: 300,
-	async handler({ orderId }) {
-		const { processInboxOrder } = await import('../../services/inboxes/order-job.server.ts')
-		await processInboxOrder(orderId)
-	},
+	handler: ({ orderId }) => processInboxOrder(orderId),
 })
