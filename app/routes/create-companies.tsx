@@ -24,7 +24,8 @@ import { CreateCompaniesSchema } from '../services/companies/schemas.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { useHydrated } from '../utils/use-hydrated.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { FormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
@@ -80,8 +81,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		)
 		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+		return formErrorReply(error, submission)
 	}
 }
 
