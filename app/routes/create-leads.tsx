@@ -13,8 +13,9 @@ import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Field, FormErrors, inputClasses, SelectField } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
-import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
-import { fillTemplate, parseApolloUrl, type ApolloFilter } from '../services/leads/apollo-url.ts'
+import { newFormKey } from '../services/idempotency/form-submissions.server.ts'
+import { startListOnce } from '../services/lists/start-list.server.ts'
+import { fillTemplate, parseApolloUrl } from '../services/leads/apollo-url.ts'
 import { createLeadScrape } from '../services/leads/create-lead-scrape.server.ts'
 import {
 	CreateLeadsSchema,
@@ -115,11 +116,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 			const template = await findUrlTemplate(account, value.templateId)
 			url = fillTemplate(template.url, value.fill ?? {})
 		}
-		// sent twice (double click, back and again): one list, one hold, one Apify run
-		const done = await oncePerSubmission(
-			{ accountId: actingAccount(account).accountId, form: 'create-leads', formData },
-			async (trx) => {
-				const { listId } = await createLeadScrape(
+		// sent twice (double click, back and again): one list, one hold, one job
+		return await startListOnce(
+			account,
+			formData,
+			'create-leads',
+			(trx) =>
+				createLeadScrape(
 					account,
 					{
 						name: value.name,
@@ -129,14 +132,9 @@ export async function action({ request, context }: Route.ActionArgs) {
 						workspaceId: value.workspaceId ?? currentWorkspaceId,
 					},
 					trx,
-				)
-				return {
-					to: `/scrape#list-${listId}`,
-					message: `“${value.name}” is on its way: we are scraping your leads`,
-				}
-			},
+				),
+			`“${value.name}” is on its way: we are scraping your leads`,
 		)
-		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
 		return formErrorReply(error, submission, { intent, filters: null })
 	}

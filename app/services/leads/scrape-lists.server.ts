@@ -208,7 +208,11 @@ export async function retryScrape(
 					})
 					.where('id', '=', request.id)
 					.execute()
-				await trx.updateTable(LIST_KINDS[kind].listTable).set({ progress: 0 }).where('id', '=', list.id).execute()
+				await trx
+					.updateTable(LIST_KINDS[kind].listTable)
+					.set({ progress: 0 })
+					.where('id', '=', list.id)
+					.execute()
 				if (request.credits_reserved > 0) {
 					await reserveCredits(trx, {
 						accountId: account.accountId,

@@ -106,7 +106,10 @@ describe('company list page', () => {
 		const plans: string[] = []
 		for (const search of [
 			listSearch('companies', { ...second.next! }),
-			listSearch('companies', { sort: 'domain', dir: 'desc', ...second.next! }).replace(/after=[^&]+/, ''),
+			listSearch('companies', { sort: 'domain', dir: 'desc', ...second.next! }).replace(
+				/after=[^&]+/,
+				'',
+			),
 			listSearch('companies', { q: 'd01' }),
 		]) {
 			const { sql: text, parameters } = companiesPageQuery(

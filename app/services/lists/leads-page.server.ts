@@ -262,4 +262,3 @@ export function searchCondition(q: string) {
 	}
 	return sql<boolean>`(${sql.join(parts, sql` or `)})`
 }
-
