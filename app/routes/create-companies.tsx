@@ -18,15 +18,16 @@ import { Card, PageHeader } from '../components/ui/card.tsx'
 import { ErrorList, Field, FormErrors, inputClasses, SelectField } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
-import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
+import { newFormKey } from '../services/idempotency/form-submissions.server.ts'
+import { startListOnce } from '../services/lists/start-list.server.ts'
 import { createCompanyScrape } from '../services/companies/create-company-scrape.server.ts'
 import { CreateCompaniesSchema } from '../services/companies/schemas.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { useHydrated } from '../utils/use-hydrated.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { FormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -54,11 +55,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 		const csv = value.file && value.file.size > 0 ? await value.file.text() : undefined
 		if (csv !== undefined && csv.includes('\uFFFD'))
 			throw new FormError('Save the file as UTF-8 CSV and try again', 'file')
-		// sent twice: one list, one hold, one job
-		const done = await oncePerSubmission(
-			{ accountId: actingAccount(account).accountId, form: 'create-companies', formData },
-			async (trx) => {
-				const { listId } = await createCompanyScrape(
+		// sent twice (double click, back and again): one list, one hold, one job
+		return await startListOnce(
+			account,
+			formData,
+			'create-companies',
+			(trx) =>
+				createCompanyScrape(
 					account,
 					{
 						name: value.name,
@@ -71,17 +74,11 @@ export async function action({ request, context }: Route.ActionArgs) {
 						payWith: value.payWith,
 					},
 					trx,
-				)
-				return {
-					to: `/scrape#list-${listId}`,
-					message: `“${value.name}” is on its way: we are looking up the companies`,
-				}
-			},
+				),
+			`“${value.name}” is on its way: we are looking up the companies`,
 		)
-		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+		return formErrorReply(error, submission)
 	}
 }
 

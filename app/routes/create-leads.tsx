@@ -6,14 +6,16 @@ import { data, Form, Link, useSearchParams } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/create-leads'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
+import { FilterSummary, SavedTemplates } from '../components/lists/url-templates.tsx'
 import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Field, FormErrors, inputClasses, SelectField } from '../components/ui/field.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
-import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
-import { fillTemplate, parseApolloUrl, type ApolloFilter } from '../services/leads/apollo-url.ts'
+import { newFormKey } from '../services/idempotency/form-submissions.server.ts'
+import { startListOnce } from '../services/lists/start-list.server.ts'
+import { fillTemplate, parseApolloUrl } from '../services/leads/apollo-url.ts'
 import { createLeadScrape } from '../services/leads/create-lead-scrape.server.ts'
 import {
 	CreateLeadsSchema,
@@ -29,7 +31,7 @@ import {
 } from '../services/leads/url-templates.server.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import { useIsPending } from '../utils/forms.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
@@ -92,11 +94,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 				`Template “${saved.name}” saved`,
 			)
 		} catch (error) {
-			if (!(error instanceof FormError)) throw error
-			return data(
-				{ intent, result: replyWithFormError(submission, error), filters: null },
-				{ status: 400 },
-			)
+			return formErrorReply(error, submission, { intent, filters: null })
 		}
 	}
 
@@ -118,11 +116,13 @@ export async function action({ request, context }: Route.ActionArgs) {
 			const template = await findUrlTemplate(account, value.templateId)
 			url = fillTemplate(template.url, value.fill ?? {})
 		}
-		// sent twice (double click, back and again): one list, one hold, one Apify run
-		const done = await oncePerSubmission(
-			{ accountId: actingAccount(account).accountId, form: 'create-leads', formData },
-			async (trx) => {
-				const { listId } = await createLeadScrape(
+		// sent twice (double click, back and again): one list, one hold, one job
+		return await startListOnce(
+			account,
+			formData,
+			'create-leads',
+			(trx) =>
+				createLeadScrape(
 					account,
 					{
 						name: value.name,
@@ -132,37 +132,12 @@ export async function action({ request, context }: Route.ActionArgs) {
 						workspaceId: value.workspaceId ?? currentWorkspaceId,
 					},
 					trx,
-				)
-				return {
-					to: `/scrape#list-${listId}`,
-					message: `“${value.name}” is on its way: we are scraping your leads`,
-				}
-			},
+				),
+			`“${value.name}” is on its way: we are scraping your leads`,
 		)
-		return redirectWithSuccess(done.to, done.message)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data(
-			{ intent, result: replyWithFormError(submission, error), filters: null },
-			{ status: 400 },
-		)
+		return formErrorReply(error, submission, { intent, filters: null })
 	}
-}
-
-function FilterSummary({ filters }: { filters: ApolloFilter[] }) {
-	return (
-		<dl
-			className="mt-2 space-y-1 rounded-md bg-slate-50 p-3 text-sm ring-1 ring-slate-200"
-			data-testid="search-filters"
-		>
-			{filters.map((f) => (
-				<div key={f.key} className="flex flex-wrap gap-x-2">
-					<dt className="font-medium text-slate-700">{f.label}:</dt>
-					<dd className="text-slate-900">{f.values.join(', ')}</dd>
-				</div>
-			))}
-		</dl>
-	)
 }
 
 export default function CreateLeads({ loaderData, actionData }: Route.ComponentProps) {
@@ -189,13 +164,6 @@ export default function CreateLeads({ loaderData, actionData }: Route.ComponentP
 						? (PreviewSearchSchema as unknown as typeof CreateLeadsSchema)
 						: CreateLeadsSchema,
 			}),
-		shouldRevalidate: 'onInput',
-	})
-	const [templateForm, templateFields] = useForm({
-		id: 'save-template',
-		lastResult: actionData?.intent === 'save-template' ? actionData.result : undefined,
-		constraint: getZodConstraint(SaveTemplateSchema),
-		onValidate: ({ formData }) => parseWithZod(formData, { schema: SaveTemplateSchema }),
 		shouldRevalidate: 'onInput',
 	})
 	const [url, setUrl] = useState('')
@@ -356,57 +324,10 @@ export default function CreateLeads({ loaderData, actionData }: Route.ComponentP
 					</Form>
 				</Card>
 
-				<Card>
-					<h2 className="text-lg font-semibold">Saved templates</h2>
-					<p className="mt-1 text-sm text-slate-600">
-						Save a search address with {'{{placeholders}}'}, e.g.{' '}
-						<code className="text-xs">personTitles[]={'{{title}}'}</code>; each becomes a field.
-					</p>
-					{templates.length ? (
-						<ul className="mt-4 divide-y divide-slate-100">
-							{templates.map((t) => (
-								<li key={t.id} className="flex items-center justify-between gap-2 py-2 text-sm">
-									<Link
-										to={`/create-leads?template=${t.id}`}
-										className="font-medium text-indigo-700 hover:underline"
-									>
-										{t.name}
-									</Link>
-									{t.global ? (
-										<span className="text-xs text-slate-500">shared</span>
-									) : (
-										<Form method="post">
-											<input type="hidden" name="intent" value="delete-template" />
-											<input type="hidden" name="templateId" value={t.id} />
-											<button
-												type="submit"
-												className="text-xs text-red-700 hover:underline"
-												aria-label={`Delete template ${t.name}`}
-											>
-												Delete
-											</button>
-										</Form>
-									)}
-								</li>
-							))}
-						</ul>
-					) : null}
-					<Form method="post" className="mt-4 space-y-3" {...getFormProps(templateForm)}>
-						<input type="hidden" name="intent" value="save-template" />
-						<FormErrors id={templateForm.errorId} errors={templateForm.errors} />
-						<Field
-							label="Template name"
-							errors={templateFields.templateName.errors}
-							inputProps={getInputProps(templateFields.templateName, { type: 'text' })}
-						/>
-						<Field
-							label="Address with placeholders"
-							errors={templateFields.templateUrl.errors}
-							inputProps={getInputProps(templateFields.templateUrl, { type: 'text' })}
-						/>
-						<SubmitButton variant="secondary">Save template</SubmitButton>
-					</Form>
-				</Card>
+				<SavedTemplates
+					templates={templates}
+					lastResult={actionData?.intent === 'save-template' ? actionData.result : undefined}
+				/>
 			</div>
 		</>
 	)

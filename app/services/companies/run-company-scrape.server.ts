@@ -6,14 +6,19 @@ import {
 	createApolloClient,
 	type ApolloOrganization,
 } from '../../integrations/apollo.server.ts'
-import { MalformedAnswerError } from '../../integrations/http.server.ts'
 import { pausesForWindow, retryLater, type JobContext } from '../../jobs/define.server.ts'
 import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { patiently } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
-import { commitCredits, inTransaction } from '../billing/credits.server.ts'
-import { JobStatus } from '../leads/run-lead-scrape.server.ts'
+import { commitCredits } from '../billing/credits.server.ts'
+import {
+	endList,
+	finalProviderMessage,
+	JobStatus,
+	listStillRunning,
+	markListProcessing,
+} from '../lists/list-scrape.server.ts'
 import { mapApolloOrganization, type CompanyFields } from './map-apollo-organization.ts'
 
 export const companyScrapeReference = (listId: string, attempt: number) =>
@@ -103,27 +108,6 @@ async function settle(
 	return { used, refunded }
 }
 
-/** What a failed list kept and paid, in its reason (decision 0063). */
-function keptNote(
-	list: Pick<List, 'found_before'>,
-	found: number,
-	settled: { used: number; refunded: number } | undefined,
-) {
-	const kept = Math.max(0, found - list.found_before)
-	const rows = `${kept.toLocaleString('en')} compan${kept === 1 ? 'y' : 'ies'}`
-	const parts: string[] = []
-	if (kept > 0)
-		parts.push(
-			settled && settled.used > 0
-				? `The ${rows} found before it stopped are kept and charged (${settled.used.toLocaleString('en')} credits).`
-				: `The ${rows} found before it stopped are kept.`,
-		)
-	if (settled && settled.refunded > 0)
-		parts.push(`${settled.refunded.toLocaleString('en')} unused credits were refunded.`)
-	parts.push(kept > 0 ? 'Retry the list to look up the rest.' : 'Retry the list to try again.')
-	return parts.join(' ')
-}
-
 /** A cancelled domain lookup: the companies written so far are charged, the rest comes back. */
 export async function settleCompanyCancel(listId: string, found: number, trx: typeof db) {
 	const list = await trx
@@ -134,33 +118,21 @@ export async function settleCompanyCancel(listId: string, found: number, trx: ty
 	if (list) await settle(list, found, trx)
 }
 
+/** Ends the list with its credits settled (list-scrape.server.ts). */
 async function finish(
 	list: List,
 	outcome: { ok: true } | { ok: false; error: string },
 	executor: typeof db = db,
 ) {
-	await inTransaction(executor, async (trx) => {
-		const current = await trx
-			.selectFrom('company_scraping_list')
-			.select('found')
-			.where('id', '=', list.id)
-			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
-			.forUpdate()
-			.executeTakeFirst()
-		if (!current) return
-		const settled = await settle(list, current.found, trx)
-		await trx
-			.updateTable('company_scraping_list')
-			.set({
-				status: outcome.ok ? JobStatus.success : JobStatus.fail,
-				error: outcome.ok ? null : `${outcome.error} ${keptNote(list, current.found, settled)}`,
-				progress: outcome.ok ? 100 : sql`progress`,
-				finished_at: sql`now()`,
-				updated_at: sql`now()`,
-			})
-			.where('id', '=', list.id)
-			.execute()
-	})
+	await endList(
+		{ kind: 'companies', id: list.id, foundBefore: list.found_before },
+		outcome,
+		{
+			settle: (found, trx) => settle(list, found, trx),
+			retryRest: 'Retry the list to look up the rest.',
+		},
+		executor,
+	)
 }
 
 const LIST_COLUMNS = [
@@ -218,18 +190,6 @@ export async function settleEndedCompanyScrape(listId: string) {
 	})
 }
 
-/** An Apollo failure that ends the list: said as final, never "we will try again". */
-function finalApolloMessage(error: ApolloError) {
-	if (error.kind === 'rate-limited')
-		return 'Apollo kept rate limiting the lookups, so they stopped after several tries.'
-	if (error.kind === 'unavailable')
-		// a malformed answer says what was wrong; the others only promised another try
-		return error.cause instanceof MalformedAnswerError
-			? `${error.message} The lookups stopped after several tries.`
-			: 'Apollo could not be reached or kept failing, so the lookups stopped after several tries.'
-	return error.message
-}
-
 /**
  * Apollo's window is spent and the job waits in the queue until it ends (the worker puts it
  * back, decision 0077): the list says until when, instead of "Processing" with nothing moving.
@@ -256,26 +216,12 @@ export async function runCompanyScrape(listId: string, job: JobContext) {
 		.where('id', '=', listId)
 		.executeTakeFirst()) as List | undefined
 	if (!list || list.status === JobStatus.success || list.status === JobStatus.fail) return
-	await db
-		.updateTable('company_scraping_list')
-		.set({
-			status: JobStatus.processing,
-			started_at: sql`coalesce(started_at, now())`,
-			updated_at: sql`now()`,
-		})
-		.where('id', '=', list.id)
-		.where('status', '=', JobStatus.pending)
-		.execute()
+	await markListProcessing('companies', list.id)
 	try {
 		const apollo = await apolloFor(list)
 		for (let offset = list.items_read; offset < list.input_domains.length; offset += BATCH) {
 			if (job.signal.aborted) throw new Error('worker stopping')
-			const current = await db
-				.selectFrom('company_scraping_list')
-				.select('status')
-				.where('id', '=', list.id)
-				.executeTakeFirst()
-			if (current?.status !== JobStatus.processing) return
+			if (!(await listStillRunning('companies', list.id))) return
 			const domains = list.input_domains.slice(offset, offset + BATCH)
 			const organizations = await enrichBatch(apollo, domains, job.signal)
 			const companies = organizations
@@ -284,13 +230,7 @@ export async function runCompanyScrape(listId: string, job: JobContext) {
 			const read = offset + domains.length
 			// A cancel holds this lock while it settles: a batch found after it is not written.
 			const written = await db.transaction().execute(async (trx) => {
-				const now = await trx
-					.selectFrom('company_scraping_list')
-					.select('status')
-					.where('id', '=', list.id)
-					.forUpdate()
-					.executeTakeFirst()
-				if (now?.status !== JobStatus.processing) return false
+				if (!(await listStillRunning('companies', list.id, trx, true))) return false
 				let inserted = 0
 				if (companies.length > 0) {
 					const rows = await trx
@@ -339,7 +279,11 @@ export async function runCompanyScrape(listId: string, job: JobContext) {
 			ok: false,
 			error:
 				error instanceof ApolloError
-					? finalApolloMessage(error)
+					? finalProviderMessage(error, {
+							provider: 'Apollo',
+							work: 'the lookups',
+							they: 'they',
+						})
 					: 'Something went wrong while looking up the companies.',
 		})
 	}

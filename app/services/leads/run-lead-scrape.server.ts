@@ -9,15 +9,22 @@ import {
 	runFailure,
 	type ApifyClient,
 } from '../../integrations/apify.server.ts'
-import { MalformedAnswerError } from '../../integrations/http.server.ts'
 import { retryLater, type JobContext } from '../../jobs/define.server.ts'
 import { endedJob, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { patiently } from '../../utils/patience.server.ts'
-import { commitCredits, inTransaction, releaseCredits } from '../billing/credits.server.ts'
+import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { mapApolloPerson, type LeadFields } from './map-apollo-person.ts'
 import { mapApolloOrganization, type CompanyFields } from '../companies/map-apollo-organization.ts'
+import { LIST_KINDS, type ListKind } from '../lists/list-kinds.ts'
+import {
+	endList,
+	finalProviderMessage,
+	JobStatus,
+	listStillRunning,
+	markListProcessing,
+} from '../lists/list-scrape.server.ts'
 
 export const leadScrapeReference = (requestId: string, attempt: number) =>
 	`lead-scrape:${requestId}:${attempt}`
@@ -25,11 +32,8 @@ export const leadScrapeReference = (requestId: string, attempt: number) =>
 export const PAGE_SIZE = 1000
 export const JOB_RETRY_LIMIT = 4
 
-export const JobStatus = { pending: 0, processing: 1, success: 2, fail: 3 } as const
-
-export type ListKind = 'leads' | 'companies'
-
-const LIST_TABLE = { leads: 'processing_list', companies: 'company_scraping_list' } as const
+export { JobStatus }
+export type { ListKind }
 
 type Request = {
 	id: string
@@ -81,7 +85,7 @@ async function loadRequest(
 	const kind: ListKind = request.list_id ? 'leads' : 'companies'
 	const listId = (request.list_id ?? request.company_list_id)!
 	const list = await executor
-		.selectFrom(LIST_TABLE[kind])
+		.selectFrom(LIST_KINDS[kind].listTable)
 		.select(['workspace_id', 'status', 'found'])
 		.where('id', '=', listId)
 		.executeTakeFirst()
@@ -170,15 +174,6 @@ async function apifyFor(request: Request): Promise<ApifyClient> {
 	})
 }
 
-async function stillRunning(kind: ListKind, listId: string) {
-	const row = await db
-		.selectFrom(LIST_TABLE[kind])
-		.select('status')
-		.where('id', '=', listId)
-		.executeTakeFirst()
-	return row?.status === JobStatus.processing
-}
-
 async function insertRows(trx: Transaction<DB>, request: Request, items: unknown[]) {
 	const owner = {
 		list_id: request.list_id,
@@ -218,13 +213,7 @@ async function insertRows(trx: Transaction<DB>, request: Request, items: unknown
  */
 async function savePage(request: Request, items: unknown[], itemsRead: number) {
 	return db.transaction().execute(async (trx) => {
-		const list = await trx
-			.selectFrom(LIST_TABLE[request.kind])
-			.select('status')
-			.where('id', '=', request.list_id)
-			.forUpdate()
-			.executeTakeFirst()
-		if (list?.status !== JobStatus.processing) return false
+		if (!(await listStillRunning(request.kind, request.list_id, trx, true))) return false
 		const inserted = await insertRows(trx, request, items)
 		await trx
 			.updateTable('apollo_requests')
@@ -232,7 +221,7 @@ async function savePage(request: Request, items: unknown[], itemsRead: number) {
 			.where('id', '=', request.id)
 			.execute()
 		await trx
-			.updateTable(LIST_TABLE[request.kind])
+			.updateTable(LIST_KINDS[request.kind].listTable)
 			.set({
 				found: sql`found + ${inserted}`,
 				progress: sql`least(99, greatest(progress, ${Math.floor((itemsRead / Math.max(request.requested_count, 1)) * 100)}))`,
@@ -244,70 +233,28 @@ async function savePage(request: Request, items: unknown[], itemsRead: number) {
 	})
 }
 
-/**
- * Ends the list and settles its credits in one transaction: whoever sees the status sees the
- * balance. A failed list keeps the rows it wrote and pays for them like a cancelled one
- * (decision 0063); its reason says so, and that the rest of the hold came back.
- */
+/** Ends the list, its credits settled and its request ended with it (list-scrape.server.ts). */
 async function finish(
 	request: Request,
 	outcome: { ok: true } | { ok: false; error: string },
 	executor: Kysely<DB> = db,
 ) {
-	await inTransaction(executor, async (trx) => {
-		const list = await trx
-			.selectFrom(LIST_TABLE[request.kind])
-			.select('found')
-			.where('id', '=', request.list_id)
-			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
-			.forUpdate()
-			.executeTakeFirst()
-		// already ended (cancelled, or another run of this job finished first)
-		if (!list) return
-		const settled = await settleCredits(request, list.found, trx)
-		const error = outcome.ok ? null : `${outcome.error} ${keptNote(request, list.found, settled)}`
-		await trx
-			.updateTable(LIST_TABLE[request.kind])
-			.set({
-				status: outcome.ok ? JobStatus.success : JobStatus.fail,
-				error,
-				progress: outcome.ok ? 100 : sql`progress`,
-				finished_at: sql`now()`,
-				updated_at: sql`now()`,
-			})
-			.where('id', '=', request.list_id)
-			.execute()
-		await trx
-			.updateTable('apollo_requests')
-			.set({ status: outcome.ok ? JobStatus.success : JobStatus.fail, error })
-			.where('id', '=', request.id)
-			.execute()
-	})
-}
-
-/** What a failed list kept and paid, in its reason (decision 0063). */
-function keptNote(
-	request: Pick<Request, 'kind' | 'found_before' | 'credits_reserved'>,
-	found: number,
-	settled: { used: number; refunded: number } | undefined,
-) {
-	const kept = Math.max(0, found - request.found_before)
-	const count = kept.toLocaleString('en')
-	const rows =
-		request.kind === 'leads'
-			? `${count} lead${kept === 1 ? '' : 's'}`
-			: `${count} compan${kept === 1 ? 'y' : 'ies'}`
-	const parts: string[] = []
-	if (kept > 0)
-		parts.push(
-			settled && settled.used > 0
-				? `The ${rows} found before it stopped are kept and charged (${settled.used.toLocaleString('en')} credits).`
-				: `The ${rows} found before it stopped are kept.`,
-		)
-	if (settled && settled.refunded > 0)
-		parts.push(`${settled.refunded.toLocaleString('en')} unused credits were refunded.`)
-	parts.push(kept > 0 ? 'Retry the list to find the rest.' : 'Retry the list to try again.')
-	return parts.join(' ')
+	await endList(
+		{ kind: request.kind, id: request.list_id, foundBefore: request.found_before },
+		outcome,
+		{
+			settle: (found, trx) => settleCredits(request, found, trx),
+			retryRest: 'Retry the list to find the rest.',
+			also: async (trx, error) => {
+				await trx
+					.updateTable('apollo_requests')
+					.set({ status: outcome.ok ? JobStatus.success : JobStatus.fail, error })
+					.where('id', '=', request.id)
+					.execute()
+			},
+		},
+		executor,
+	)
 }
 
 /**
@@ -366,7 +313,7 @@ export async function settleEndedLeadScrape(requestId: string) {
 		const request = await loadRequest(requestId, trx)
 		if (!request) return false
 		const locked = await trx
-			.selectFrom(LIST_TABLE[request.kind])
+			.selectFrom(LIST_KINDS[request.kind].listTable)
 			.select('status')
 			.where('id', '=', request.list_id)
 			.forUpdate()
@@ -380,18 +327,6 @@ export async function settleEndedLeadScrape(requestId: string) {
 		await finish(current, { ok: false, error: `The search stopped. ${whyEnded(ended)}` }, trx)
 		return true
 	})
-}
-
-/** An Apify failure that ends the list: said as final, never "we will try again". */
-function finalApifyMessage(error: ApifyError) {
-	if (error.kind === 'rate-limited')
-		return 'Apify kept rate limiting the search, so it stopped after several tries.'
-	if (error.kind === 'unavailable')
-		// a malformed answer says what was wrong; the others only promised another try
-		return error.cause instanceof MalformedAnswerError
-			? `${error.message} The search stopped after several tries.`
-			: 'Apify could not be reached or kept failing, so the search stopped after several tries.'
-	return error.message
 }
 
 /**
@@ -408,16 +343,7 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 		request.list_status === JobStatus.fail
 	)
 		return
-	await db
-		.updateTable(LIST_TABLE[request.kind])
-		.set({
-			status: JobStatus.processing,
-			started_at: sql`coalesce(started_at, now())`,
-			updated_at: sql`now()`,
-		})
-		.where('id', '=', request.list_id)
-		.where('status', '=', JobStatus.pending)
-		.execute()
+	await markListProcessing(request.kind, request.list_id)
 	try {
 		const apify = await apifyFor(request)
 		if (!request.run_id) {
@@ -432,7 +358,7 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 		let run = await patiently(() => apify.getRun(request!.run_id!, 60), job.signal)
 		while (!isFinished(run)) {
 			if (job.signal.aborted) throw new Error('worker stopping')
-			if (!(await stillRunning(request.kind, request.list_id))) {
+			if (!(await listStillRunning(request.kind, request.list_id))) {
 				await apify.abortRun(run.id).catch(() => {})
 				return
 			}
@@ -444,7 +370,7 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 		let offset = request.items_read
 		for (;;) {
 			if (job.signal.aborted) throw new Error('worker stopping')
-			if (!(await stillRunning(request.kind, request.list_id))) return
+			if (!(await listStillRunning(request.kind, request.list_id))) return
 			const page = await patiently(
 				() => apify.datasetItems(run.defaultDatasetId, { offset, limit: PAGE_SIZE }),
 				job.signal,
@@ -461,7 +387,7 @@ export async function runLeadScrape(requestId: string, job: JobContext) {
 			throw error
 		const message =
 			error instanceof ApifyError
-				? finalApifyMessage(error)
+				? finalProviderMessage(error, { provider: 'Apify', work: 'the search', they: 'it' })
 				: 'Something went wrong while scraping.'
 		if (!(error instanceof ApifyError))
 			logger.error({ err: error, requestId }, 'lead scrape failed')

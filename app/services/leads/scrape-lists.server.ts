@@ -14,11 +14,12 @@ import { logger } from '../../utils/logger.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { transact } from '../idempotency/form-submissions.server.ts'
+import { LIST_KINDS, type ListKind } from '../lists/list-kinds.ts'
 import { deleteLeadList } from '../lists/manage-list.server.ts'
 import { actingAccount, canUseWorkspace, type ActingAccount } from '../workspaces/access.server.ts'
 import { JobStatus, leadScrapeReference, settleCredits } from './run-lead-scrape.server.ts'
 
-export type ListKind = 'leads' | 'companies'
+export type { ListKind }
 
 export type ScrapeListRow = {
 	id: string
@@ -63,8 +64,8 @@ export async function listScrapeLists(
 			])
 			.where('user_id', '=', account.accountId)
 			.where(inScope('workspace_id'))
-	const leads = listsOf('processing_list', 'leads')
-	const companies = listsOf('company_scraping_list', 'companies')
+	const leads = listsOf(LIST_KINDS.leads.listTable, 'leads')
+	const companies = listsOf(LIST_KINDS.companies.listTable, 'companies')
 	const rows = await leads.unionAll(companies).orderBy('created_at', 'desc').limit(500).execute()
 	return rows.map((r) => ({
 		id: r.id,
@@ -81,13 +82,11 @@ export async function listScrapeLists(
 	}))
 }
 
-const TABLE = { leads: 'processing_list', companies: 'company_scraping_list' } as const
-
 /** The list, when it is the account's and in a workspace the user may use; else 404. */
 async function findList(account: ActingAccount, kind: ListKind, id: string) {
 	if (!isUuid(id)) notFound('This list')
 	const list = await db
-		.selectFrom(TABLE[kind])
+		.selectFrom(LIST_KINDS[kind].listTable)
 		.select(['id', 'name', 'status', 'workspace_id', 'found', 'source_type'])
 		.where('id', '=', id)
 		.where('user_id', '=', account.accountId)
@@ -119,14 +118,14 @@ export async function cancelScrape(context: AccountContext | null, kind: ListKin
 	}
 	const run = await db.transaction().execute(async (trx) => {
 		const locked = await trx
-			.selectFrom(TABLE[kind])
+			.selectFrom(LIST_KINDS[kind].listTable)
 			.select(['id', 'status'])
 			.where('id', '=', list.id)
 			.forUpdate()
 			.executeTakeFirst()
 		if (!locked || !isRunningStatus(locked.status)) return null
 		const cancelled = await trx
-			.updateTable(TABLE[kind])
+			.updateTable(LIST_KINDS[kind].listTable)
 			.set({
 				status: JobStatus.fail,
 				error: 'Cancelled',
@@ -186,7 +185,7 @@ export async function retryScrape(
 		await transact(executor, async (trx) => {
 			// only a list still failed: a retry sent twice at once runs it once
 			const claimed = await trx
-				.updateTable(TABLE[kind])
+				.updateTable(LIST_KINDS[kind].listTable)
 				.set({ status: JobStatus.pending, error: null, finished_at: null, updated_at: sql`now()` })
 				.where('id', '=', list.id)
 				.where('status', '=', JobStatus.fail)
@@ -209,7 +208,11 @@ export async function retryScrape(
 					})
 					.where('id', '=', request.id)
 					.execute()
-				await trx.updateTable(TABLE[kind]).set({ progress: 0 }).where('id', '=', list.id).execute()
+				await trx
+					.updateTable(LIST_KINDS[kind].listTable)
+					.set({ progress: 0 })
+					.where('id', '=', list.id)
+					.execute()
 				if (request.credits_reserved > 0) {
 					await reserveCredits(trx, {
 						accountId: account.accountId,
@@ -269,7 +272,7 @@ export async function deleteScrapeList(context: AccountContext | null, kind: Lis
 		await cancelScrape(account, kind, id)
 	}
 	await db
-		.deleteFrom(TABLE[kind])
+		.deleteFrom(LIST_KINDS[kind].listTable)
 		.where('id', '=', list.id)
 		.where('user_id', '=', account.accountId)
 		.execute()

@@ -1,14 +1,14 @@
 import { sql, type RawBuilder } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { isUuid } from '../../utils/http-errors.server.ts'
-import {
-	COMPANIES_PAGE_SIZE,
-	parseCompaniesQuery,
-	type CompaniesQuery,
-	type CompanySort,
-} from './companies-query.ts'
 import { findCompanyList } from './find-list.server.ts'
+import { decodeCursor, keysetPage, likePrefix } from './keyset-page.server.ts'
+import { LIST_KINDS, type CompanySort } from './list-kinds.ts'
+import { parseListQuery, type ListQuery } from './list-query.ts'
+
+export type CompaniesQuery = ListQuery<CompanySort>
+
+const COMPANIES_PAGE_SIZE = LIST_KINDS.companies.pageSize
 
 export type CompanyRow = {
 	id: string
@@ -29,26 +29,7 @@ export const COMPANY_SORT_KEY: Record<CompanySort, RawBuilder<string>> = {
 	domain: sql`(coalesce(lower(domain), '') collate "C")`,
 }
 
-type Cursor = { key: string; id: string }
-
-function encodeCursor(cursor: Cursor) {
-	return Buffer.from(JSON.stringify([cursor.key, cursor.id])).toString('base64url')
-}
-
-function decodeCursor(value: string | undefined): Cursor | null {
-	if (!value) return null
-	try {
-		const [key, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[]
-		if (!isUuid(id) || typeof key !== 'string') return null
-		return { key, id }
-	} catch {
-		return null
-	}
-}
-
-function likePrefix(value: string) {
-	return `${value.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`
-}
+const companyKey = (key: unknown) => (typeof key === 'string' ? key : undefined)
 
 /** `q` matches the start of the company's name or of its domain (case-insensitive). */
 export function searchCondition(q: string) {
@@ -58,8 +39,8 @@ export function searchCondition(q: string) {
 
 /** The select of one page (a list id already checked): exported so a test can EXPLAIN it. */
 export function companiesPageQuery(listId: string, query: CompaniesQuery) {
-	const after = decodeCursor(query.after)
-	const before = after ? null : decodeCursor(query.before)
+	const after = decodeCursor(query.after, companyKey)
+	const before = after ? null : decodeCursor(query.before, companyKey)
 	const keyOf = COMPANY_SORT_KEY[query.sort]
 	const descending = query.dir === 'desc'
 	// Reading backwards (the previous page) flips the order, then the rows are turned round.
@@ -115,35 +96,19 @@ export async function listCompaniesPage(
 	search: URLSearchParams,
 ) {
 	const { list } = await findCompanyList(context, listId)
-	const query = parseCompaniesQuery(search)
+	const query = parseListQuery('companies', search)
 	const { builder, reverse, after } = companiesPageQuery(list.id, query)
 	const fetched = await builder.execute()
-	const more = fetched.length > COMPANIES_PAGE_SIZE
-	const rows = fetched.slice(0, COMPANIES_PAGE_SIZE)
-	if (reverse) rows.reverse()
-	const first = rows[0]
-	const last = rows.at(-1)
-	const hasPrevious = reverse ? more : query.page > 1 || after !== null
-	const hasNext = reverse ? true : more
+	const page = keysetPage(fetched, query, COMPANIES_PAGE_SIZE, { reverse, after })
 	return {
 		list,
 		query,
-		companies: rows.map(({ sort_key: _, ...company }) => company as CompanyRow),
-		dataKeys: [
-			...new Set(rows.flatMap((r) => Object.keys((r.data as Record<string, unknown>) ?? {}))),
-		].slice(0, 20),
+		companies: page.rows as CompanyRow[],
+		dataKeys: page.dataKeys,
 		/** the whole list's size (kept on the list row: no count over the list) */
 		total: query.q ? null : list.found,
-		firstIndex: (query.page - 1) * COMPANIES_PAGE_SIZE + 1,
-		previous:
-			hasPrevious && first
-				? query.page <= 2
-					? { page: 1 }
-					: { page: query.page - 1, before: encodeCursor({ key: first.sort_key, id: first.id }) }
-				: null,
-		next:
-			hasNext && last
-				? { page: query.page + 1, after: encodeCursor({ key: last.sort_key, id: last.id }) }
-				: null,
+		firstIndex: page.firstIndex,
+		previous: page.previous,
+		next: page.next,
 	}
 }

@@ -5,7 +5,7 @@ import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import { buildAccounts, contextOf, outcomeOf } from '../../../tests/support/team.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { companiesPageQuery, listCompaniesPage } from './companies-page.server.ts'
-import { companiesSearch, parseCompaniesQuery } from './companies-query.ts'
+import { listSearch, parseListQuery } from './list-query.ts'
 
 async function companyList(account: AccountContext, count: number) {
 	const id = account.accountId!
@@ -40,7 +40,7 @@ async function walk(account: AccountContext, listId: string, query: Record<strin
 		seen.push(page.companies.map((c) => c.domain!))
 		if (!page.next) return { pages: seen, last: page }
 		const { q, sort, dir } = page.query
-		search = new URLSearchParams(companiesSearch({ q, sort, dir, ...page.next }))
+		search = new URLSearchParams(listSearch('companies', { q, sort, dir, ...page.next }))
 	}
 }
 
@@ -64,7 +64,7 @@ describe('company list page', () => {
 		const back = await listCompaniesPage(
 			me,
 			listId,
-			new URLSearchParams(companiesSearch({ sort: 'name', ...previous })),
+			new URLSearchParams(listSearch('companies', { sort: 'name', ...previous })),
 		)
 		expect(back.companies.map((c) => c.domain)).toEqual(byName.pages[1])
 		expect(back.firstIndex).toBe(51)
@@ -105,13 +105,16 @@ describe('company list page', () => {
 		const second = await listCompaniesPage(me, listId, new URLSearchParams())
 		const plans: string[] = []
 		for (const search of [
-			companiesSearch({ ...second.next! }),
-			companiesSearch({ sort: 'domain', dir: 'desc', ...second.next! }).replace(/after=[^&]+/, ''),
-			companiesSearch({ q: 'd01' }),
+			listSearch('companies', { ...second.next! }),
+			listSearch('companies', { sort: 'domain', dir: 'desc', ...second.next! }).replace(
+				/after=[^&]+/,
+				'',
+			),
+			listSearch('companies', { q: 'd01' }),
 		]) {
 			const { sql: text, parameters } = companiesPageQuery(
 				listId,
-				parseCompaniesQuery(new URLSearchParams(search)),
+				parseListQuery('companies', new URLSearchParams(search)),
 			).builder.compile()
 			const { rows } = await db.executeQuery<{ 'QUERY PLAN': string }>({
 				sql: `explain ${text}`,

@@ -1,5 +1,5 @@
 import { sql, type Expression, type RawBuilder } from 'kysely'
-import type { LeadSort } from './leads-query.ts'
+import type { LeadSort } from './list-kinds.ts'
 
 // Lowercased in the "C" collation, so that prefix search (like 'abc%') can use the same
 // indexes as the sorts.

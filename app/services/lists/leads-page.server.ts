@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { isUuid } from '../../utils/http-errors.server.ts'
 import { findLeadList, type LeadList } from './find-list.server.ts'
+import { decodeCursor, keysetPage, likePrefix } from './keyset-page.server.ts'
 import {
 	comparedTo,
 	keysComparedTo,
@@ -14,8 +14,15 @@ import {
 	SORT_KEY,
 	type Cursor,
 } from './lead-order.server.ts'
-import { LEADS_PAGE_SIZE, parseLeadsQuery, type LeadsQuery, type LeadSort } from './leads-query.ts'
+import { LIST_KINDS, type LeadSort } from './list-kinds.ts'
+import { parseListQuery, type ListQuery } from './list-query.ts'
 import { MARK_EVERY, requestPageMarks, rowFromMarks } from './page-marks.server.ts'
+
+export { encodeCursor } from './keyset-page.server.ts'
+
+export type LeadsQuery = ListQuery<LeadSort>
+
+const LEADS_PAGE_SIZE = LIST_KINDS.leads.pageSize
 
 export type LeadRow = {
 	id: string
@@ -32,23 +39,12 @@ export type LeadRow = {
 	data: Record<string, unknown>
 }
 
-export function encodeCursor(cursor: Cursor) {
-	return Buffer.from(JSON.stringify([cursor.key, cursor.id])).toString('base64url')
-}
-
-function decodeCursor(value: string | undefined): Cursor | null {
-	if (!value) return null
-	try {
-		const [key, id] = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown[]
-		if (!isUuid(id)) return null
-		if (key === null) return { key: null, id }
-		// a single key: a link made before orders had several
-		const keys = typeof key === 'string' ? [key] : key
-		if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) return null
-		return { key: keys as string[], id }
-	} catch {
-		return null
-	}
+/** A cursor's key: null in added order, else the order's keys (one string: a link made
+ * before orders had several). */
+function leadKey(key: unknown): string[] | null | undefined {
+	if (key === null) return null
+	const keys = typeof key === 'string' ? [key] : key
+	return Array.isArray(keys) && keys.every((k) => typeof k === 'string') ? keys : undefined
 }
 
 /**
@@ -69,10 +65,10 @@ export async function listLeadsPage(
 
 /** listLeadsPage for a list already found (findLeadList) for the signed-in account. */
 export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
-	const query = parseLeadsQuery(search)
+	const query = parseListQuery('leads', search)
 	const descending = query.dir === 'desc'
-	let after = decodeCursor(query.after)
-	const before = after ? null : decodeCursor(query.before)
+	let after = decodeCursor(query.after, leadKey)
+	const before = after ? null : decodeCursor(query.before, leadKey)
 	let offset = 0
 	let pastTheEnd = false
 	if (!after && !before && query.page > 1) {
@@ -92,36 +88,22 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 		? []
 		: (searched?.rows ??
 			(await leadsPageQuery(list.id, query, { after, before }, offset).execute()))
-	const more = fetched.length > LEADS_PAGE_SIZE
-	const rows = fetched.slice(0, LEADS_PAGE_SIZE)
-	if (reverse) rows.reverse()
-	const first = rows[0]
-	const last = rows.at(-1)
-	const hasPrevious = reverse ? more : query.page > 1 || after !== null
-	const hasNext = reverse ? true : more
-	const dataKeys = [
-		...new Set(rows.flatMap((r) => Object.keys((r.data as Record<string, unknown>) ?? {}))),
-	].slice(0, 20)
+	const page = keysetPage<(typeof fetched)[number]>(fetched, query, LEADS_PAGE_SIZE, {
+		reverse,
+		after,
+	})
 	return {
 		list,
 		query,
-		leads: rows.map(({ sort_key: _, ...lead }) => lead as LeadRow),
-		dataKeys,
+		leads: page.rows as LeadRow[],
+		dataKeys: page.dataKeys,
 		/** the whole list's size (kept on the list row, so no count over 1,000,000 rows) */
 		total: query.q ? null : list.found,
 		/** how many leads the search matches, counted up to SEARCH_COUNT_CAP */
 		matching: searched?.matching ?? null,
-		firstIndex: (query.page - 1) * LEADS_PAGE_SIZE + 1,
-		previous:
-			hasPrevious && first
-				? query.page <= 2
-					? { page: 1 }
-					: { page: query.page - 1, before: encodeCursor({ key: first.sort_key, id: first.id }) }
-				: null,
-		next:
-			hasNext && last
-				? { page: query.page + 1, after: encodeCursor({ key: last.sort_key, id: last.id }) }
-				: null,
+		firstIndex: page.firstIndex,
+		previous: page.previous,
+		next: page.next,
 	}
 }
 
@@ -263,10 +245,6 @@ async function rowBeforePage(
 	return row ? { key: row.key, id: row.id } : null
 }
 
-function likePrefix(value: string) {
-	return `${value.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`
-}
-
 /** The list page's search as a condition on `leads` (also what a run on a search takes). */
 export function searchCondition(q: string) {
 	const prefix = likePrefix(q)
@@ -284,5 +262,3 @@ export function searchCondition(q: string) {
 	}
 	return sql<boolean>`(${sql.join(parts, sql` or `)})`
 }
-
-export type { LeadsQuery }

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { comparedTo, listOrder, ofList, sortKeyOf, type Cursor } from './lead-order.server.ts'
-import type { LeadSort } from './leads-query.ts'
+import type { LeadSort } from './list-kinds.ts'
 
 /**
  * Every how many leads a finished list keeps a mark per order: a typed page number far from

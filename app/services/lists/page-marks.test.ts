@@ -5,7 +5,7 @@ import { insertSubscription, insertUser } from '../../../tests/support/factories
 import { loadAccountContext, type AccountContext } from '../../context.server.ts'
 import { listLeadsPage } from './leads-page.server.ts'
 import { buildPageMarks, MARK_EVERY } from './page-marks.server.ts'
-import type { LeadSort } from './leads-query.ts'
+import type { LeadSort } from './list-kinds.ts'
 
 // A typed page number far from both ends of a finished list starts from a mark (every
 // MARK_EVERY-th lead in that order), built by a job the first such page asks for.

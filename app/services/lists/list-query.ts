@@ -1,25 +1,22 @@
-// The company list page's URL state (?q=&sort=&dir=&page=&after=|before=), shared by the
-// server and the browser.
+// A list page's URL state (?q=&sort=&dir=&page=&after=|before=), for either kind of list,
+// shared by the server and the browser.
+import { LIST_KINDS, type ListKind, type SortOf } from './list-kinds.ts'
 
-export const COMPANIES_PAGE_SIZE = 50
-
-export const COMPANY_SORTS = [
-	{ key: 'name', label: 'Name' },
-	{ key: 'domain', label: 'Domain' },
-] as const
-
-export type CompanySort = (typeof COMPANY_SORTS)[number]['key']
-
-export type CompaniesQuery = {
+export type ListQuery<Sort extends string = string> = {
 	q: string
-	sort: CompanySort
+	sort: Sort
 	dir: 'asc' | 'desc'
 	page: number
 	after?: string
 	before?: string
 }
 
-export function parseCompaniesQuery(params: URLSearchParams): CompaniesQuery {
+export function parseListQuery<K extends ListKind>(
+	kind: K,
+	params: URLSearchParams,
+): ListQuery<SortOf<K>> {
+	const { sorts, defaultSort } = LIST_KINDS[kind]
+	const sort = params.get('sort') ?? defaultSort
 	const page = Number(params.get('page') ?? 1)
 	const cursor = (name: string) => {
 		const value = params.get(name)
@@ -27,7 +24,7 @@ export function parseCompaniesQuery(params: URLSearchParams): CompaniesQuery {
 	}
 	return {
 		q: (params.get('q') ?? '').trim().slice(0, 200),
-		sort: params.get('sort') === 'domain' ? 'domain' : 'name',
+		sort: (sorts.some((s) => s.key === sort) ? sort : defaultSort) as SortOf<K>,
 		dir: params.get('dir') === 'desc' ? 'desc' : 'asc',
 		page: Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1,
 		after: cursor('after'),
@@ -36,10 +33,10 @@ export function parseCompaniesQuery(params: URLSearchParams): CompaniesQuery {
 }
 
 /** The search string for a page of the list: only what differs from the defaults. */
-export function companiesSearch(query: Partial<CompaniesQuery>) {
+export function listSearch(kind: ListKind, query: Partial<ListQuery>) {
 	const params = new URLSearchParams()
 	if (query.q) params.set('q', query.q)
-	if (query.sort && query.sort !== 'name') params.set('sort', query.sort)
+	if (query.sort && query.sort !== LIST_KINDS[kind].defaultSort) params.set('sort', query.sort)
 	if (query.dir === 'desc') params.set('dir', 'desc')
 	if (query.page && query.page > 1) params.set('page', String(query.page))
 	if (query.after) params.set('after', query.after)

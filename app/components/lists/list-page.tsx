@@ -1,0 +1,301 @@
+import { Form, Link, useNavigation } from 'react-router'
+import { isCancelled, isRunning, JobStatusBadge, ProgressBar } from './job-status.tsx'
+import { buttonClasses } from '../ui/button.tsx'
+import { PageHeader } from '../ui/card.tsx'
+import { inputClasses } from '../ui/field.tsx'
+import { PageLinks } from '../ui/page-links.tsx'
+import { ScrollRegion } from '../ui/scroll-region.tsx'
+import type { ListPageData, ListPageRow } from '../../services/lists/list-page.server.ts'
+import {
+	countOf,
+	LIST_KINDS,
+	type ListColumn,
+	type ListKindDescriptor,
+} from '../../services/lists/list-kinds.ts'
+import { listSearch, type ListQuery } from '../../services/lists/list-query.ts'
+import { useLiveRefresh } from '../../utils/use-live-refresh.ts'
+
+/**
+ * The page of a lead list or of a company list (its kind's descriptor says which): status and
+ * progress, the actions, a search, the sorted table of one page of its rows and the page links.
+ * Its loader is app/services/lists/list-page.server.ts.
+ */
+export function ListPage({ loaderData }: { loaderData: ListPageData }) {
+	const { list, rows, query, summary, total, firstIndex, previous, next, dataKeys, matching } =
+		loaderData
+	const words = LIST_KINDS[loaderData.kind]
+	const search = (q: Partial<ListQuery>) => listSearch(words.kind, q)
+	const navigation = useNavigation()
+	const running = isRunning(list.status)
+	useLiveRefresh(running, 2000)
+
+	const base = { q: query.q, sort: query.sort, dir: query.dir }
+	const sortLink = (sort: string) =>
+		search({ q: query.q, sort, dir: query.sort === sort && query.dir === 'asc' ? 'desc' : 'asc' })
+	const importReport = summary && words.importReportPath?.(list.id)
+	return (
+		<>
+			<PageHeader
+				title={list.name}
+				description={
+					<span className="flex flex-wrap items-center gap-3">
+						<JobStatusBadge status={list.status} error={list.error} />
+						{running ? <ProgressBar value={list.progress} label={words.progressLabel} /> : null}
+						<span data-testid={words.countTestId}>{countOf(words.kind, list.found)}</span>
+						{list.fileName ? <span className="text-slate-500">from {list.fileName}</span> : null}
+					</span>
+				}
+				actions={
+					<div className="flex flex-wrap gap-2">
+						{importReport ? (
+							<Link to={importReport} className={buttonClasses('secondary')}>
+								Import report
+							</Link>
+						) : null}
+						<EnrichLink words={words} listId={list.id} q={query.q} matching={matching} />
+						{words.uploadPath ? (
+							<Link to={words.uploadPath(list.id)} className={buttonClasses('secondary')}>
+								Upload to EmailBison
+							</Link>
+						) : null}
+						<a href={words.downloadPath(list.id)} className={buttonClasses('primary')} download>
+							Download CSV
+						</a>
+					</div>
+				}
+			/>
+			{list.error && !isCancelled(list.status, list.error) ? (
+				<p
+					role="alert"
+					className="mb-4 rounded-md bg-red-50 p-3 text-sm text-red-800 ring-1 ring-red-200"
+				>
+					{list.error}
+				</p>
+			) : null}
+			{importReport && summary && (summary.invalid > 0 || summary.duplicates > 0) ? (
+				<p className="mb-4 text-sm text-slate-700">
+					{summary.invalid.toLocaleString('en')} invalid and{' '}
+					{summary.duplicates.toLocaleString('en')} duplicate rows were skipped;{' '}
+					<Link to={importReport} className="text-indigo-700 underline">
+						see them by line
+					</Link>
+					.
+				</p>
+			) : null}
+			<Form method="get" className="mb-4 flex flex-wrap items-end gap-3" role="search">
+				<div className="min-w-64 flex-1">
+					<label htmlFor="q" className="block text-sm font-medium text-slate-800">
+						Search
+					</label>
+					<input
+						id="q"
+						name="q"
+						type="search"
+						defaultValue={query.q}
+						placeholder={words.searchPlaceholder}
+						className={`mt-1 ${inputClasses}`}
+					/>
+				</div>
+				{query.sort !== words.defaultSort ? (
+					<input type="hidden" name="sort" value={query.sort} />
+				) : null}
+				{query.dir === 'desc' ? <input type="hidden" name="dir" value="desc" /> : null}
+				<button type="submit" className={buttonClasses('secondary')}>
+					Search
+				</button>
+				{query.q ? (
+					<Link
+						to={search({ sort: query.sort, dir: query.dir }) || '?'}
+						className={buttonClasses('ghost')}
+					>
+						Clear
+					</Link>
+				) : null}
+			</Form>
+			{words.sortMenu ? (
+				<div className="mb-3 flex flex-wrap items-center gap-2 text-sm text-slate-700">
+					<span id="sort-by">Sort by</span>
+					<span className="flex flex-wrap gap-1" role="group" aria-labelledby="sort-by">
+						{words.sorts.map((s) => (
+							<Link
+								key={s.key}
+								to={sortLink(s.key)}
+								aria-current={query.sort === s.key ? 'true' : undefined}
+								className={`rounded px-2 py-1 ${query.sort === s.key ? 'bg-indigo-50 font-semibold text-indigo-800' : 'text-slate-600 hover:bg-slate-100'}`}
+							>
+								{s.label}
+								{arrow(query, s.key)}
+							</Link>
+						))}
+					</span>
+				</div>
+			) : null}
+			<ScrollRegion
+				className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200"
+				label={words.caption}
+			>
+				<table
+					className="min-w-full divide-y divide-slate-200 text-sm"
+					aria-busy={navigation.state === 'loading' || undefined}
+				>
+					<caption className="sr-only">
+						{words.caption} of {list.name}
+					</caption>
+					<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
+						<tr>
+							{words.columns.map((column) => (
+								<th
+									key={column.key}
+									scope="col"
+									className="px-4 py-3 whitespace-nowrap"
+									aria-sort={
+										column.sort && query.sort === column.sort
+											? query.dir === 'asc'
+												? 'ascending'
+												: 'descending'
+											: undefined
+									}
+								>
+									{column.sort ? (
+										<Link to={sortLink(column.sort)} className="hover:text-indigo-700">
+											{column.label}
+											{arrow(query, column.sort)}
+										</Link>
+									) : (
+										column.label
+									)}
+								</th>
+							))}
+							{dataKeys.map((key) => (
+								<th key={key} scope="col" className="px-4 py-3 whitespace-nowrap normal-case">
+									{key}
+								</th>
+							))}
+						</tr>
+					</thead>
+					<tbody className="divide-y divide-slate-100 bg-white">
+						{rows.length === 0 ? (
+							<tr>
+								<td
+									colSpan={words.columns.length + dataKeys.length}
+									className="px-4 py-6 text-slate-600"
+								>
+									{query.q ? words.empty.search : running ? words.empty.running : words.empty.none}
+								</td>
+							</tr>
+						) : (
+							rows.map((row) => (
+								// the cells' classes once a row (*:), not on each of its cells: a page of 50
+								// rows is a quarter smaller to render, compress and send
+								<tr
+									key={row.id}
+									data-testid={words.rowTestId}
+									className="*:max-w-64 *:truncate *:px-4 *:py-2 *:text-slate-800"
+								>
+									{words.columns.map((column) => (
+										<Cell key={column.key} column={column} row={row} />
+									))}
+									{dataKeys.map((key) => {
+										const value = formatValue(row.data[key])
+										return (
+											<td key={key} title={value || undefined}>
+												{value}
+											</td>
+										)
+									})}
+								</tr>
+							))
+						)}
+					</tbody>
+				</table>
+			</ScrollRegion>
+			<PageLinks
+				label="Pages"
+				statusTestId="page-status"
+				first={firstIndex}
+				count={rows.length}
+				total={total}
+				previous={previous ? search({ ...base, ...previous }) : null}
+				next={next ? search({ ...base, ...next }) : null}
+			/>
+			<p className="sr-only">
+				{words.pageSize} {words.many} a page
+			</p>
+		</>
+	)
+}
+
+/**
+ * Enrich the list; with a search on, the enrich page opens with it as the run's filter: "Enrich
+ * these 12 leads" when the search counted its matches (a lead list), else "Enrich these
+ * companies".
+ */
+function EnrichLink({
+	words,
+	listId,
+	q,
+	matching,
+}: {
+	words: ListKindDescriptor
+	listId: string
+	q: string
+	matching: ListPageData['matching']
+}) {
+	const path = words.enrichPath(listId)
+	if (matching ? matching.count === 0 : !q)
+		return (
+			<Link to={path} className={buttonClasses('secondary')}>
+				Enrich
+			</Link>
+		)
+	return matching ? (
+		<Link to={`${path}?${new URLSearchParams({ q })}`} className={buttonClasses('secondary')}>
+			Enrich these {matching.count.toLocaleString('en')}
+			{matching.more ? '+' : ''} {matching.count === 1 ? words.one : words.many}
+		</Link>
+	) : (
+		<Link to={`${path}?q=${encodeURIComponent(q)}`} className={buttonClasses('secondary')}>
+			Enrich these {words.many}
+		</Link>
+	)
+}
+
+function Cell({ column, row }: { column: ListColumn; row: ListPageRow }) {
+	const value = (row as Record<string, unknown>)[column.key] as string | number | null
+	if (column.shows === 'link')
+		return (
+			<td>
+				{value ? (
+					<a
+						href={safeUrl(String(value))}
+						className="text-indigo-700 hover:underline"
+						rel="noopener noreferrer nofollow"
+						target="_blank"
+					>
+						Profile
+					</a>
+				) : null}
+			</td>
+		)
+	if (column.shows === 'count') return <td>{value?.toLocaleString('en') ?? ''}</td>
+	return <td title={value ? String(value) : undefined}>{value ?? ''}</td>
+}
+
+function arrow(query: ListQuery, sort: string) {
+	return query.sort === sort ? (query.dir === 'asc' ? ' ↑' : ' ↓') : ''
+}
+
+function safeUrl(url: string) {
+	const withScheme = /^https?:\/\//i.test(url) ? url : `https://${url}`
+	try {
+		const parsed = new URL(withScheme)
+		return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : undefined
+	} catch {
+		return undefined
+	}
+}
+
+function formatValue(value: unknown) {
+	if (value === null || value === undefined) return ''
+	return typeof value === 'string' ? value : JSON.stringify(value)
+}

@@ -1,0 +1,141 @@
+// The two kinds of list, leads and companies, described once: their tables, columns, words,
+// paths and the URL state of their page. The list page (app/components/lists/list-page.tsx),
+// its loader (list-page.server.ts), its URL state (list-query.ts) and the parts of the scrapes
+// the two share are configured by this descriptor, as the enrich page is (decision 0072).
+// Shared by the server and the browser: no server imports here.
+
+export type ListKind = 'leads' | 'companies'
+
+export const LEAD_SORTS = [
+	{ key: 'added', label: 'Added' },
+	{ key: 'email', label: 'Email' },
+	{ key: 'first_name', label: 'First name' },
+	{ key: 'last_name', label: 'Last name' },
+	{ key: 'company', label: 'Company' },
+] as const
+
+export const COMPANY_SORTS = [
+	{ key: 'name', label: 'Name' },
+	{ key: 'domain', label: 'Domain' },
+] as const
+
+export type LeadSort = (typeof LEAD_SORTS)[number]['key']
+export type CompanySort = (typeof COMPANY_SORTS)[number]['key']
+export type SortOf<K extends ListKind> = K extends 'leads' ? LeadSort : CompanySort
+
+/** A column of the list page's table: a field of the row, how it shows, and its sort. */
+export type ListColumn = {
+	key: string
+	label: string
+	sort?: string
+	/** a link to the profile ('link'), or a count shown with thousands separators ('count') */
+	shows?: 'link' | 'count'
+}
+
+export type ListKindDescriptor = {
+	kind: ListKind
+	/** the table of the lists, and the table of their rows */
+	listTable: 'processing_list' | 'company_scraping_list'
+	rowTable: 'leads' | 'companies'
+	/** "1 lead", "12 leads" */
+	one: string
+	many: string
+	/** "Leads" of the table's caption and scroll region */
+	caption: string
+	pageSize: number
+	sorts: readonly { key: string; label: string }[]
+	defaultSort: string
+	/** the sort links above the table (the table's headings sort either way) */
+	sortMenu: boolean
+	columns: readonly ListColumn[]
+	searchPlaceholder: string
+	progressLabel: string
+	countTestId: string
+	rowTestId: string
+	empty: { search: string; running: string; none: string }
+	listPath: (listId: string) => string
+	enrichPath: (listId: string) => string
+	downloadPath: (listId: string) => string
+	/** pages only a lead list has */
+	uploadPath?: (listId: string) => string
+	importReportPath?: (listId: string) => string
+}
+
+export const LIST_KINDS: { leads: ListKindDescriptor; companies: ListKindDescriptor } = {
+	leads: {
+		kind: 'leads',
+		listTable: 'processing_list',
+		rowTable: 'leads',
+		one: 'lead',
+		many: 'leads',
+		caption: 'Leads',
+		pageSize: 50,
+		sorts: LEAD_SORTS,
+		defaultSort: 'added',
+		sortMenu: true,
+		columns: [
+			{ key: 'email', label: 'Email', sort: 'email' },
+			{ key: 'first_name', label: 'First name', sort: 'first_name' },
+			{ key: 'last_name', label: 'Last name', sort: 'last_name' },
+			{ key: 'title', label: 'Title' },
+			{ key: 'company_name', label: 'Company', sort: 'company' },
+			{ key: 'company_domain', label: 'Domain' },
+			{ key: 'location', label: 'Location' },
+			{ key: 'phone', label: 'Phone' },
+			{ key: 'linkedin_url', label: 'LinkedIn', shows: 'link' },
+		],
+		searchPlaceholder: 'Start of an email, a name or a company',
+		progressLabel: 'Import progress',
+		countTestId: 'lead-count',
+		rowTestId: 'lead-row',
+		empty: {
+			search: 'No lead matches this search.',
+			running: 'The leads appear here as they are imported.',
+			none: 'This list has no leads.',
+		},
+		listPath: (listId) => `/lists/${listId}`,
+		enrichPath: (listId) => `/lists/${listId}/enrich`,
+		downloadPath: (listId) => `/lists/${listId}/download`,
+		uploadPath: (listId) => `/lists/${listId}/upload`,
+		importReportPath: (listId) => `/lists/${listId}/import-report`,
+	},
+	companies: {
+		kind: 'companies',
+		listTable: 'company_scraping_list',
+		rowTable: 'companies',
+		one: 'company',
+		many: 'companies',
+		caption: 'Companies',
+		pageSize: 50,
+		sorts: COMPANY_SORTS,
+		defaultSort: 'name',
+		sortMenu: false,
+		columns: [
+			{ key: 'name', label: 'Name', sort: 'name' },
+			{ key: 'domain', label: 'Domain', sort: 'domain' },
+			{ key: 'industry', label: 'Industry' },
+			{ key: 'employees', label: 'Employees', shows: 'count' },
+			{ key: 'location', label: 'Location' },
+			{ key: 'linkedin_url', label: 'LinkedIn', shows: 'link' },
+			{ key: 'description', label: 'Description' },
+		],
+		searchPlaceholder: 'Start of a company name or a domain',
+		progressLabel: 'Search progress',
+		countTestId: 'company-count',
+		rowTestId: 'company-row',
+		empty: {
+			search: 'No company matches this search.',
+			running: 'The companies appear here as they are found.',
+			none: 'This list has no companies.',
+		},
+		listPath: (listId) => `/company-lists/${listId}`,
+		enrichPath: (listId) => `/company-lists/${listId}/enrich`,
+		downloadPath: (listId) => `/lists/${listId}/download?kind=companies`,
+	},
+}
+
+/** "1 lead", "1,200 companies" */
+export function countOf(kind: ListKind, n: number) {
+	const words = LIST_KINDS[kind]
+	return `${n.toLocaleString('en')} ${n === 1 ? words.one : words.many}`
+}
