@@ -12,7 +12,8 @@ import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.s
 import { logger } from '../../utils/logger.server.ts'
 import { patiently } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
-import { commitCredits, inTransaction } from '../billing/credits.server.ts'
+import { commitCredits } from '../billing/credits.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import { JobStatus } from '../leads/run-lead-scrape.server.ts'
 import { mapApolloOrganization, type CompanyFields } from './map-apollo-organization.ts'
 
