@@ -25,6 +25,11 @@ const restrictedImports = {
 	],
 }
 
+const readFormDataOnly = {
+	selector: "CallExpression[callee.property.name='formData'][callee.object.name='request']",
+	message: 'Use readFormData(request) (app/utils/form-data.server.ts): a bad body is 400.',
+}
+
 export default tseslint.config(
 	{
 		ignores: [
@@ -60,12 +65,34 @@ export default tseslint.config(
 	{
 		// Bad bodies are 400, not 500: actions read forms through readFormData.
 		files: ['app/routes/**/*.{ts,tsx}'],
+		rules: { 'no-restricted-syntax': ['error', readFormDataOnly] },
+	},
+	{
+		// An action answers a service's FormError with formErrorReply or redirectOnFormError
+		// (app/utils/form-errors.server.ts), not a catch of its own (decision 0075).
+		files: ['app/routes/**/*.{ts,tsx}', 'app/services/**/*.{ts,tsx}'],
+		ignores: [
+			'**/*.test.ts',
+			// not an action's answer: a loader's message, a key test's record, a job's end
+			'app/routes/checkout.tsx',
+			'app/services/api-keys/api-keys.server.ts',
+			'app/services/inboxes/order-job.server.ts',
+			// rewritten in other branches of issue 33 at the time of writing
+			'app/routes/{settings,team-members,subscription,accept-invitation,enrichments,file-list}.tsx',
+			'app/routes/{emailbison-upload,list,company-list,create-leads,create-companies}.tsx',
+			'app/services/enrichments/enrich-page.server.ts',
+			'app/services/billing/**',
+			'app/services/domains/subscriptions*',
+			'app/services/inboxes/{orders,fulfilment}*',
+		],
 		rules: {
 			'no-restricted-syntax': [
 				'error',
+				readFormDataOnly,
 				{
-					selector: "CallExpression[callee.property.name='formData'][callee.object.name='request']",
-					message: 'Use readFormData(request) (app/utils/form-data.server.ts): a bad body is 400.',
+					selector: "BinaryExpression[operator='instanceof'][right.name='FormError']",
+					message:
+						'Answer a FormError with formErrorReply or redirectOnFormError (app/utils/form-errors.server.ts).',
 				},
 			],
 		},

@@ -17,10 +17,10 @@ import {
 import { BILLING_STARTS_AT_DELIVERY, listInboxOrders } from '../services/inboxes/orders.server.ts'
 import { paymentProvider } from '../services/billing/payments.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
-import { FormError } from '../utils/http-errors.server.ts'
+import { redirectOnFormError } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
-import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
 const ORDER_STATUS = ['waiting for setup', 'being set up', 'delivered', 'failed'] as const
@@ -101,8 +101,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 				: `${inbox.address} renews as usual`,
 		)
 	} catch (error) {
-		if (error instanceof FormError) return redirectWithError('/inboxes', error.message)
-		throw error
+		return redirectOnFormError(error, '/inboxes')
 	}
 }
 

@@ -22,10 +22,10 @@ import {
 	listScrapeLists,
 	retryScrape,
 } from '../services/leads/scrape-lists.server.ts'
-import { FormError } from '../utils/http-errors.server.ts'
+import { redirectOnFormError } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
-import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 import { ScrollRegion } from '../components/ui/scroll-region.tsx'
 
@@ -88,8 +88,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		const list = await deleteScrapeList(account, kind, listId)
 		return redirectWithSuccess('/scrape', `“${list.name}” deleted`)
 	} catch (error) {
-		if (error instanceof FormError) return redirectWithError('/scrape', error.message)
-		throw error
+		return redirectOnFormError(error, '/scrape')
 	}
 }
 
