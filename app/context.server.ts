@@ -2,6 +2,10 @@ import { CompiledQuery } from 'kysely'
 import { createContext } from 'react-router'
 import { prepareStatement, type Database } from '../db/index.server.ts'
 import type { Supabase } from './services/auth/session.server.ts'
+import {
+	currentWorkspaceSql,
+	WORKSPACE_ORDER,
+} from './services/workspaces/current-workspace.server.ts'
 
 export const SCOPES = ['all', 'domain-management:read', 'domain-management:write'] as const
 export type Scope = (typeof SCOPES)[number]
@@ -153,13 +157,11 @@ export async function loadAccountContext(
 const SETTINGS_JSON = `json_build_object('id', id, 'emailbison_api_url', emailbison_api_url,
 	'has_super_admin_key', super_admin_api_key is not null)`
 
-// With a page's read alongside: the workspace the request works in (the chosen one while the
-// user may use it, else the first, as resolveCurrentWorkspaceId picks it from the context's
-// workspaces) and whether the user sees every workspace.
+// With a page's read alongside: the workspace the request works in (currentWorkspaceSql, the
+// SQL form of what the middleware picks from the context's workspaces) and whether the user sees
+// every workspace.
 const ALONGSIDE_CTES = `,
-	current_workspace as (
-		select id from visible order by (id = $4::uuid) is true desc, lower(name), id limit 1
-	),
+	current_workspace as (${currentWorkspaceSql('visible', '$4')}),
 	sees_all as (
 		select not exists (select 1 from tm) or coalesce((select access_all_workspaces from tm), false) as value
 	)`
@@ -236,7 +238,7 @@ const contextSql = (read?: ReadWithContext<unknown>) => `
 		coalesce((select array_agg(workspace_id) from allowed), '{}') as allowed_workspace_ids,
 		coalesce((select balance from credit_balances where user_id = (select id from acct)), 0) as credit_balance,
 		coalesce((
-			select json_agg(json_build_object('id', id, 'name', name) order by lower(name), id)
+			select json_agg(json_build_object('id', id, 'name', name) order by ${WORKSPACE_ORDER})
 			from visible
 		), '[]') as workspaces,
 		coalesce((select completed_at is not null from onboarding
@@ -260,6 +262,19 @@ export type ReadWithContext<T> = {
 	/** select-list items, each ending in `as <column>` */
 	columns: string
 	take: (row: Record<string, unknown>) => T
+}
+
+/**
+ * A route's loader that asks for `read` to be made in the request context's statement: the
+ * session middleware finds it through the route the request matches (app/server/
+ * route-handles.server.ts) and knows no page (decision 0075). On the loader, not in `handle`:
+ * `handle` is sent to the browser too, and a read is server code.
+ */
+export function withContextRead<L extends (...args: never[]) => unknown>(
+	read: ReadWithContext<unknown>,
+	loader: L,
+): L & { contextRead: ReadWithContext<unknown> } {
+	return Object.assign(loader, { contextRead: read })
 }
 
 /** What a read alongside the context may use, as SQL expressions over the statement's parts. */

@@ -9,9 +9,7 @@ import {
 	type AccountContext,
 	type RequestContext,
 } from '../context.server.ts'
-import { screenByPattern } from '../routes.ts'
 import { routeHandleContext } from '../utils/load-context.server.ts'
-import { dashboardRead } from '../services/dashboard/get-dashboard.server.ts'
 import { getAuthEndpoint, type AuthEndpoint } from '../services/auth/endpoint.server.ts'
 import {
 	clearSessionCookies,
@@ -43,11 +41,12 @@ import {
  * request needs it.
  */
 export const sessionMiddleware: MiddlewareFunction<Response> = async (
-	{ request, context, pattern },
+	{ request, context },
 	next,
 ) => {
+	const declared = context.get(routeHandleContext)
 	// The probes answer for the process, whoever asks: no session to read (decision 0060).
-	if (context.get(routeHandleContext).session === 'none') return next()
+	if (declared.session === 'none') return next()
 	const responseHeaders = new Headers()
 	const endpoint = await getAuthEndpoint()
 	const cookies = requestCookies(request)
@@ -74,8 +73,11 @@ export const sessionMiddleware: MiddlewareFunction<Response> = async (
 	}
 	const user = claims ? sessionUserOf(claims) : null
 	const checkSession = getConfig().AUTH_SESSION_CHECK === 'database'
-	// The dashboard, every user's first page, is read in the context's statement (decision 0054).
-	const read = user && readsDashboard(pattern, request) ? dashboardRead : null
+	// A page its loader says is read with the context (the dashboard, every user's first page) is
+	// read in the context's statement, when this request runs that loader (decisions 0054, 0075).
+	const withContext = declared.contextRead
+	const read =
+		user && withContext && runsLoaderOf(withContext.routeId, request) ? withContext.read : null
 	let loaded: AccountContext | null = null
 	let alongside: RequestContext['alongside'] = null
 	let chosen: string | null | undefined
@@ -148,14 +150,14 @@ function watchedForOutage(endpoint: AuthEndpoint) {
 }
 
 /**
- * A GET of the dashboard that runs its loader: a document request, or a data request whose
+ * A GET of the matched route that runs its loader: a document request, or a data request whose
  * routes (`_routes`, when the client names them) include it.
  */
-function readsDashboard(pattern: string, request: Request) {
-	if (request.method !== 'GET' || screenByPattern(pattern)?.name !== 'index') return false
+function runsLoaderOf(routeId: string, request: Request) {
+	if (request.method !== 'GET') return false
 	if (!request.url.includes('_routes=')) return true
 	const routes = new URL(request.url).searchParams.get('_routes') ?? ''
-	return routes.split(',').includes('index')
+	return routes.split(',').includes(routeId)
 }
 
 function withHeaders(response: Response, extra: Headers) {

@@ -27,7 +27,7 @@ import {
 } from '../services/api-keys/schemas.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import { useIsPending } from '../utils/forms.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
@@ -58,11 +58,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		try {
 			await saveApiKey(account, submission.value)
 		} catch (error) {
-			if (!(error instanceof FormError)) throw error
-			return data(
-				{ provider, result: replyWithFormError(submission, error, ['key']) },
-				{ status: 400 },
-			)
+			return formErrorReply(error, submission, { provider }, ['key'])
 		}
 		// back at the provider's card: on a phone it can be far down the page
 		return redirectWithSuccess(
@@ -85,11 +81,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		const message = await testApiKey(account, value.provider)
 		return redirectWithSuccess(`/api-keys#provider-${value.provider}`, message)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data(
-			{ provider, intent: value.intent, result: replyWithFormError(submission, error) },
-			{ status: 400 },
-		)
+		return formErrorReply(error, submission, { provider, intent: value.intent })
 	}
 }
 

@@ -25,7 +25,8 @@ import {
 } from '../services/inboxes/orders.server.ts'
 import { db } from '../../db/index.server.ts'
 import { useIsPending } from '../utils/forms.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { FormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents } from '../utils/money.ts'
 import { readFormData } from '../utils/form-data.server.ts'
@@ -122,8 +123,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		)
 		return redirect(checkout.url)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+		return formErrorReply(error, submission)
 	}
 }
 

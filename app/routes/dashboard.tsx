@@ -1,10 +1,11 @@
 import type { Route } from './+types/dashboard'
 import { DashboardPage } from '../components/dashboard/dashboard-page.tsx'
-import { readWithContextOf, requestContext } from '../context.server.ts'
+import { readWithContextOf, requestContext, withContextRead } from '../context.server.ts'
 import { dashboardRead, getDashboard } from '../services/dashboard/get-dashboard.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 
-export async function loader({ context }: Route.LoaderArgs) {
+// Every user's first page: read in the request context's statement (decisions 0054, 0075).
+export const loader = withContextRead(dashboardRead, async ({ context }: Route.LoaderArgs) => {
 	const request = context.get(requestContext)
 	const account = request.account!
 	// read with the request context (decision 0054), or in one statement of its own: plan name,
@@ -31,7 +32,7 @@ export async function loader({ context }: Route.LoaderArgs) {
 		lists,
 		spent,
 	}
-}
+})
 
 // One formatter for the process: toLocaleDateString builds a new Intl formatter on every call.
 const renewalDate = new Intl.DateTimeFormat('en', { dateStyle: 'medium' })

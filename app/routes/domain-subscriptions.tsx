@@ -13,10 +13,10 @@ import {
 } from '../services/domains/subscriptions.server.ts'
 import { paymentProvider } from '../services/billing/payments.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
-import { FormError } from '../utils/http-errors.server.ts'
+import { redirectOnFormError } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
-import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
+import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -74,8 +74,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 				: `${sub.name} renews as usual`,
 		)
 	} catch (error) {
-		if (error instanceof FormError) return redirectWithError('/domain-subscriptions', error.message)
-		throw error
+		return redirectOnFormError(error, '/domain-subscriptions')
 	}
 }
 

@@ -8,7 +8,7 @@ import { domainAccount } from '../services/domains/access.server.ts'
 import { importDomains } from '../services/domains/domains.server.ts'
 import { domainsFromCsv } from '../utils/domains-csv.server.ts'
 import { ImportDomainsSchema } from '../services/domains/schemas.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
@@ -43,8 +43,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		})
 		return data({ result: submission.reply({ resetForm: true }), lines, added })
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+		return formErrorReply(error, submission)
 	}
 }
 

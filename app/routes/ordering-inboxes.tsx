@@ -27,7 +27,7 @@ import { ADDRESS_PATTERNS, generatePersonas, PATTERN_LABELS } from '../services/
 import { InboxOrderSchema, PROVIDER_LIMITS } from '../services/inboxes/schemas.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
 import { useIsPending } from '../utils/forms.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
 import { readFormData } from '../utils/form-data.server.ts'
@@ -93,8 +93,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 			},
 		})
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ result: replyWithFormError(submission, error), quote: null }, { status: 400 })
+		return formErrorReply(error, submission, { quote: null })
 	}
 }
 

@@ -15,7 +15,7 @@ import { buyCreditPack } from '../services/billing/buy-credits.server.ts'
 import { BuyCreditsSchema } from '../services/billing/schemas.ts'
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { useIsPending } from '../utils/forms.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { cn } from '../utils/cn.ts'
 import { readFormData } from '../utils/form-data.server.ts'
@@ -44,8 +44,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		)
 		return redirect(checkout.url)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+		return formErrorReply(error, submission)
 	}
 }
 

@@ -14,7 +14,7 @@ import {
 } from '../services/billing/checkout.server.ts'
 import { TestPaymentSchema } from '../services/billing/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents } from '../utils/money.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
@@ -65,8 +65,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 		}
 		return redirectWithSuccess(session.success_path, 'Payment complete (test mode). Thank you!')
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+		return formErrorReply(error, submission)
 	}
 }
 

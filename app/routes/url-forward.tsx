@@ -15,7 +15,7 @@ import { removeForwarding, setForwarding } from '../services/domains/forwarding.
 import { DomainRowActionSchema, ForwardSchema } from '../services/domains/schemas.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
 import { useIsPending } from '../utils/forms.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { formErrorReply, redirectOnFormError } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
@@ -71,8 +71,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 			const domain = await removeForwarding(account, parsed.data.id ?? '')
 			return redirectWithSuccess('/url-forward', `${domain.name} no longer forwards`)
 		} catch (error) {
-			if (error instanceof FormError) return redirectWithError('/url-forward', error.message)
-			throw error
+			return redirectOnFormError(error, '/url-forward')
 		}
 	}
 	const submission = parseWithZod(formData, { schema: ForwardSchema })
@@ -91,8 +90,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 			`${domain.name} now forwards to ${domain.forward_to}`,
 		)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ result: replyWithFormError(submission, error) }, { status: 400 })
+		return formErrorReply(error, submission)
 	}
 }
 

@@ -19,7 +19,7 @@ import {
 	RenameWorkspaceSchema,
 	WorkspaceActionSchema,
 } from '../services/workspaces/schemas.ts'
-import { FormError, replyWithFormError } from '../utils/http-errors.server.ts'
+import { formErrorReply } from '../utils/form-errors.server.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
@@ -55,11 +55,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 		const workspace = await deleteWorkspace(account, value.workspaceId)
 		return redirectWithSuccess('/workspaces', `Workspace “${workspace.name}” deleted`)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data(
-			{ intent, workspaceId, result: replyWithFormError(submission, error) },
-			{ status: 400 },
-		)
+		return formErrorReply(error, submission, { intent, workspaceId })
 	}
 }
 

@@ -16,7 +16,7 @@ import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
 import { inBackground } from '../utils/background.server.ts'
 import { logRequestFailure } from '../utils/logger.server.ts'
 import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
-import { routeHandles, type ServerRouteHandle } from './route-handles.server.ts'
+import { routeHandles, type RouteDeclarations } from './route-handles.server.ts'
 import { wellFormedUrl } from './well-formed-url.server.ts'
 import { buildsByFirstSegment } from './routes-by-first-segment.server.ts'
 import { pagesInProgress, type PagesInProgress } from './pages-in-progress.server.ts'
@@ -283,9 +283,9 @@ function posthogSources(host: string) {
 function reactRouterHandler(
 	build: ServerBuild | (() => Promise<ServerBuild>),
 	mode: string,
-	loadContext: (res: express.Response, routeHandle: ServerRouteHandle) => RouterContextProvider,
+	loadContext: (res: express.Response, routeHandle: RouteDeclarations) => RouterContextProvider,
 	pages: PagesInProgress,
-	handleFor: (pathname: string) => ServerRouteHandle,
+	handleFor: (pathname: string) => RouteDeclarations,
 ): RequestHandler {
 	const handlerFor = handlersByPath(build, mode)
 	return async (req, res, next) => {

@@ -1,4 +1,5 @@
 import { matchPath, type ServerBuild } from 'react-router'
+import type { ReadWithContext } from '../context.server.ts'
 
 /**
  * What a route module tells the server about itself through its `handle` export, before
@@ -12,6 +13,15 @@ export type ServerRouteHandle = {
 	pageQueue?: 'skip'
 	/** `none`: answers for the process, whoever asks: no session is read (the probes) */
 	session?: 'none'
+}
+
+/**
+ * What the server finds declared by the route a request matches: its `handle`, and the read its
+ * loader asks to be made in the request context's statement (withContextRead), with the route's
+ * id (a data request's `_routes` names the loaders it runs by id).
+ */
+export type RouteDeclarations = ServerRouteHandle & {
+	contextRead?: { routeId: string; read: ReadWithContext<unknown> }
 }
 
 type Route = ServerBuild['routes'][string] & {}
@@ -33,14 +43,21 @@ export function routePathOf(pathname: string) {
  * The declarations of the route a pathname matches, found once per build: only the few
  * routes that declare something are matched against, so an ordinary page costs no match.
  */
-export function routeHandles(build: ServerBuild): (pathname: string) => ServerRouteHandle {
-	const declared: { pattern: string; handle: ServerRouteHandle }[] = []
+export function routeHandles(build: ServerBuild): (pathname: string) => RouteDeclarations {
+	const declared: { pattern: string; handle: RouteDeclarations }[] = []
 	for (const route of Object.values(build.routes ?? {})) {
-		const handle = (route?.module as { handle?: ServerRouteHandle } | undefined)?.handle
-		if (!route || !handle || (!handle.bodyLimit && !handle.pageQueue && !handle.session)) continue
+		if (!route) continue
+		const module = route.module as
+			| { handle?: ServerRouteHandle; loader?: { contextRead?: ReadWithContext<unknown> } }
+			| undefined
+		const handle: RouteDeclarations = { ...module?.handle }
+		// a loader made with withContextRead (app/context.server.ts)
+		const read = module?.loader?.contextRead
+		if (read) handle.contextRead = { routeId: route.id, read }
+		if (!handle.bodyLimit && !handle.pageQueue && !handle.session && !handle.contextRead) continue
 		declared.push({ pattern: `/${fullPathOf(build, route)}`, handle })
 	}
-	const none: ServerRouteHandle = {}
+	const none: RouteDeclarations = {}
 	return (pathname) => {
 		if (declared.length === 0) return none
 		const path = routePathOf(pathname)

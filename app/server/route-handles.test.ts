@@ -14,7 +14,8 @@ async function buildOf(entries: readonly Entry[]): Promise<ServerBuild> {
 	const routes: Record<string, object> = { root: { id: 'root', path: '', module: {} } }
 	const add = async (entry: Entry, parentId: string) => {
 		const file = path.resolve('app', entry.file!)
-		const declares = (await readFile(file, 'utf8')).includes('export const handle')
+		const source = await readFile(file, 'utf8')
+		const declares = source.includes('export const handle') || source.includes('withContextRead(')
 		const module = declares ? ((await import(file)) as object) : {}
 		routes[entry.id!] = { id: entry.id, parentId, path: entry.path, index: entry.index, module }
 		for (const child of entry.children ?? []) await add(child, entry.id!)
@@ -35,8 +36,21 @@ describe('what routes declare of themselves', () => {
 			expect(handleFor(probe).session, probe).toBe('none')
 		expect(handleFor('/build-version').session).toBeUndefined()
 		// an ordinary page declares nothing: the ordinary limit, the queue
-		for (const page of ['/', '/_.data', '/lists', '/signin', '/file-lists', '/healthz/x'])
+		for (const page of ['/lists', '/signin', '/file-lists', '/healthz/x'])
 			expect(handleFor(page), page).toEqual({})
+	})
+
+	test("the dashboard's read with the request context is its loader's, found through the path", async () => {
+		const handleFor = routeHandles(await buildOf(routeTable as readonly Entry[]))
+		// the document and its data request; the route id is what `_routes` names
+		for (const path of ['/', '/_.data']) {
+			const { contextRead, ...rest } = handleFor(path)
+			expect(contextRead?.routeId, path).toBe('index')
+			expect(contextRead?.read.name, path).toBe('dashboard')
+			expect(rest, path).toEqual({})
+		}
+		for (const page of ['/lists', '/settings', '/healthz'])
+			expect(handleFor(page).contextRead, page).toBeUndefined()
 	})
 
 	test('single fetch paths read as the route they load', () => {

@@ -1,5 +1,5 @@
 import { createContext, RouterContextProvider } from 'react-router'
-import type { ServerRouteHandle } from '../server/route-handles.server.ts'
+import type { RouteDeclarations } from '../server/route-handles.server.ts'
 import { singleton } from './singleton.server.ts'
 
 // Shared by server.ts and the server bundle, so the key must be one object per process.
@@ -10,12 +10,12 @@ export const databaseOutageContext = singleton('database-outage-context', () =>
 	createContext<{ unavailable: boolean }>(),
 )
 
-/** What the matched route declares of itself (app/server/route-handles.server.ts). */
+/** What the matched route declares of itself: its handle, its loader's context read (app/server/route-handles.server.ts). */
 export const routeHandleContext = singleton('route-handle-context', () =>
-	createContext<ServerRouteHandle>({}),
+	createContext<RouteDeclarations>({}),
 )
 
-export function createLoadContext(nonce: string, routeHandle: ServerRouteHandle = {}) {
+export function createLoadContext(nonce: string, routeHandle: RouteDeclarations = {}) {
 	const context = new RouterContextProvider()
 	context.set(cspNonceContext, nonce)
 	context.set(routeHandleContext, routeHandle)

@@ -1,7 +1,7 @@
 import { parseWithZod } from '../../utils/form-bounds.ts'
 import { data } from 'react-router'
 import type { z } from 'zod'
-import { FormError, replyWithFormError } from '../../utils/http-errors.server.ts'
+import { formErrorReply } from '../../utils/form-errors.server.ts'
 
 /**
  * The admin pages' actions: parse the form with the zod schema its conform form uses, run the
@@ -22,7 +22,6 @@ export async function runFormAction<S extends z.ZodType>(
 	try {
 		return await run(submission.value)
 	} catch (error) {
-		if (!(error instanceof FormError)) throw error
-		return data({ intent, key, result: replyWithFormError(submission, error) }, { status: 400 })
+		return formErrorReply(error, submission, { intent, key })
 	}
 }

@@ -9,7 +9,7 @@ import { FormError, forbidden, isUuid, notFound } from '../../utils/http-errors.
 import { actingAccount, canChangeDomains } from '../workspaces/access.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { assertBillingOwner } from './access.server.ts'
-import { inTransaction } from './credits.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import {
 	DOMAIN_LINE_ITEM_KINDS,
 	FULFILMENTS,
@@ -19,7 +19,6 @@ import {
 } from './fulfilments.server.ts'
 import { paymentProvider, testPaymentsAllowed } from './payments.server.ts'
 import { callStripe } from './subscriptions.server.ts'
-import { transact } from '../idempotency/form-submissions.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 
 /**
@@ -116,7 +115,7 @@ export async function createCheckout(
 	}
 	validateItems(request.mode, request.items)
 	const total = request.items.reduce((sum, i) => sum + i.quantity * i.unitAmountCents, 0)
-	const session = await transact(executor, async (trx) => {
+	const session = await inTransaction(executor, async (trx) => {
 		const row = await trx
 			.insertInto('checkout_sessions')
 			.values({

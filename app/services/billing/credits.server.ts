@@ -1,6 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 
 /**
  * The credits ledger. Every change appends a `credits` row and moves the
@@ -47,11 +48,6 @@ export type CreditChangeResult = {
 	/** false when this (reason, reference) was already in the ledger: nothing changed */
 	applied: boolean
 	balance: number
-}
-
-/** Runs `work` in `db` when it is already a transaction, else in a new one. */
-export function inTransaction<T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>) {
-	return db.isTransaction ? work(db as Transaction<DB>) : db.transaction().execute(work)
 }
 
 /** Locks the account's balance row (made at 0 when missing) for this transaction. */

@@ -7,7 +7,7 @@ import { enqueue } from '../../jobs/enqueue.server.ts'
 import { parseDomainList } from '../../utils/domains.ts'
 import { domainsFromCsv } from '../../utils/domains-csv.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
-import { transact } from '../idempotency/form-submissions.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { parseApolloUrl } from '../leads/apollo-url.ts'
 import { checkPayment, startApolloSearch } from '../leads/start-apollo-search.server.ts'
@@ -140,7 +140,7 @@ async function withCredits<T>(
 	work: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
 	try {
-		return await transact(executor, work)
+		return await inTransaction(executor, work)
 	} catch (error) {
 		if (error instanceof InsufficientCreditsError) {
 			throw new FormError(

@@ -9,7 +9,7 @@ import {
 } from '../../integrations/emailbison.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
-import { transact } from '../idempotency/form-submissions.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
@@ -123,7 +123,7 @@ export async function startEmailBisonUpload(
 		)
 
 	const mapping: UploadMapping = { fields, variables }
-	return transact(executor, async (trx) => {
+	return inTransaction(executor, async (trx) => {
 		const upload = await trx
 			.insertInto('emailbison_upload')
 			.values({

@@ -7,7 +7,7 @@ import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { paidCallsNow, type PaidCalls } from './paid-calls.server.ts'
-import { transact } from '../idempotency/form-submissions.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import { findCompanyList, findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import { companyColumns, findChain, findEnrichment, listEnrichments } from './enrichments.server.ts'
@@ -242,7 +242,7 @@ export async function startRun(
 	const { list, resolved, filter } = prepared
 	checkProvider(account, prepared.aiSteps, input.payWith)
 	try {
-		return await transact(executor, async (trx) => {
+		return await inTransaction(executor, async (trx) => {
 			const { n } = await countRows(trx, prepared, true)
 			const rows = Number(n)
 			// the transaction is rolled back: a run of nothing writes nothing
@@ -325,7 +325,7 @@ export async function retryFailedRows(
 	checkProvider(account, aiSteps, payWith)
 	const attempt = run.attempt + 1
 	try {
-		return await transact(executor, async (trx) => {
+		return await inTransaction(executor, async (trx) => {
 			// claims the run: a retry sent twice at once starts one attempt
 			const ended = await trx
 				.updateTable('enrichment_runs')

@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { isUuid } from '../../utils/http-errors.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 
 /** The hidden field every form that spends credits or money or starts a job carries. */
 export const IDEMPOTENCY_FIELD = 'idempotencyKey'
@@ -10,16 +11,6 @@ export const IDEMPOTENCY_FIELD = 'idempotencyKey'
 /** A fresh key for a form, made when the page renders (loader). */
 export function newFormKey() {
 	return randomUUID()
-}
-
-/** Runs `work` in `executor`'s transaction when it is one, else in a new transaction. */
-export function transact<T>(
-	executor: Kysely<DB>,
-	work: (trx: Transaction<DB>) => Promise<T>,
-): Promise<T> {
-	return executor.isTransaction
-		? work(executor as Transaction<DB>)
-		: executor.transaction().execute(work)
 }
 
 /**
@@ -69,8 +60,8 @@ export async function oncePerSubmission<T>(
 		key,
 		intentKey: key ? `${input.form}-${key}-${fingerprint.slice(0, 16)}` : randomUUID(),
 	}
-	if (!key) return transact(executor, (trx) => work(trx, intent))
-	return transact(executor, async (trx) => {
+	if (!key) return inTransaction(executor, (trx) => work(trx, intent))
+	return inTransaction(executor, async (trx) => {
 		const claimed = await trx
 			.insertInto('form_submissions')
 			.values({ account_id: input.accountId, key, fingerprint, form: input.form })

@@ -6,7 +6,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FileNotFound, StorageUnavailable } from '../../storage/file-storage.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
-import { transact } from '../idempotency/form-submissions.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import {
 	columnLetter,
@@ -67,7 +67,7 @@ export async function startCsvImport(
 		throw error
 	}
 	try {
-		await transact(executor, async (trx) => {
+		await inTransaction(executor, async (trx) => {
 			await trx
 				.insertInto('processing_list')
 				.values({

@@ -4,7 +4,7 @@ import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
-import { transact } from '../idempotency/form-submissions.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import { InsufficientCreditsError } from '../billing/credits.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { parseApolloUrl } from './apollo-url.ts'
@@ -37,7 +37,7 @@ export async function createLeadScrape(
 	})
 	const price = input.payWith === 'credits' ? leadScrapePrice(input.count) : 0
 	try {
-		return await transact(executor, async (trx) => {
+		return await inTransaction(executor, async (trx) => {
 			const list = await trx
 				.insertInto('processing_list')
 				.values({

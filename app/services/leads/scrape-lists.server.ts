@@ -13,8 +13,8 @@ import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
-import { transact } from '../idempotency/form-submissions.server.ts'
 import { LIST_KINDS, type ListKind } from '../lists/list-kinds.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import { deleteLeadList } from '../lists/manage-list.server.ts'
 import { actingAccount, canUseWorkspace, type ActingAccount } from '../workspaces/access.server.ts'
 import { JobStatus, leadScrapeReference, settleCredits } from './run-lead-scrape.server.ts'
@@ -182,7 +182,7 @@ export async function retryScrape(
 		throw new FormError('Only a failed or cancelled list can be retried.')
 	const request = await requestOf(kind, list.id)
 	try {
-		await transact(executor, async (trx) => {
+		await inTransaction(executor, async (trx) => {
 			// only a list still failed: a retry sent twice at once runs it once
 			const claimed = await trx
 				.updateTable(LIST_KINDS[kind].listTable)

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { MalformedAnswerError } from '../../integrations/http.server.ts'
-import { inTransaction } from '../billing/credits.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import { countOf, LIST_KINDS, type ListKind } from './list-kinds.ts'
 
 // What the scrapes that fill a list share, whichever the kind of list and the provider: the

@@ -1,5 +1,4 @@
 import { createCookie } from 'react-router'
-import type { AccountContext } from '../../context.server.ts'
 import { getConfig } from '../../config.server.ts'
 import { isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { singleton } from '../../utils/singleton.server.ts'
@@ -23,6 +22,32 @@ const workspaceCookie = () =>
 
 type Choices = Record<string, string>
 
+/** What picks the current workspace: the user, and the workspaces the user may use, in WORKSPACE_ORDER. */
+type UserWorkspaces = {
+	user: { id: string }
+	workspaces: readonly { id: string; name: string }[]
+}
+
+/*
+ * "The current workspace", the workspace a request acts in, has two forms that must agree:
+ * the TypeScript one (currentWorkspaceOf) over the request context's workspaces, and the SQL one
+ * (currentWorkspaceSql) inside the request context's statement, where a page's read made with
+ * the context needs it before any TypeScript runs (decision 0054). Both: the remembered choice
+ * while the user may use it, else the first in WORKSPACE_ORDER, else none.
+ * current-workspace.test.ts runs both on the same cases (decision 0075).
+ */
+
+/** The order "first" means: by name, case aside, then by id (the context lists workspaces so). */
+export const WORKSPACE_ORDER = 'lower(name), id'
+
+/**
+ * The SQL form of currentWorkspaceOf: a query of the one current workspace's id, over `visible`
+ * (a relation of the workspaces the user may use: id, name), `chosen` the remembered choice.
+ */
+export function currentWorkspaceSql(visible: string, chosen: string) {
+	return `select id from ${visible} order by (id = ${chosen}::uuid) is true desc, ${WORKSPACE_ORDER} limit 1`
+}
+
 async function readChoices(request: Request): Promise<Choices> {
 	const value: unknown = await workspaceCookie()
 		.parse(request.headers.get('Cookie'))
@@ -42,7 +67,7 @@ async function readChoices(request: Request): Promise<Choices> {
  */
 export async function resolveCurrentWorkspaceId(
 	request: Request,
-	account: AccountContext,
+	account: UserWorkspaces,
 ): Promise<string | null> {
 	if (account.workspaces.length === 0) return null
 	return currentWorkspaceOf(account, await chosenWorkspaceId(request, account.user.id))
@@ -53,8 +78,8 @@ export async function chosenWorkspaceId(request: Request, userId: string) {
 	return (await readChoices(request))[userId] ?? null
 }
 
-/** The chosen workspace while the user may use it, else the first, else none. */
-export function currentWorkspaceOf(account: AccountContext, chosen: string | null) {
+/** The chosen workspace while the user may use it, else the first, else none (currentWorkspaceSql). */
+export function currentWorkspaceOf(account: UserWorkspaces, chosen: string | null) {
 	if (account.workspaces.length === 0) return null
 	return account.workspaces.some((w) => w.id === chosen) ? chosen! : account.workspaces[0]!.id
 }
@@ -65,7 +90,7 @@ export function currentWorkspaceOf(account: AccountContext, chosen: string | nul
  */
 export async function chooseWorkspace(
 	request: Request,
-	account: AccountContext,
+	account: UserWorkspaces,
 	workspaceId: unknown,
 ) {
 	const workspace = account.workspaces.find((w) => w.id === workspaceId)
