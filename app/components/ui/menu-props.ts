@@ -12,7 +12,7 @@ export type MenuProps = {
 	/** the trigger's content: words, or an icon with an sr-only name */
 	trigger: ReactNode
 	triggerClassName?: string
-	/** the list's accessible name */
+	/** the list's accessible name without JavaScript (the enhanced menu is named by its trigger) */
 	label: string
 	items: readonly MenuEntry[]
 	align?: 'start' | 'end'

@@ -9,7 +9,6 @@ const itemClasses =
 export function EnhancedMenu({
 	trigger,
 	triggerClassName,
-	label,
 	items,
 	align = 'end',
 	className,
@@ -24,7 +23,7 @@ export function EnhancedMenu({
 				</DropdownMenu.Trigger>
 				<DropdownMenu.Portal>
 					<DropdownMenu.Content
-						aria-label={label}
+						// named by its trigger (Radix's aria-labelledby)
 						align={align}
 						sideOffset={8}
 						className="z-40 w-56 rounded-md bg-white p-1 shadow-lg ring-1 ring-slate-200"
