@@ -3,6 +3,7 @@ import {
 	expectNoSeriousA11yViolations,
 	jsEnabled,
 	latestMailLink,
+	pageSettled,
 	PASSWORD,
 	signedUp,
 	signUp,
@@ -415,6 +416,7 @@ test('workspaces: create, rename, switch, refuse to delete one that holds a list
 	const alpha = page.getByTestId('workspace').filter({ hasText: 'Alpha' })
 	await expect(alpha).toContainText('Holds 1 lead list')
 	// a confirm dialog with JavaScript, a <details> without
+	await pageSettled(page)
 	await alpha.getByTestId('delete-workspace').getByText('Delete Alpha').click()
 	await page.getByRole('button', { name: 'Delete “Alpha”' }).click()
 	await expect(

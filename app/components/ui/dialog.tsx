@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react'
+import { useState, type ReactNode } from 'react'
 import { Form } from 'react-router'
 import { cn } from '../../utils/cn.ts'
 import { Button, type ButtonVariant } from './button.tsx'
@@ -16,12 +16,17 @@ const loadDialog = () => import('./dialog.enhanced.tsx')
  */
 export function Dialog(props: DialogProps & { when?: () => boolean }) {
 	const { module, busy } = useEnhanced(loadDialog, props.when)
-	if (module) return <module.EnhancedDialog {...props} />
+	// opened before the dialog's code arrived: it opens as the dialog
+	const [openedEarly, setOpenedEarly] = useState(false)
+	if (module) {
+		return <module.EnhancedDialog {...props} defaultOpen={props.defaultOpen || openedEarly} />
+	}
 	const body = typeof props.children === 'function' ? props.children(null) : props.children
 	return (
 		<details
 			className={cn('group', props.className)}
 			open={props.defaultOpen || undefined}
+			onToggle={(event) => setOpenedEarly(event.currentTarget.open)}
 			aria-busy={busy || undefined}
 			data-testid={props.testId}
 		>
