@@ -133,11 +133,10 @@ function WorkspaceRow({
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: RenameWorkspaceSchema }),
 		shouldRevalidate: 'onInput',
 	})
-	// the confirm dialog's form posts plainly; this reads the refusal (a workspace not empty)
-	const [deleteForm] = useForm({
-		id: `delete-${workspace.id}`,
-		lastResult: mine && actionData?.intent === 'delete' ? actionData.result : undefined,
-	})
+	// the confirm dialog's form posts plainly; a refusal (a workspace not empty) is read from the
+	// answer at once, so that the dialog opens again with it
+	const deleteErrors =
+		mine && actionData?.intent === 'delete' ? (actionData.result.error?.[''] ?? null) : null
 	const renameFailed = Boolean(renameForm.errors?.length || renameFields.name.errors?.length)
 	return (
 		<li className="py-4" data-testid="workspace">
@@ -197,11 +196,11 @@ function WorkspaceRow({
 						description="Only an empty workspace can be deleted. Members keep access to the others."
 						confirmLabel={`Delete “${workspace.name}”`}
 						fields={{ intent: 'delete', workspaceId: workspace.id }}
-						defaultOpen={Boolean(deleteForm.errors?.length)}
+						defaultOpen={Boolean(deleteErrors?.length)}
 						pending={deleting}
 						testId="delete-workspace"
 					>
-						<FormErrors id={deleteForm.errorId} errors={deleteForm.errors} />
+						<FormErrors id={`delete-${workspace.id}-errors`} errors={deleteErrors} />
 					</ConfirmDialog>
 				</div>
 			) : null}
