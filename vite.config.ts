@@ -35,6 +35,9 @@ export default defineConfig({
 							name: 'framework',
 							test: /node_modules[\\/](react|react-dom|scheduler|react-router|turbo-stream|cookie|set-cookie-parser)[\\/]/,
 						},
+						// the icons (lucide-react, only those imported): one small chunk rather than one
+						// file per icon on every page
+						{ name: 'icons', test: /node_modules[\\/]lucide-react[\\/]/ },
 						// the bundler's own helpers and the small pieces every page shares
 						{
 							name: 'shared',

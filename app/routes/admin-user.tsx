@@ -4,7 +4,8 @@ import type { Route } from './+types/admin-user'
 import { ActionForm, formatWhen } from '../components/admin/action-form.tsx'
 import { Badge } from '../components/ui/choice.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
-import { ErrorList, Field, inputClasses } from '../components/ui/field.tsx'
+import { ErrorList, Field } from '../components/ui/field.tsx'
+import { Select } from '../components/ui/select.tsx'
 import { requestContext } from '../context.server.ts'
 import { assertStaff } from '../services/admin/access.server.ts'
 import { runFormAction } from '../services/admin/form-action.server.ts'
@@ -216,27 +217,14 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
 							>
 								{(fields) => (
 									<>
-										<div>
-											<label
-												htmlFor={fields.plan.id}
-												className="block text-sm font-medium text-slate-800"
-											>
-												Plan (for an account without one)
-											</label>
-											<select
-												id={fields.plan.id}
-												name={fields.plan.name}
-												defaultValue={String(subscription?.active_plan ?? 1)}
-												className={`mt-1 ${inputClasses}`}
-											>
-												{plans.map((p) => (
-													<option key={p.id} value={p.id}>
-														{p.name}
-													</option>
-												))}
-											</select>
-											<ErrorList errors={fields.plan.errors} />
-										</div>
+										<Select
+											id={fields.plan.id}
+											name={fields.plan.name}
+											label="Plan (for an account without one)"
+											defaultValue={String(subscription?.active_plan ?? 1)}
+											errors={fields.plan.errors}
+											options={plans.map((p) => ({ value: String(p.id), label: p.name }))}
+										/>
 										<Field
 											label="Days"
 											errors={fields.days.errors}
@@ -279,27 +267,14 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
 								className="mt-4"
 							>
 								{(fields) => (
-									<div>
-										<label
-											htmlFor={fields.role.id}
-											className="block text-sm font-medium text-slate-800"
-										>
-											Platform role
-										</label>
-										<select
-											id={fields.role.id}
-											name={fields.role.name}
-											defaultValue={user.role ?? 'none'}
-											className={`mt-1 ${inputClasses}`}
-										>
-											{PLATFORM_ROLE_CHOICES.map((r) => (
-												<option key={r} value={r}>
-													{r}
-												</option>
-											))}
-										</select>
-										<ErrorList errors={fields.role.errors} />
-									</div>
+									<Select
+										id={fields.role.id}
+										name={fields.role.name}
+										label="Platform role"
+										defaultValue={user.role ?? 'none'}
+										errors={fields.role.errors}
+										options={PLATFORM_ROLE_CHOICES.map((r) => ({ value: r, label: r }))}
+									/>
 								)}
 							</ActionForm>
 						</Card>

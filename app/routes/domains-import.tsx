@@ -1,4 +1,5 @@
 import { parseWithZod } from '../utils/form-bounds.ts'
+import { Upload } from 'lucide-react'
 import { data, Link } from 'react-router'
 import type { Route } from './+types/domains-import'
 import { ImportDomainsForm } from '../components/domains/import-domains-form.tsx'
@@ -52,6 +53,7 @@ export default function DomainsImport({ loaderData, actionData }: Route.Componen
 		<div className="mx-auto max-w-3xl">
 			<PageHeader
 				title="Import domains"
+				icon={<Upload />}
 				actions={
 					<Link to="/domains" className="text-sm font-semibold text-indigo-700 hover:underline">
 						Back to domains

@@ -1,10 +1,14 @@
+import { ChevronDown, Download, FileDown, Inbox, Info, MailPlus } from 'lucide-react'
 import { data, Form, Link } from 'react-router'
 import { DataTable } from '../components/ui/data-table.tsx'
 import type { Route } from './+types/inboxes'
 import { Button, buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Badge } from '../components/ui/choice.tsx'
-import { inputClasses } from '../components/ui/field.tsx'
+import { EmptyState } from '../components/ui/empty-state.tsx'
+import { Menu } from '../components/ui/menu.tsx'
+import { Select } from '../components/ui/select.tsx'
+import { Tooltip } from '../components/ui/tooltip.tsx'
 import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
 import { requestContext } from '../context.server.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
@@ -23,6 +27,13 @@ import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
+
+const INBOX_STATUS_OPTIONS = [
+	{ value: '', label: 'Any status' },
+	{ value: 'active', label: 'Active' },
+	{ value: 'cancelling', label: 'Cancelled at period end' },
+	{ value: 'cancelled', label: 'Cancelled' },
+]
 
 const ORDER_STATUS = ['waiting for setup', 'being set up', 'delivered', 'failed'] as const
 
@@ -125,18 +136,43 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 		<>
 			<PageHeader
 				title="Inboxes Management"
+				icon={<Inbox />}
 				description="Your sending inboxes by domain, workspace and status. Each inbox is billed monthly until you cancel it; a cancelled inbox works until the end of its paid month."
 				actions={
 					<div className="flex gap-2">
-						<a
-							href={`/inboxes/export${loaderData.exportQuery ? `?${loaderData.exportQuery}` : ''}`}
-							className={buttonClasses('secondary')}
-							download
-						>
-							Export CSV
-						</a>
+						<Menu
+							label="Export inboxes"
+							trigger={
+								<>
+									<Download aria-hidden className="size-4" />
+									Export
+									<ChevronDown aria-hidden className="size-4" />
+								</>
+							}
+							triggerClassName={buttonClasses('secondary')}
+							testId="export-menu"
+							items={[
+								{
+									label: loaderData.exportQuery ? 'Export CSV (this filter)' : 'Export CSV',
+									icon: <FileDown aria-hidden className="size-4" />,
+									to: `/inboxes/export${loaderData.exportQuery ? `?${loaderData.exportQuery}` : ''}`,
+									download: true,
+								},
+								...(loaderData.exportQuery
+									? [
+											{
+												label: 'Export all inboxes',
+												icon: <FileDown aria-hidden className="size-4" />,
+												to: '/inboxes/export',
+												download: true,
+											},
+										]
+									: []),
+							]}
+						/>
 						{canChange ? (
 							<Link to="/ordering-inboxes" className={buttonClasses()}>
+								<MailPlus aria-hidden className="size-4" />
 								Order inboxes
 							</Link>
 						) : null}
@@ -182,59 +218,57 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 				className="mb-4 flex flex-wrap items-end gap-3"
 				aria-label="Filter inboxes"
 			>
-				<label className="text-sm font-medium text-slate-800">
-					Domain
-					<select
-						name="domain"
-						defaultValue={filters.domainId ?? ''}
-						className={`mt-1 ${inputClasses}`}
-					>
-						<option value="">All domains</option>
-						{domains.map((d) => (
-							<option key={d.id} value={d.id}>
-								{d.name}
-							</option>
-						))}
-					</select>
-				</label>
-				<label className="text-sm font-medium text-slate-800">
-					Workspace
-					<select
-						name="workspace"
-						defaultValue={filters.workspaceId ?? ''}
-						className={`mt-1 ${inputClasses}`}
-					>
-						<option value="">All workspaces</option>
-						{workspaces.map((w) => (
-							<option key={w.id} value={w.id}>
-								{w.name}
-							</option>
-						))}
-					</select>
-				</label>
-				<label className="text-sm font-medium text-slate-800">
-					Status
-					<select
-						name="status"
-						defaultValue={filters.status ?? ''}
-						className={`mt-1 ${inputClasses}`}
-					>
-						<option value="">Any status</option>
-						<option value="active">Active</option>
-						<option value="cancelling">Cancelled at period end</option>
-						<option value="cancelled">Cancelled</option>
-					</select>
-				</label>
+				<Select
+					id="inbox-filter-domain"
+					name="domain"
+					label="Domain"
+					defaultValue={filters.domainId ?? ''}
+					options={[
+						{ value: '', label: 'All domains' },
+						...domains.map((d) => ({ value: d.id, label: d.name })),
+					]}
+					className="min-w-44"
+				/>
+				<Select
+					id="inbox-filter-workspace"
+					name="workspace"
+					label="Workspace"
+					defaultValue={filters.workspaceId ?? ''}
+					options={[
+						{ value: '', label: 'All workspaces' },
+						...workspaces.map((w) => ({ value: w.id, label: w.name })),
+					]}
+					className="min-w-44"
+				/>
+				<Select
+					id="inbox-filter-status"
+					name="status"
+					label="Status"
+					defaultValue={filters.status ?? ''}
+					options={INBOX_STATUS_OPTIONS}
+					className="min-w-44"
+				/>
 				<Button type="submit" variant="secondary">
 					Filter
 				</Button>
 			</Form>
 			{inboxes.length === 0 ? (
-				<Card>
-					<p className="text-sm text-slate-600" data-testid="inboxes-empty">
-						No inboxes here yet. Ordered inboxes appear once our team has set them up.
+				<EmptyState
+					icon={<Inbox />}
+					title="No inboxes here yet"
+					action={
+						canChange ? (
+							<Link to="/ordering-inboxes" className={buttonClasses('secondary')}>
+								<MailPlus aria-hidden className="size-4" />
+								Order inboxes
+							</Link>
+						) : null
+					}
+				>
+					<p data-testid="inboxes-empty">
+						Ordered inboxes appear here once our team has set them up.
 					</p>
-				</Card>
+				</EmptyState>
 			) : (
 				<DataTable
 					label="Inboxes"
@@ -246,7 +280,22 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 						{ label: 'Name' },
 						{ label: 'Domain' },
 						{ label: 'Workspace' },
-						{ label: 'Status' },
+						{
+							label: (
+								<span className="inline-flex items-center gap-1">
+									Status
+									<Tooltip content="Active: sending, renews monthly. Cancelled at period end: works until its paid month ends.">
+										<button
+											type="button"
+											className="rounded-full text-slate-500 hover:text-slate-800 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none"
+										>
+											<Info aria-hidden className="size-4" />
+											<span className="sr-only">About the statuses</span>
+										</button>
+									</Tooltip>
+								</span>
+							),
+						},
 						{ label: 'Renews or ends' },
 						...(canChange ? [{ label: 'Actions', hidden: true }] : []),
 					]}

@@ -7,6 +7,7 @@ import {
 } from '@conform-to/react'
 import { parseWithZod } from '../utils/form-bounds.ts'
 import { useEffect, useMemo, useRef } from 'react'
+import { MailPlus } from 'lucide-react'
 import { data, Form, Link, useLocation } from 'react-router'
 import type { Route } from './+types/ordering-inboxes'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
@@ -260,6 +261,7 @@ export default function OrderingInboxes({ loaderData, actionData }: Route.Compon
 		<>
 			<PageHeader
 				title="Order inboxes"
+				icon={<MailPlus />}
 				description={`Inboxes on your domains, ${price} each a month. Get a quote, then pay at checkout; our team sets them up, and your first paid month starts when they are ready.`}
 			/>
 			<div className="grid gap-6 lg:grid-cols-2">

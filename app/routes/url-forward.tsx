@@ -1,12 +1,14 @@
-import { getFormProps, getInputProps, getSelectProps, useForm } from '@conform-to/react'
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '../utils/form-bounds.ts'
+import { Forward } from 'lucide-react'
 import { data, Form } from 'react-router'
 import type { z } from 'zod'
 import type { Route } from './+types/url-forward'
 import { Button, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Choice, ChoiceGroup } from '../components/ui/choice.tsx'
-import { ErrorList, Field, FormErrors, inputClasses } from '../components/ui/field.tsx'
+import { Field, FormErrors } from '../components/ui/field.tsx'
+import { Select } from '../components/ui/select.tsx'
 import { requestContext } from '../context.server.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
 import { forwardingRecord, verificationRecord } from '../services/domains/dns-check.server.ts'
@@ -130,29 +132,18 @@ function ForwardForm({
 				<Form method="post" {...getFormProps(form)} className="mt-4 space-y-4">
 					<input type="hidden" name="intent" value="forward" />
 					<FormErrors id={form.errorId} errors={form.errors} />
-					<div>
-						<label
-							htmlFor={fields.domainId.id}
-							className="block text-sm font-medium text-slate-800"
-						>
-							Domain
-						</label>
-						<select
-							{...getSelectProps(fields.domainId)}
-							className={`mt-1 ${inputClasses}`}
-							defaultValue={fields.domainId.initialValue ?? ''}
-						>
-							<option value="" disabled>
-								Pick a domain
-							</option>
-							{forwardable.map((d) => (
-								<option key={d.id} value={d.id}>
-									{d.name}
-								</option>
-							))}
-						</select>
-						<ErrorList id={fields.domainId.errorId} errors={fields.domainId.errors} />
-					</div>
+					<Select
+						key={fields.domainId.key}
+						id={fields.domainId.id}
+						name={fields.domainId.name}
+						label="Domain"
+						defaultValue={fields.domainId.initialValue ?? ''}
+						errors={fields.domainId.errors}
+						options={[
+							{ value: '', label: 'Pick a domain', disabled: true },
+							...forwardable.map((d) => ({ value: d.id, label: d.name })),
+						]}
+					/>
 					<Field
 						label="Forward to"
 						hint="An http:// or https:// address on another site. It goes live once the domain is verified."
@@ -206,6 +197,7 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 		<>
 			<PageHeader
 				title="URL forwarding"
+				icon={<Forward />}
 				description="Send visitors of a domain to another site with a 301 or 302 redirect."
 			/>
 			<div className="grid gap-6 lg:grid-cols-2">

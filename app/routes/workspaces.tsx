@@ -1,11 +1,14 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import { getZodConstraint } from '@conform-to/zod/v4'
 import { parseWithZod } from '../utils/form-bounds.ts'
+import { Layers } from 'lucide-react'
 import { data, Form, useLocation, useNavigation } from 'react-router'
 import type { Route } from './+types/workspaces'
 import { Badge } from '../components/ui/choice.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
+import { ConfirmDialog } from '../components/ui/dialog.tsx'
+import { EmptyState } from '../components/ui/empty-state.tsx'
 import { Field, FormErrors } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
@@ -15,7 +18,6 @@ import { listWorkspaces } from '../services/workspaces/list-workspaces.server.ts
 import { renameWorkspace } from '../services/workspaces/rename-workspace.server.ts'
 import {
 	CreateWorkspaceSchema,
-	DeleteWorkspaceSchema,
 	RenameWorkspaceSchema,
 	WorkspaceActionSchema,
 } from '../services/workspaces/schemas.ts'
@@ -127,11 +129,10 @@ function WorkspaceRow({
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: RenameWorkspaceSchema }),
 		shouldRevalidate: 'onInput',
 	})
-	const [deleteForm] = useForm({
-		id: `delete-${workspace.id}`,
-		lastResult: mine && actionData?.intent === 'delete' ? actionData.result : undefined,
-		onValidate: ({ formData }) => parseWithZod(formData, { schema: DeleteWorkspaceSchema }),
-	})
+	// the confirm dialog's form posts plainly; a refusal (a workspace not empty) is read from the
+	// answer at once, so that the dialog opens again with it
+	const deleteErrors =
+		mine && actionData?.intent === 'delete' ? (actionData.result.error?.[''] ?? null) : null
 	const renameFailed = Boolean(renameForm.errors?.length || renameFields.name.errors?.length)
 	return (
 		<li className="py-4" data-testid="workspace">
@@ -181,22 +182,22 @@ function WorkspaceRow({
 							</SubmitButton>
 						</Form>
 					</details>
-					<details className="w-full sm:w-auto" open={deleteForm.errors?.length ? true : undefined}>
-						<summary className="cursor-pointer text-sm font-semibold text-red-700 hover:underline">
-							Delete<span className="sr-only"> {workspace.name}</span>
-						</summary>
-						<Form method="post" className="mt-2 space-y-3" {...getFormProps(deleteForm)}>
-							<input type="hidden" name="intent" value="delete" />
-							<input type="hidden" name="workspaceId" value={workspace.id} />
-							<FormErrors id={deleteForm.errorId} errors={deleteForm.errors} />
-							<p className="text-sm text-slate-700">
-								Only an empty workspace can be deleted. Members keep access to the others.
-							</p>
-							<SubmitButton variant="danger" pending={deleting} pendingText="Deleting…">
-								Delete “{workspace.name}”
-							</SubmitButton>
-						</Form>
-					</details>
+					<ConfirmDialog
+						trigger={
+							<>
+								Delete<span className="sr-only"> {workspace.name}</span>
+							</>
+						}
+						title={`Delete “${workspace.name}”?`}
+						description="Only an empty workspace can be deleted. Members keep access to the others."
+						confirmLabel={`Delete “${workspace.name}”`}
+						fields={{ intent: 'delete', workspaceId: workspace.id }}
+						defaultOpen={Boolean(deleteErrors?.length)}
+						pending={deleting}
+						testId="delete-workspace"
+					>
+						<FormErrors id={`delete-${workspace.id}-errors`} errors={deleteErrors} />
+					</ConfirmDialog>
 				</div>
 			) : null}
 		</li>
@@ -209,6 +210,7 @@ export default function Workspaces({ loaderData, actionData }: Route.ComponentPr
 		<>
 			<PageHeader
 				title="Workspaces"
+				icon={<Layers />}
 				description="Keep each client’s lists, domains and inboxes apart. Switch between them at the top of every page."
 			/>
 			<div className="grid max-w-3xl gap-6">
@@ -223,14 +225,11 @@ export default function Workspaces({ loaderData, actionData }: Route.ComponentPr
 						</p>
 					)}
 					{workspaces.length === 0 ? (
-						<div className="mt-4 rounded-md border border-dashed border-slate-300 p-6 text-center">
-							<p className="font-medium text-slate-900">No workspaces yet</p>
-							<p className="mt-1 text-sm text-slate-600">
-								{canManage
-									? 'Create the first one above: lists, domains and inbox orders go into a workspace.'
-									: 'Ask the account owner or an admin to give you access to a workspace.'}
-							</p>
-						</div>
+						<EmptyState className="mt-4 shadow-none" icon={<Layers />} title="No workspaces yet">
+							{canManage
+								? 'Create the first one above: lists, domains and inbox orders go into a workspace.'
+								: 'Ask the account owner or an admin to give you access to a workspace.'}
+						</EmptyState>
 					) : (
 						<ul className="mt-2 divide-y divide-slate-200">
 							{workspaces.map((workspace) => (

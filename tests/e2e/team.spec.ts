@@ -3,6 +3,7 @@ import {
 	expectNoSeriousA11yViolations,
 	jsEnabled,
 	latestMailLink,
+	pageSettled,
 	PASSWORD,
 	signedUp,
 	signUp,
@@ -414,8 +415,10 @@ test('workspaces: create, rename, switch, refuse to delete one that holds a list
 	await page.reload()
 	const alpha = page.getByTestId('workspace').filter({ hasText: 'Alpha' })
 	await expect(alpha).toContainText('Holds 1 lead list')
-	await alpha.locator('summary', { hasText: 'Delete' }).click()
-	await alpha.getByRole('button', { name: 'Delete “Alpha”' }).click()
+	// a confirm dialog with JavaScript, a <details> without
+	await pageSettled(page)
+	await alpha.getByTestId('delete-workspace').getByText('Delete Alpha').click()
+	await page.getByRole('button', { name: 'Delete “Alpha”' }).click()
 	await expect(
 		page.getByText('“Alpha” still holds 1 lead list. Move or delete them first.'),
 	).toBeVisible()
@@ -432,8 +435,8 @@ test('workspaces: create, rename, switch, refuse to delete one that holds a list
 	// now Alpha is empty and goes
 	const emptied = page.getByTestId('workspace').filter({ hasText: 'Alpha' })
 	await expect(emptied).toContainText('Empty')
-	await emptied.locator('summary', { hasText: 'Delete' }).click()
-	await emptied.getByRole('button', { name: 'Delete “Alpha”' }).click()
+	await emptied.getByTestId('delete-workspace').getByText('Delete Alpha').click()
+	await page.getByRole('button', { name: 'Delete “Alpha”' }).click()
 	await expect(page.getByText('Workspace “Alpha” deleted')).toBeVisible()
 	await expect(page.getByTestId('workspace')).toHaveText([/Gamma/])
 })

@@ -5,6 +5,7 @@ import { ImportDomainsSchema } from '../../services/domains/schemas.ts'
 import { Badge } from '../ui/choice.tsx'
 import { SubmitButton } from '../ui/button.tsx'
 import { ErrorList, FormErrors, inputClasses } from '../ui/field.tsx'
+import { FileDropZone } from '../ui/file-drop-zone.tsx'
 
 export type ImportLine = {
 	line: number
@@ -118,22 +119,14 @@ export function ImportDomainsForm({
 					/>
 					<ErrorList id={fields.domains.errorId} errors={fields.domains.errors} />
 				</div>
-				<div>
-					<label htmlFor={fields.file.id} className="block text-sm font-medium text-slate-800">
-						Or upload a CSV
-					</label>
-					<input
-						id={fields.file.id}
-						name={fields.file.name}
-						type="file"
-						accept=".csv,text/csv,text/plain"
-						className="mt-1 block text-sm"
-					/>
-					<p className="mt-1 text-sm text-slate-600">
-						The column headed “domain”, or the first column.
-					</p>
-					<ErrorList id={fields.file.errorId} errors={fields.file.errors} />
-				</div>
+				<FileDropZone
+					id={fields.file.id}
+					name={fields.file.name}
+					label="Or upload a CSV"
+					accept=".csv,text/csv,text/plain"
+					hint="The column headed “domain”, or the first column."
+					errors={fields.file.errors}
+				/>
 				<SubmitButton pending={pending} pendingText="Importing…">
 					Import domains
 				</SubmitButton>

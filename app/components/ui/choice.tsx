@@ -69,28 +69,5 @@ export function Choice({
 	)
 }
 
-export function Badge({
-	children,
-	tone = 'slate',
-}: {
-	children: ReactNode
-	tone?: 'slate' | 'indigo' | 'amber' | 'green' | 'red'
-}) {
-	const tones = {
-		slate: 'bg-slate-100 text-slate-700 ring-slate-200',
-		indigo: 'bg-indigo-50 text-indigo-800 ring-indigo-200',
-		amber: 'bg-amber-50 text-amber-800 ring-amber-200',
-		green: 'bg-green-50 text-green-800 ring-green-200',
-		red: 'bg-red-50 text-red-800 ring-red-200',
-	}
-	return (
-		<span
-			className={cn(
-				'inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset',
-				tones[tone],
-			)}
-		>
-			{children}
-		</span>
-	)
-}
+// Badge has its own module; kept importable from here
+export { Badge } from './badge.tsx'

@@ -14,6 +14,9 @@ import { hasActivePlan, isOwner, requestContext } from '../../context.server.ts'
 import { screenByPattern } from '../../routes.ts'
 import { navigationFor, type NavGroup } from '../../services/navigation.server.ts'
 import { canManageWorkspaces } from '../../services/workspaces/access.server.ts'
+import { ChevronDown, LogOut, Menu as MenuIcon, Settings, ShieldCheck } from 'lucide-react'
+import { Dialog } from '../../components/ui/dialog.tsx'
+import { NAV_ICONS } from '../../components/ui/nav-icons.tsx'
 import { cn } from '../../utils/cn.ts'
 import { prefetchLink } from '../../utils/prefetch.ts'
 import { useHydrated } from '../../utils/use-hydrated.ts'
@@ -62,27 +65,31 @@ function Navigation({ groups }: { groups: NavGroup[] }) {
 						{group.label}
 					</h2>
 					<ul className="mt-2 space-y-1">
-						{group.items.map((item) => (
-							<li key={item.name}>
-								<NavLink
-									to={item.to}
-									end={item.to === '/'}
-									// our own intent prefetch: at most 4 preloads at once, none on save-data or 2g
-									onPointerEnter={() => prefetchLink(item.to)}
-									onFocus={() => prefetchLink(item.to)}
-									className={({ isActive }) =>
-										cn(
-											'block rounded-md px-3 py-2 text-sm font-medium',
-											isActive
-												? 'bg-indigo-50 text-indigo-800'
-												: 'text-slate-700 hover:bg-slate-100',
-										)
-									}
-								>
-									{item.label}
-								</NavLink>
-							</li>
-						))}
+						{group.items.map((item) => {
+							const Icon = NAV_ICONS[item.name]
+							return (
+								<li key={item.name}>
+									<NavLink
+										to={item.to}
+										end={item.to === '/'}
+										// our own intent prefetch: at most 4 preloads at once, none on save-data or 2g
+										onPointerEnter={() => prefetchLink(item.to)}
+										onFocus={() => prefetchLink(item.to)}
+										className={({ isActive }) =>
+											cn(
+												'flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium',
+												isActive
+													? 'bg-indigo-50 text-indigo-800'
+													: 'text-slate-700 hover:bg-slate-100',
+											)
+										}
+									>
+										{Icon ? <Icon aria-hidden className="size-4 shrink-0" /> : null}
+										{item.label}
+									</NavLink>
+								</li>
+							)
+						})}
 					</ul>
 				</div>
 			))}
@@ -169,6 +176,7 @@ function AccountMenu({ email, isStaff }: { email: string; isStaff: boolean }) {
 					{email}
 				</span>
 				<span className="sr-only sm:hidden">Account menu</span>
+				<ChevronDown aria-hidden className="size-4 text-slate-500 group-open:rotate-180" />
 			</summary>
 			<div className="absolute right-0 z-40 mt-2 w-56 rounded-md bg-white p-1 shadow-lg ring-1 ring-slate-200">
 				<p className="truncate px-3 py-2 text-xs text-slate-600" title={email}>
@@ -176,28 +184,54 @@ function AccountMenu({ email, isStaff }: { email: string; isStaff: boolean }) {
 				</p>
 				<Link
 					to="/settings"
-					className="block rounded px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
+					className="flex items-center gap-2 rounded px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
 				>
+					<Settings aria-hidden className="size-4" />
 					Settings
 				</Link>
 				{isStaff ? (
 					<Link
 						to="/admin-login"
-						className="block rounded px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
+						className="flex items-center gap-2 rounded px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
 					>
+						<ShieldCheck aria-hidden className="size-4" />
 						Admin area
 					</Link>
 				) : null}
 				<Form method="post" action="/signout">
 					<button
 						type="submit"
-						className="block w-full rounded px-3 py-2 text-left text-sm text-slate-700 hover:bg-slate-100"
+						className="flex w-full items-center gap-2 rounded px-3 py-2 text-left text-sm text-slate-700 hover:bg-slate-100"
 					>
+						<LogOut aria-hidden className="size-4" />
 						Sign out
 					</button>
 				</Form>
 			</div>
 		</details>
+	)
+}
+
+/** Below the sidebar's width: an icon button opening the navigation in a sheet. */
+function MobileNavigation({ groups, appName }: { groups: NavGroup[]; appName: string }) {
+	return (
+		<Dialog
+			className="lg:hidden"
+			// the sheet's code loads only where the button shows
+			when={() => !window.matchMedia('(min-width: 1024px)').matches}
+			placement="left"
+			title={appName}
+			testId="mobile-navigation"
+			trigger={
+				<>
+					<MenuIcon aria-hidden className="size-5" />
+					<span className="sr-only">Open navigation</span>
+				</>
+			}
+			triggerClassName="grid size-10 place-items-center rounded-md text-slate-800 ring-1 ring-slate-300 hover:bg-slate-50 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none"
+		>
+			<Navigation groups={groups} />
+		</Dialog>
 	)
 }
 
@@ -220,14 +254,7 @@ export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
 			</aside>
 			<div className="flex min-w-0 flex-1 flex-col">
 				<header className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-200 bg-white px-4 py-3 sm:px-6">
-					<details className="lg:hidden">
-						<summary className="cursor-pointer list-none rounded-md px-3 py-2 text-sm font-semibold text-slate-800 ring-1 ring-slate-300">
-							Menu
-						</summary>
-						<div className="absolute left-0 z-40 mt-2 w-full border-b border-slate-200 bg-white px-4 py-4 shadow-lg">
-							<Navigation groups={navigation} />
-						</div>
-					</details>
+					<MobileNavigation groups={navigation} appName={appName} />
 					<WorkspaceSwitcher
 						workspaces={workspaces}
 						currentWorkspaceId={currentWorkspaceId}

@@ -1,0 +1,77 @@
+import type { ReactNode } from 'react'
+import { Form, Link } from 'react-router'
+import { cn } from '../../utils/cn.ts'
+import { useEnhanced } from './enhance.ts'
+import type { MenuProps } from './menu-props.ts'
+
+export type { MenuEntry, MenuProps } from './menu-props.ts'
+
+const loadMenu = () => import('./menu.enhanced.tsx')
+
+export const menuItemClasses =
+	'flex w-full items-center gap-2 rounded px-3 py-2 text-left text-sm text-slate-700 hover:bg-slate-100 focus-visible:bg-slate-100 focus-visible:outline-none'
+
+/**
+ * A dropdown of actions: links, and forms that post. Radix DropdownMenu after hydration (arrow
+ * keys, typeahead, Escape); without JavaScript a <details> with the same links and forms.
+ */
+export function Menu(props: MenuProps) {
+	const { module, busy } = useEnhanced(loadMenu)
+	if (module) return <module.EnhancedMenu {...props} />
+	return (
+		<details
+			className={cn('relative', props.className)}
+			aria-busy={busy || undefined}
+			data-testid={props.testId}
+		>
+			<summary className={cn('cursor-pointer list-none', props.triggerClassName)}>
+				{props.trigger}
+			</summary>
+			<ul
+				aria-label={props.label}
+				className={cn(
+					'absolute z-40 mt-2 w-56 rounded-md bg-white p-1 shadow-lg ring-1 ring-slate-200',
+					props.align === 'start' ? 'left-0' : 'right-0',
+				)}
+			>
+				{props.items.map((item, index) => (
+					<li key={index}>
+						<MenuEntryFallback item={item} />
+					</li>
+				))}
+			</ul>
+		</details>
+	)
+}
+
+function MenuEntryFallback({ item }: { item: MenuProps['items'][number] }) {
+	const content: ReactNode = (
+		<>
+			{item.icon}
+			{item.label}
+		</>
+	)
+	const tone = item.tone === 'danger' ? 'text-red-700' : undefined
+	if ('to' in item) {
+		return (
+			<Link
+				to={item.to}
+				reloadDocument={item.download}
+				download={item.download || undefined}
+				className={cn(menuItemClasses, tone)}
+			>
+				{content}
+			</Link>
+		)
+	}
+	return (
+		<Form method="post" action={item.action}>
+			{Object.entries(item.fields).map(([key, value]) => (
+				<input key={key} type="hidden" name={key} value={value} />
+			))}
+			<button type="submit" className={cn(menuItemClasses, tone)}>
+				{content}
+			</button>
+		</Form>
+	)
+}
