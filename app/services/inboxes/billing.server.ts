@@ -5,7 +5,7 @@ import { getStripe } from '../../integrations/stripe.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { addMonths } from '../billing/dates.ts'
-import type { Payment } from '../billing/fulfilments.server.ts'
+import type { Payment } from '../billing/checkout.server.ts'
 import { paymentProvider } from '../billing/payments.server.ts'
 import {
 	assertStripeReachable,
