@@ -4,13 +4,17 @@ import { db as defaultDb } from '../../../db/index.server.ts'
 import type { CheckoutSessions, DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { getConfig } from '../../config.server.ts'
-import { getStripe, type Stripe } from '../../integrations/stripe.server.ts'
+import {
+	createStripeCheckoutSession,
+	createStripeCustomer,
+	type Stripe,
+} from '../../integrations/stripe.server.ts'
 import { FormError, forbidden, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { actingAccount, canChangeDomains } from '../workspaces/access.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { assertBillingOwner } from './access.server.ts'
 import { paymentProvider, testPaymentsAllowed } from './payments.server.ts'
-import { callStripe } from './subscriptions.server.ts'
+import { callStripe } from './stripe-calls.server.ts'
 import { transact } from '../idempotency/form-submissions.server.ts'
 
 /**
@@ -186,12 +190,11 @@ export async function createCheckout(
 	})
 	if (provider === 'test') return { id: session.id, url: `/test-payment/${session.id}`, provider }
 
-	const stripe = await getStripe()
 	const appUrl = getConfig().APP_URL
 	const customer = await ensureStripeCustomer(accountId, account.user.email)
 	const separator = (path: string) => (path.includes('?') ? '&' : '?')
 	const created = await callStripe(() =>
-		stripe.checkout.sessions.create(
+		createStripeCheckoutSession(
 			{
 				mode: request.mode,
 				customer,
@@ -209,7 +212,7 @@ export async function createCheckout(
 					: {}),
 			},
 			// the same intent (a form sent again) gets the same Stripe session back
-			{ idempotencyKey: `checkout-${session.id}` },
+			`checkout-${session.id}`,
 		),
 	)
 	await executor
@@ -255,19 +258,16 @@ async function ensureStripeCustomer(accountId: string, email: string) {
 		.where('user_id', '=', accountId)
 		.executeTakeFirst()
 	if (known) return known.stripe_customer_id
-	const customer = await callStripe(async () =>
-		(await getStripe()).customers.create(
-			{ email, metadata: { account_id: accountId } },
-			{ idempotencyKey: `customer-${accountId}` },
-		),
+	const customerId = await callStripe(() =>
+		createStripeCustomer({ email, metadata: { account_id: accountId } }, `customer-${accountId}`),
 	)
 	const row = await defaultDb
 		.insertInto('billing_customers')
-		.values({ user_id: accountId, stripe_customer_id: customer.id })
+		.values({ user_id: accountId, stripe_customer_id: customerId })
 		.onConflict((oc) => oc.column('user_id').doNothing())
 		.returning('stripe_customer_id')
 		.executeTakeFirst()
-	return row?.stripe_customer_id ?? customer.id
+	return row?.stripe_customer_id ?? customerId
 }
 
 /** The account whose Stripe customer this is, if it is one of ours. */
