@@ -78,10 +78,8 @@ export default tseslint.config(
 			'app/services/api-keys/api-keys.server.ts',
 			'app/services/inboxes/order-job.server.ts',
 			'app/routes/subscription.tsx',
-			// rewritten in other branches of issue 33 at the time of writing
-			'app/services/billing/**',
-			'app/services/domains/subscriptions*',
-			'app/services/inboxes/{orders,fulfilment}*',
+			'app/services/billing/stripe-webhook.server.ts',
+			'app/services/inboxes/fulfilment.server.ts',
 		],
 		rules: {
 			'no-restricted-syntax': [

@@ -1,23 +1,8 @@
-import { promises as fs } from 'node:fs'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import type { Kysely } from 'kysely'
-import { FileMigrationProvider, Migrator } from 'kysely/migration'
+// npm run db:migrate. The migrator itself is db/migrator.ts: db/start.ts runs it at start, and
+// this script starts the database through db/with-database.ts (which imports db/start.ts).
+import { migrateToLatest } from './migrator.ts'
 
-const migrationFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
-
-export async function migrateToLatest(db: Kysely<any>) {
-	const migrator = new Migrator({
-		db,
-		provider: new FileMigrationProvider({ fs, path, migrationFolder }),
-	})
-	const { error, results } = await migrator.migrateToLatest()
-	for (const r of results ?? []) {
-		if (r.status === 'Error') console.error(`migration ${r.migrationName} failed`)
-	}
-	if (error) throw error
-	return results ?? []
-}
+export { migrateToLatest }
 
 if (import.meta.main) {
 	const { withDatabase } = await import('./with-database.ts')

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../app/config.server.ts'
 import { startEmbeddedPostgres, StartupError } from './embedded.ts'
-import { migrateToLatest } from './migrate.ts'
+import { migrateToLatest } from './migrator.ts'
 
 /**
  * DATABASE_URL (checked to answer), or the embedded server in DATA_DIR/postgres (whose URL

@@ -7,11 +7,8 @@ import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { FormErrors } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
-import {
-	completeTestCheckout,
-	declineTestCheckout,
-	findTestCheckout,
-} from '../services/billing/checkout.server.ts'
+import { declineTestCheckout, findTestCheckout } from '../services/billing/checkout.server.ts'
+import { completeTestCheckout } from '../services/billing/complete-checkout.server.ts'
 import { TestPaymentSchema } from '../services/billing/schemas.ts'
 import { useIsPending } from '../utils/forms.ts'
 import { formErrorReply } from '../utils/form-errors.server.ts'

@@ -4,7 +4,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { FileNotFound, StorageUnavailable, type FileStorage } from './file-storage.server.ts'
+import { FileNotFound, StorageUnavailable, type FileStorage } from './contract.server.ts'
 
 // Uploaded lists hold other people's personal data: only the service's user reads them.
 const FILE_MODE = 0o600

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import type { FileStorageConfig } from '../config.server.ts'
-import { FileNotFound, StorageUnavailable, type FileStorage } from './file-storage.server.ts'
+import { FileNotFound, StorageUnavailable, type FileStorage } from './contract.server.ts'
 
 type S3Config = Extract<FileStorageConfig, { kind: 's3' }>
 

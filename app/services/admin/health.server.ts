@@ -7,7 +7,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { createApifyClient } from '../../integrations/apify.server.ts'
 import { createApolloClient } from '../../integrations/apollo.server.ts'
 import { listModels } from '../../integrations/openai.server.ts'
-import { getStripe } from '../../integrations/stripe.server.ts'
+import { checkStripeKey } from '../../integrations/stripe.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { assertPlatformAdmin, assertStaff } from './access.server.ts'
 
@@ -100,7 +100,7 @@ export function providerChecks(config: Config = getConfig()): (() => Promise<Che
 	if (config.STRIPE_SECRET_KEY) {
 		checks.push(() =>
 			timed('stripe', async () => {
-				await (await getStripe()).balance.retrieve()
+				await checkStripeKey()
 				return 'key accepted'
 			}),
 		)

@@ -4,30 +4,46 @@ import { db as defaultDb } from '../../../db/index.server.ts'
 import type { CheckoutSessions, DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { getConfig } from '../../config.server.ts'
-import { getStripe, type Stripe } from '../../integrations/stripe.server.ts'
+import {
+	createStripeCheckoutSession,
+	createStripeCustomer,
+	type Stripe,
+} from '../../integrations/stripe.server.ts'
 import { FormError, forbidden, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { actingAccount, canChangeDomains } from '../workspaces/access.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { assertBillingOwner } from './access.server.ts'
-import { inTransaction } from '../../utils/transaction.server.ts'
-import {
-	DOMAIN_LINE_ITEM_KINDS,
-	FULFILMENTS,
-	PAID_ALREADY,
-	type LineItemKind,
-	type Payment,
-} from './fulfilments.server.ts'
 import { paymentProvider, testPaymentsAllowed } from './payments.server.ts'
-import { callStripe } from './subscriptions.server.ts'
-import { logger } from '../../utils/logger.server.ts'
+import { callStripe } from './stripe-calls.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 
 /**
- * One checkout for everything the account pays for: plan subscriptions and
- * credit packs now, domain subscriptions and inbox orders later. A checkout is
- * a list of line items, each with a kind whose fulfilment (fulfilments.server.ts)
- * runs in the transaction that records the payment. Payment happens on Stripe
- * Checkout when Stripe is configured, else on the test-payment page.
+ * One checkout for everything the account pays for: plan subscriptions, credit packs, domain
+ * subscriptions and inbox orders. A checkout is a list of line items, each with a kind whose
+ * fulfilment (fulfilments.server.ts) runs in the transaction that records the payment
+ * (complete-checkout.server.ts). Payment happens on Stripe Checkout when Stripe is configured,
+ * else on the test-payment page.
+ *
+ * This module is checkout's basic pieces, and names no product: products import it to open
+ * their checkouts and to type their fulfilments; the fulfilment table and checkout completion
+ * import the products (decision 0070).
  */
+
+/** Every kind of thing a checkout sells; fulfilments.server.ts gives each its fulfilment. */
+export const LINE_ITEM_KINDS = [
+	'plan',
+	'credit_pack',
+	'domain_subscription',
+	'inbox_order',
+] as const
+export type LineItemKind = (typeof LINE_ITEM_KINDS)[number]
+
+/** The kinds of a domain checkout (members with domain-management:write may pay for them). */
+export const DOMAIN_LINE_ITEM_KINDS = [
+	'domain_subscription',
+	'inbox_order',
+] as const satisfies readonly LineItemKind[]
+
 export type CheckoutLineItem = {
 	kind: LineItemKind
 	/** what the payer sees */
@@ -47,13 +63,45 @@ export type CheckoutSession = Omit<Selectable<CheckoutSessions>, 'line_items'> &
 	line_items: CheckoutLineItem[]
 }
 
+/** How a checkout was paid. */
+export type Payment = {
+	provider: 'stripe' | 'test'
+	customerId?: string | null
+	/** the provider's subscription (subscription mode) */
+	subscriptionId?: string | null
+	/** the paid period; without an end, the plan's interval from the start */
+	periodStart: Date
+	periodEnd?: Date
+}
+
+export type FulfilmentContext = {
+	session: CheckoutSession
+	item: CheckoutLineItem
+	/** the item's position in the checkout (ledger references use it) */
+	index: number
+	payment: Payment
+	actorUserId: string | null
+}
+
+/** Delivers one paid line item, inside the transaction that records the payment. */
+export type Fulfilment = (db: Kysely<DB>, context: FulfilmentContext) => Promise<void>
+
+/**
+ * Why a paid item cannot be delivered: another checkout already paid for the same thing (the
+ * payer sees the sentence; the payment is refunded). Null when it can. Runs before any
+ * fulfilment, in the payment's transaction, and takes the locks that make the answer hold
+ * until that transaction commits (decision 0064).
+ */
+export type PaidAlready = (db: Kysely<DB>, context: FulfilmentContext) => Promise<string | null>
+
 const MAX_QUANTITY = 1_000
 const MAX_UNIT_CENTS = 10_000_000 // $100,000
 
 function validateItems(mode: CheckoutMode, items: CheckoutLineItem[]) {
 	if (items.length === 0 || items.length > 100) throw new Error('A checkout has 1 to 100 items')
 	for (const item of items) {
-		if (!(item.kind in FULFILMENTS)) throw new Error(`Unknown line item kind ${item.kind}`)
+		if (!(LINE_ITEM_KINDS as readonly string[]).includes(item.kind))
+			throw new Error(`Unknown line item kind ${item.kind}`)
 		if (!Number.isSafeInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_QUANTITY)
 			throw new Error(`Bad quantity ${item.quantity}`)
 		if (
@@ -142,12 +190,11 @@ export async function createCheckout(
 	})
 	if (provider === 'test') return { id: session.id, url: `/test-payment/${session.id}`, provider }
 
-	const stripe = await getStripe()
 	const appUrl = getConfig().APP_URL
 	const customer = await ensureStripeCustomer(accountId, account.user.email)
 	const separator = (path: string) => (path.includes('?') ? '&' : '?')
 	const created = await callStripe(() =>
-		stripe.checkout.sessions.create(
+		createStripeCheckoutSession(
 			{
 				mode: request.mode,
 				customer,
@@ -165,7 +212,7 @@ export async function createCheckout(
 					: {}),
 			},
 			// the same intent (a form sent again) gets the same Stripe session back
-			{ idempotencyKey: `checkout-${session.id}` },
+			`checkout-${session.id}`,
 		),
 	)
 	await executor
@@ -211,19 +258,16 @@ async function ensureStripeCustomer(accountId: string, email: string) {
 		.where('user_id', '=', accountId)
 		.executeTakeFirst()
 	if (known) return known.stripe_customer_id
-	const customer = await callStripe(async () =>
-		(await getStripe()).customers.create(
-			{ email, metadata: { account_id: accountId } },
-			{ idempotencyKey: `customer-${accountId}` },
-		),
+	const customerId = await callStripe(() =>
+		createStripeCustomer({ email, metadata: { account_id: accountId } }, `customer-${accountId}`),
 	)
 	const row = await defaultDb
 		.insertInto('billing_customers')
-		.values({ user_id: accountId, stripe_customer_id: customer.id })
+		.values({ user_id: accountId, stripe_customer_id: customerId })
 		.onConflict((oc) => oc.column('user_id').doNothing())
 		.returning('stripe_customer_id')
 		.executeTakeFirst()
-	return row?.stripe_customer_id ?? customer.id
+	return row?.stripe_customer_id ?? customerId
 }
 
 /** The account whose Stripe customer this is, if it is one of ours. */
@@ -262,132 +306,6 @@ export async function findTestCheckout(account: AccountContext, id: string) {
 	const session = await findCheckout(account, id)
 	if (session.provider !== 'test') notFound('This checkout')
 	return session
-}
-
-/**
- * Records the payment of a checkout and fulfils every line item, all in one
- * transaction. A checkout completes once: completing it again changes nothing.
- */
-export async function completeCheckout(
-	db: Kysely<DB>,
-	request: { id: string; payment: Payment; actorUserId: string | null },
-): Promise<{ session: CheckoutSession; alreadyCompleted: boolean }> {
-	return inTransaction(db, async (trx) => {
-		const session = (await trx
-			.selectFrom('checkout_sessions')
-			.selectAll()
-			.where('id', '=', request.id)
-			.forUpdate()
-			.executeTakeFirst()) as CheckoutSession | undefined
-		if (!session) throw new Error(`No checkout session ${request.id}`)
-		if (session.status === 'completed' || session.status === 'refunded') {
-			return { session, alreadyCompleted: true }
-		}
-		if (session.status !== 'open') {
-			throw new FormError(`This checkout was ${session.status}; start a new one.`)
-		}
-		// One purchase, one payment: what another checkout paid meanwhile is refunded, not replaced.
-		for (const [index, item] of session.line_items.entries()) {
-			const reason = await PAID_ALREADY[item.kind]?.(trx, {
-				session,
-				item,
-				index,
-				payment: request.payment,
-				actorUserId: request.actorUserId,
-			})
-			if (reason)
-				return {
-					session: await refundCheckout(trx, session, reason, request),
-					alreadyCompleted: false,
-				}
-		}
-		const completed = (await trx
-			.updateTable('checkout_sessions')
-			.set({ status: 'completed', completed_at: new Date(), updated_at: new Date() })
-			.where('id', '=', session.id)
-			.returningAll()
-			.executeTakeFirstOrThrow()) as CheckoutSession
-		for (const [index, item] of session.line_items.entries()) {
-			await FULFILMENTS[item.kind](trx, {
-				session: completed,
-				item,
-				index,
-				payment: request.payment,
-				actorUserId: request.actorUserId,
-			})
-		}
-		await recordAudit(trx, {
-			actorUserId: request.actorUserId,
-			action: 'billing.checkout.complete',
-			targetType: 'checkout_session',
-			targetId: session.id,
-			before: { status: session.status },
-			after: {
-				status: 'completed',
-				provider: request.payment.provider,
-				total_cents: session.total_cents,
-				provider_subscription_id: request.payment.subscriptionId ?? null,
-			},
-		})
-		return { session: completed, alreadyCompleted: false }
-	})
-}
-
-/**
- * A paid checkout whose purchase another checkout had already paid: nothing is delivered and
- * the payment is given back. Test mode records the refund at once (no money moved); a Stripe
- * refund is owed until refundOwedCheckout gets it from Stripe, after this transaction.
- */
-async function refundCheckout(
-	trx: Kysely<DB>,
-	session: CheckoutSession,
-	reason: string,
-	request: { payment: Payment; actorUserId: string | null },
-) {
-	const refunded = (await trx
-		.updateTable('checkout_sessions')
-		.set({
-			status: 'refunded',
-			refund_reason: reason,
-			refunded_at: request.payment.provider === 'test' ? new Date() : null,
-			updated_at: new Date(),
-		})
-		.where('id', '=', session.id)
-		.returningAll()
-		.executeTakeFirstOrThrow()) as CheckoutSession
-	logger.warn(
-		{ checkout: session.id, provider: request.payment.provider, reason },
-		'checkout paid for something already paid: refunded',
-	)
-	await recordAudit(trx, {
-		actorUserId: request.actorUserId,
-		action: 'billing.checkout.refund',
-		targetType: 'checkout_session',
-		targetId: session.id,
-		before: { status: session.status },
-		after: {
-			status: 'refunded',
-			reason,
-			provider: request.payment.provider,
-			total_cents: session.total_cents,
-			provider_subscription_id: request.payment.subscriptionId ?? null,
-		},
-	})
-	return refunded
-}
-
-/** The payer completes a test checkout on the test-payment page. */
-export async function completeTestCheckout(account: AccountContext, id: string) {
-	const session = await findTestCheckout(account, id)
-	if (session.status !== 'open') {
-		throw new FormError(`This checkout was already ${session.status}.`)
-	}
-	const { session: completed } = await completeCheckout(defaultDb, {
-		id: session.id,
-		payment: { provider: 'test', periodStart: new Date() },
-		actorUserId: account.user.id,
-	})
-	return completed
 }
 
 /** The payer declines a test checkout: nothing is charged or granted. */

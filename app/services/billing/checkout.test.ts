@@ -5,12 +5,8 @@ import { resetSingleton } from '../../utils/singleton.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
 import { auditActions, ledgerOf, newOwner, newTeamMember } from '../../../tests/support/billing.ts'
 import { buyCreditPack } from './buy-credits.server.ts'
-import {
-	completeTestCheckout,
-	declineTestCheckout,
-	findCheckout,
-	findTestCheckout,
-} from './checkout.server.ts'
+import { declineTestCheckout, findCheckout, findTestCheckout } from './checkout.server.ts'
+import { completeTestCheckout } from './complete-checkout.server.ts'
 import { choosePlan, previewPlanChange } from './choose-plan.server.ts'
 import {
 	cancelSubscriptionAtPeriodEnd,

@@ -1,6 +1,9 @@
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { getStripe } from '../../integrations/stripe.server.ts'
+import {
+	retrieveStripeSubscription,
+	updateStripeSubscription,
+} from '../../integrations/stripe.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { assertBillingOwner } from './access.server.ts'
 import { createCheckout, type CheckoutOptions } from './checkout.server.ts'
@@ -8,8 +11,8 @@ import { paymentProvider } from './payments.server.ts'
 import { prorate, type Proration } from './plan-change.ts'
 import { formatDate } from '../../utils/money.ts'
 import { ensureStripePrice, getPricePlan, type PricePlan } from './plans.server.ts'
+import { callStripe } from './stripe-calls.server.ts'
 import {
-	callStripe,
 	changeSubscription,
 	findCurrentSubscription,
 	isActive,
@@ -135,13 +138,12 @@ export async function choosePlan(
 }
 
 async function changeStripePlan(account: AccountContext, sub: SubscriptionRow, plan: PricePlan) {
-	const stripe = await getStripe()
 	const updated = await callStripe(async () => {
 		const price = await ensureStripePrice(db, plan)
-		const remote = await stripe.subscriptions.retrieve(sub.provider_subscription_id!)
+		const remote = await retrieveStripeSubscription(sub.provider_subscription_id!)
 		const item = remote.items.data[0]
 		if (!item) throw new Error(`Stripe subscription ${remote.id} has no items`)
-		return stripe.subscriptions.update(remote.id, {
+		return updateStripeSubscription(remote.id, {
 			items: [{ id: item.id, price }],
 			proration_behavior: 'create_prorations',
 			cancel_at_period_end: false,

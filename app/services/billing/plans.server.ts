@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
-import { getStripe } from '../../integrations/stripe.server.ts'
+import { createStripePrice } from '../../integrations/stripe.server.ts'
 
 export type PricePlan = {
 	id: number
@@ -52,18 +52,17 @@ export async function ensureStripePrice(db: Kysely<DB>, plan: PricePlan) {
 		metadata: { plan_id: String(plan.id) },
 	}
 	// two checkouts at once (or a retry) make one price, not two
-	const price = await (
-		await getStripe()
-	).prices.create(params, {
-		idempotencyKey: `price-${createHash('sha256').update(JSON.stringify(params)).digest('hex').slice(0, 40)}`,
-	})
+	const priceId = await createStripePrice(
+		params,
+		`price-${createHash('sha256').update(JSON.stringify(params)).digest('hex').slice(0, 40)}`,
+	)
 	await db
 		.updateTable('price_plans')
-		.set({ stripe_price_id: price.id, updated_at: new Date() })
+		.set({ stripe_price_id: priceId, updated_at: new Date() })
 		.where('id', '=', plan.id)
 		.where('stripe_price_id', 'is', null)
 		.execute()
-	return price.id
+	return priceId
 }
 
 /** The plan a Stripe price stands for: by stripe_price_id, else the price's plan_id metadata. */

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
-import { refundCheckoutSession } from '../../integrations/stripe.server.ts'
+import { refundCheckoutSession, stripeConfigured } from '../../integrations/stripe.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
-import { stripeConfigured } from './subscriptions.server.ts'
 
 /**
  * Refunds Stripe owes a payer (decision 0064): a checkout paid for something another checkout

@@ -2,10 +2,20 @@ import type { Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
-import { getStripe, type Stripe } from '../../integrations/stripe.server.ts'
+import {
+	eventCheckoutSession,
+	eventInvoice,
+	eventSubscription,
+	retrieveStripeSubscription,
+	verifyStripeEvent,
+	type StripeCheckoutSession,
+	type StripeEvent,
+	type StripeInvoice,
+	type StripeSubscription,
+} from '../../integrations/stripe.server.ts'
 import { FormError, isUuid } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
-import { completeCheckout } from './checkout.server.ts'
+import { completeCheckout } from './complete-checkout.server.ts'
 import { refundOwedCheckout } from './refunds.server.ts'
 import { findPlanForStripePrice, getPricePlan } from './plans.server.ts'
 import { changeSubscription, startPeriod, type SubscriptionRow } from './subscriptions.server.ts'
@@ -43,13 +53,9 @@ export async function handleStripeWebhook(
 	if (!config.STRIPE_SECRET_KEY || !config.STRIPE_WEBHOOK_SECRET) {
 		return { status: 404, message: 'Stripe is not configured' }
 	}
-	let event: Stripe.Event
+	let event: StripeEvent
 	try {
-		event = (await getStripe()).webhooks.constructEvent(
-			rawBody,
-			signature ?? '',
-			config.STRIPE_WEBHOOK_SECRET,
-		)
+		event = await verifyStripeEvent(rawBody, signature ?? '', config.STRIPE_WEBHOOK_SECRET)
 	} catch (error) {
 		logger.warn({ err: error }, 'Stripe webhook with a bad signature refused')
 		return { status: 400, message: 'Invalid signature' }
@@ -86,56 +92,51 @@ export async function handleStripeWebhook(
  * Stripe now, after the commit. A failure throws: the answer is 500 and Stripe delivers the
  * event again (the job retries too).
  */
-async function refundOwedFor(event: Stripe.Event, db: Kysely<DB>) {
+async function refundOwedFor(event: StripeEvent, db: Kysely<DB>) {
 	if (
 		event.type !== 'checkout.session.completed' &&
 		event.type !== 'checkout.session.async_payment_succeeded'
 	)
 		return
-	await refundOwedCheckout({ providerSessionId: event.data.object.id }, db)
+	await refundOwedCheckout({ providerSessionId: eventCheckoutSession(event).id }, db)
 }
 
-async function subscriptionOfCompletedCheckout(event: Stripe.Event) {
+async function subscriptionOfCompletedCheckout(event: StripeEvent) {
 	if (
 		event.type !== 'checkout.session.completed' &&
 		event.type !== 'checkout.session.async_payment_succeeded'
 	)
 		return null
-	const session = event.data.object
+	const session = eventCheckoutSession(event)
 	if (session.mode !== 'subscription' || !session.subscription) return null
-	const id =
-		typeof session.subscription === 'string' ? session.subscription : session.subscription.id
-	return (await getStripe()).subscriptions.retrieve(id)
+	return retrieveStripeSubscription(session.subscription)
 }
 
 async function applyEvent(
 	db: Kysely<DB>,
-	event: Stripe.Event,
-	subscription: Stripe.Subscription | null,
+	event: StripeEvent,
+	subscription: StripeSubscription | null,
 ) {
 	switch (event.type) {
 		case 'checkout.session.completed':
 		case 'checkout.session.async_payment_succeeded':
-			return checkoutCompleted(db, event.data.object, subscription)
+			return checkoutCompleted(db, eventCheckoutSession(event), subscription)
 		case 'checkout.session.expired':
-			return checkoutExpired(db, event.data.object)
+			return checkoutExpired(db, eventCheckoutSession(event))
 		case 'invoice.paid':
-			return invoicePaid(db, event.data.object)
+			return invoicePaid(db, eventInvoice(event))
 		case 'invoice.payment_failed':
-			return invoicePaymentFailed(db, event.data.object)
+			return invoicePaymentFailed(db, eventInvoice(event))
 		case 'customer.subscription.updated':
-			return subscriptionUpdated(db, event.data.object)
+			return subscriptionUpdated(db, eventSubscription(event))
 		case 'customer.subscription.deleted':
-			return subscriptionDeleted(db, event.data.object)
+			return subscriptionDeleted(db, eventSubscription(event))
 		default:
 			logger.debug({ type: event.type }, 'Stripe event ignored')
 	}
 }
 
-const idOf = (value: string | { id: string } | null | undefined) =>
-	typeof value === 'string' ? value : (value?.id ?? null)
-
-async function findOurCheckout(db: Kysely<DB>, session: Stripe.Checkout.Session) {
+async function findOurCheckout(db: Kysely<DB>, session: StripeCheckoutSession) {
 	const ours = session.metadata?.checkout_session_id ?? session.client_reference_id
 	if (!isUuid(ours)) return undefined
 	return db
@@ -149,13 +150,13 @@ async function findOurCheckout(db: Kysely<DB>, session: Stripe.Checkout.Session)
 
 async function checkoutCompleted(
 	db: Kysely<DB>,
-	session: Stripe.Checkout.Session,
-	subscription: Stripe.Subscription | null,
+	session: StripeCheckoutSession,
+	subscription: StripeSubscription | null,
 ) {
 	const ours = await findOurCheckout(db, session)
 	if (!ours) {
 		logger.warn(
-			{ session: session.id, customer: idOf(session.customer) },
+			{ session: session.id, customer: session.customer },
 			'Stripe checkout.session.completed for a checkout that is not ours: ignored',
 		)
 		return
@@ -172,7 +173,7 @@ async function checkoutCompleted(
 			actorUserId: null,
 			payment: {
 				provider: 'stripe',
-				customerId: idOf(session.customer),
+				customerId: session.customer,
 				subscriptionId: subscription?.id ?? null,
 				periodStart: item ? new Date(item.current_period_start * 1000) : new Date(),
 				periodEnd: item ? new Date(item.current_period_end * 1000) : undefined,
@@ -184,7 +185,7 @@ async function checkoutCompleted(
 	}
 }
 
-async function checkoutExpired(db: Kysely<DB>, session: Stripe.Checkout.Session) {
+async function checkoutExpired(db: Kysely<DB>, session: StripeCheckoutSession) {
 	const ours = await findOurCheckout(db, session)
 	if (!ours) return
 	await db
@@ -243,12 +244,12 @@ async function hasOtherActive(db: Kysely<DB>, sub: SubscriptionRow) {
  * invoice.paid: a renewal. The period moves on: a plan's credits are granted (once), a domain
  * subscription or an inbox order is paid through the period's end.
  */
-async function invoicePaid(db: Kysely<DB>, invoice: Stripe.Invoice) {
-	const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription)
+async function invoicePaid(db: Kysely<DB>, invoice: StripeInvoice) {
+	const subscriptionId = invoice.parent?.subscription_details?.subscription
 	if (!subscriptionId) return // a one-off invoice: checkout.session.completed handles those
 	const billed = await findBilled(db, subscriptionId, {
 		event: 'invoice.paid',
-		customer: idOf(invoice.customer),
+		customer: invoice.customer,
 	})
 	if (!billed) return
 	const line =
@@ -269,7 +270,7 @@ async function invoicePaid(db: Kysely<DB>, invoice: Stripe.Invoice) {
 		logger.info({ subscription: subscriptionId }, 'invoice paid for an ended subscription')
 		return
 	}
-	const priceId = idOf(line.pricing?.price_details?.price)
+	const priceId = line.pricing?.price_details?.price
 	const plan =
 		(priceId ? await findPlanForStripePrice(db, { id: priceId }) : undefined) ??
 		(await getPricePlan(sub.active_plan, db))
@@ -287,12 +288,12 @@ async function invoicePaid(db: Kysely<DB>, invoice: Stripe.Invoice) {
 	)
 }
 
-async function invoicePaymentFailed(db: Kysely<DB>, invoice: Stripe.Invoice) {
-	const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription)
+async function invoicePaymentFailed(db: Kysely<DB>, invoice: StripeInvoice) {
+	const subscriptionId = invoice.parent?.subscription_details?.subscription
 	if (!subscriptionId) return
 	const billed = await findBilled(db, subscriptionId, {
 		event: 'invoice.payment_failed',
-		customer: idOf(invoice.customer),
+		customer: invoice.customer,
 	})
 	if (!billed) return
 	if (billed.kind === 'domain') return domainPaymentFailed(db, billed.sub, invoice.id)
@@ -319,10 +320,10 @@ const STATUSES: Record<string, string> = {
 }
 
 /** customer.subscription.updated: status, plan, period end and cancel-at-period-end follow Stripe. */
-async function subscriptionUpdated(db: Kysely<DB>, remote: Stripe.Subscription) {
+async function subscriptionUpdated(db: Kysely<DB>, remote: StripeSubscription) {
 	const billed = await findBilled(db, remote.id, {
 		event: 'customer.subscription.updated',
-		customer: idOf(remote.customer),
+		customer: remote.customer,
 	})
 	if (!billed) return
 	const item = remote.items.data[0]
@@ -367,10 +368,10 @@ async function subscriptionUpdated(db: Kysely<DB>, remote: Stripe.Subscription) 
 }
 
 /** customer.subscription.deleted: the subscription ended (cancelled at period end, or unpaid). */
-async function subscriptionDeleted(db: Kysely<DB>, remote: Stripe.Subscription) {
+async function subscriptionDeleted(db: Kysely<DB>, remote: StripeSubscription) {
 	const billed = await findBilled(db, remote.id, {
 		event: 'customer.subscription.deleted',
-		customer: idOf(remote.customer),
+		customer: remote.customer,
 	})
 	if (!billed) return
 	if (billed.kind === 'domain') return domainSubscriptionDeleted(db, billed.sub)

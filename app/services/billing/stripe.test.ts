@@ -332,3 +332,29 @@ describe('credit packs through Stripe Checkout', () => {
 		expect((await ledgerOf(user.id)).balance).toBe(1000)
 	})
 })
+
+describe('Stripe answers are checked where they enter (issue 39)', () => {
+	test('a subscription answer without its items is a clear error, and nothing is written', async () => {
+		const { user, account } = await newOwner()
+		const choice = await choosePlan(account, 2)
+		const paid = fake.paySession((choice as { url: string }).url.split('/').pop()!)
+		// Stripe answers GET /v1/subscriptions/:id without the items the period is read from
+		delete fake.subscriptions.get(paid.subscription!.id)!.items
+		const before = await eventCount()
+		await expect(deliver(fake.event('checkout.session.completed', paid.session))).rejects.toThrow(
+			/GET https:\/\/api\.stripe\.com\/v1\/subscriptions\/sub_\w+ answered 200 with an undocumented body: items: /,
+		)
+		// the event is not recorded: Stripe's retry starts over
+		expect(await eventCount()).toBe(before)
+		expect(await findCurrentSubscription(user.id)).toBeUndefined()
+	})
+
+	test('a webhook invoice without its lines is a clear error naming the event', async () => {
+		const { subscription } = await subscribeWithStripe(2)
+		const { invoice } = fake.renew(subscription.id)
+		const event = fake.event('invoice.paid', { ...invoice, lines: undefined })
+		await expect(deliver(event)).rejects.toThrow(
+			new RegExp(`invoice\\.paid ${event.id} answered 200 with an undocumented body: lines: `),
+		)
+	})
+})

@@ -2,13 +2,13 @@ import { sql, type Kysely, type Selectable } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB, Subscriptions } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { getConfig } from '../../config.server.ts'
-import { getStripe } from '../../integrations/stripe.server.ts'
+import { stripeConfigured, updateStripeSubscription } from '../../integrations/stripe.server.ts'
 import { FormError } from '../../utils/http-errors.server.ts'
 import { formatDate } from '../../utils/money.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { assertBillingOwner } from './access.server.ts'
+import { callStripe } from './stripe-calls.server.ts'
 import { grantCredits } from './credits.server.ts'
 import { addMonths } from './dates.ts'
 import { getPricePlan, type PricePlan } from './plans.server.ts'
@@ -237,21 +237,6 @@ export async function startPeriod(
 	return updated
 }
 
-export function stripeConfigured() {
-	return !!getConfig().STRIPE_SECRET_KEY
-}
-
-/**
- * Before changing something Stripe bills (`what`, e.g. "This inbox"): a server without
- * STRIPE_SECRET_KEY cannot tell Stripe, so the change is refused before anything is written.
- */
-export function assertStripeReachable(what: string) {
-	if (stripeConfigured()) return
-	throw new FormError(
-		`${what} is billed through Stripe, which this server is not connected to right now. Nothing was changed; try again later or contact support.`,
-	)
-}
-
 async function currentActive(account: AccountContext) {
 	const accountId = assertBillingOwner(account)
 	const sub = await findCurrentSubscription(accountId)
@@ -268,10 +253,8 @@ export async function cancelSubscriptionAtPeriodEnd(account: AccountContext) {
 		throw new FormError(`Your subscription already ends on ${formatDate(sub.expire_date)}.`)
 	}
 	if (sub.provider === 'stripe' && sub.provider_subscription_id && stripeConfigured()) {
-		await callStripe(async () =>
-			(await getStripe()).subscriptions.update(sub.provider_subscription_id!, {
-				cancel_at_period_end: true,
-			}),
+		await callStripe(() =>
+			updateStripeSubscription(sub.provider_subscription_id!, { cancel_at_period_end: true }),
 		)
 	}
 	return defaultDb
@@ -293,10 +276,8 @@ export async function resumeSubscription(account: AccountContext) {
 		throw new FormError('Your subscription is not cancelled; it renews as usual.')
 	}
 	if (sub.provider === 'stripe' && sub.provider_subscription_id && stripeConfigured()) {
-		await callStripe(async () =>
-			(await getStripe()).subscriptions.update(sub.provider_subscription_id!, {
-				cancel_at_period_end: false,
-			}),
+		await callStripe(() =>
+			updateStripeSubscription(sub.provider_subscription_id!, { cancel_at_period_end: false }),
 		)
 	}
 	return defaultDb
@@ -309,14 +290,4 @@ export async function resumeSubscription(account: AccountContext) {
 				{ action: 'billing.subscription.resume', actorUserId: account.user.id },
 			),
 		)
-}
-
-/** A Stripe call on behalf of a form: its failure is a message above the form. */
-export async function callStripe<T>(call: () => Promise<T>): Promise<T> {
-	try {
-		return await call()
-	} catch (error) {
-		logger.error({ err: error }, 'Stripe request failed')
-		throw new FormError('The payment provider did not answer. Nothing was changed; try again.')
-	}
 }

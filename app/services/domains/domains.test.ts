@@ -16,7 +16,7 @@ import {
 	type Persona,
 	PERSONAS,
 } from '../../../tests/support/team.ts'
-import { completeTestCheckout } from '../billing/checkout.server.ts'
+import { completeTestCheckout } from '../billing/complete-checkout.server.ts'
 import { checkDomainDns, runDnsChecks, verificationRecord } from './dns-check.server.ts'
 import { domainsFromCsv } from '../../utils/domains-csv.server.ts'
 import { importDomains, listDomains, requestDnsCheck } from './domains.server.ts'

@@ -16,7 +16,7 @@ import { action as domainSubscriptionsAction } from '../../routes/domain-subscri
 import type { AccountContext } from '../../context.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { addMonths } from '../billing/dates.ts'
-import { completeTestCheckout } from '../billing/checkout.server.ts'
+import { completeTestCheckout } from '../billing/complete-checkout.server.ts'
 import { listOrderableDomains } from '../inboxes/orders.server.ts'
 import {
 	findForward,

@@ -8,9 +8,9 @@ import { formatDate } from '../../utils/money.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { createCheckout, type CheckoutOptions } from '../billing/checkout.server.ts'
 import { periodEnd } from '../billing/dates.ts'
-import type { FulfilmentContext } from '../billing/fulfilments.server.ts'
-import { assertStripeReachable, callStripe } from '../billing/subscriptions.server.ts'
-import { getStripe } from '../../integrations/stripe.server.ts'
+import type { FulfilmentContext } from '../billing/checkout.server.ts'
+import { assertStripeReachable, callStripe } from '../billing/stripe-calls.server.ts'
+import { updateStripeSubscription } from '../../integrations/stripe.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
 import { domainAccount } from './access.server.ts'
 import { findDomain, hasLiveSubscription, paidFor, visibleDomains } from './domains.server.ts'
@@ -203,10 +203,8 @@ export async function setDomainSubscriptionCancel(
 	}
 	if (sub.provider === 'stripe' && sub.provider_subscription_id) {
 		assertStripeReachable(`The subscription of ${sub.name}`)
-		await callStripe(async () =>
-			(await getStripe()).subscriptions.update(sub.provider_subscription_id!, {
-				cancel_at_period_end: cancel,
-			}),
+		await callStripe(() =>
+			updateStripeSubscription(sub.provider_subscription_id!, { cancel_at_period_end: cancel }),
 		)
 	}
 	await db.transaction().execute(async (trx) => {

@@ -1,17 +1,22 @@
 import type { Kysely, Selectable } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB, InboxOrders } from '../../../db/schema.ts'
-import { getStripe } from '../../integrations/stripe.server.ts'
+import {
+	cancelStripeSubscription,
+	listPaidStripeInvoices,
+	refundStripePayment,
+	retrieveStripeCheckoutSession,
+	retrieveStripeSubscription,
+	stripeConfigured,
+	stripeInvoicePaymentIntent,
+	updateStripeSubscription,
+} from '../../integrations/stripe.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
 import { addMonths } from '../billing/dates.ts'
-import type { Payment } from '../billing/fulfilments.server.ts'
+import type { Payment } from '../billing/checkout.server.ts'
 import { paymentProvider } from '../billing/payments.server.ts'
-import {
-	assertStripeReachable,
-	callStripe,
-	stripeConfigured,
-} from '../billing/subscriptions.server.ts'
+import { assertStripeReachable, callStripe } from '../billing/stripe-calls.server.ts'
 
 /**
  * Monthly billing of inboxes (decision 0013). An inbox order is one recurring charge: a Stripe
@@ -73,10 +78,9 @@ function billsThroughStripe(order: InboxOrderRow) {
  */
 async function moveStripeNextCharge(order: InboxOrderRow, at: Date) {
 	assertStripeReachable('This order')
-	const stripe = await getStripe()
 	const id = order.provider_subscription_id!
 	const remote = await callStripe(() =>
-		stripe.subscriptions.update(id, {
+		updateStripeSubscription(id, {
 			trial_end: Math.floor(at.getTime() / 1000),
 			proration_behavior: 'none',
 		}),
@@ -197,12 +201,11 @@ export async function setStripeQuantity(order: InboxOrderRow, quantity: number) 
 	if (order.billing_provider !== 'stripe' || !order.provider_subscription_id) return
 	if (!LIVE_BILLING.includes(order.billing_status)) return
 	assertStripeReachable('This inbox')
-	const stripe = await getStripe()
 	const id = order.provider_subscription_id
-	const remote = await callStripe(() => stripe.subscriptions.retrieve(id))
+	const remote = await callStripe(() => retrieveStripeSubscription(id))
 	const item = remote.items.data[0]
 	await callStripe(() =>
-		stripe.subscriptions.update(
+		updateStripeSubscription(
 			id,
 			quantity === 0
 				? { cancel_at_period_end: true }
@@ -551,43 +554,23 @@ export function refundsThroughStripe(
  */
 export async function refundAndStopInboxBilling(order: InboxOrderRow) {
 	if (!refundsThroughStripe(order)) return false
-	const stripe = await getStripe()
 	let intent: string | null = null
 	if (order.provider_subscription_id) {
 		const id = order.provider_subscription_id
-		const sub = await callStripe(() => stripe.subscriptions.retrieve(id))
-		const paid = await callStripe(() =>
-			stripe.invoices.list({ subscription: id, status: 'paid', limit: 10 }),
-		)
-		const invoice = paid.data.find((i) => i.amount_paid > 0)?.id
-		if (invoice) {
-			const payments = await callStripe(() =>
-				stripe.invoicePayments.list({ invoice, status: 'paid', limit: 1 }),
-			)
-			const payment = payments.data[0]?.payment.payment_intent
-			intent = typeof payment === 'string' ? payment : (payment?.id ?? null)
-		}
-		if (sub.status !== 'canceled') await callStripe(() => stripe.subscriptions.cancel(id))
+		const sub = await callStripe(() => retrieveStripeSubscription(id))
+		const paid = await callStripe(() => listPaidStripeInvoices(id, 10))
+		// newest first: the latest invoice that charged (not a deferral's $0 trial invoice)
+		const invoice = paid.find((i) => i.amount_paid > 0)?.id
+		if (invoice) intent = await callStripe(() => stripeInvoicePaymentIntent(invoice))
+		if (sub.status !== 'canceled') await callStripe(() => cancelStripeSubscription(id))
 	} else {
 		const sessionId = (order.payment_reference ?? '').slice('stripe:'.length)
-		const session = await callStripe(() => stripe.checkout.sessions.retrieve(sessionId))
-		intent =
-			typeof session.payment_intent === 'string'
-				? session.payment_intent
-				: (session.payment_intent?.id ?? null)
+		const session = await callStripe(() => retrieveStripeCheckoutSession(sessionId))
+		intent = session.payment_intent
 	}
 	if (!intent) return false
 	const paymentIntent = intent
-	await callStripe(async () => {
-		try {
-			await stripe.refunds.create(
-				{ payment_intent: paymentIntent },
-				{ idempotencyKey: `refund-order-${order.id}` },
-			)
-		} catch (error) {
-			if ((error as { code?: string }).code !== 'charge_already_refunded') throw error
-		}
-	})
+	await callStripe(() => refundStripePayment(paymentIntent, `refund-order-${order.id}`))
 	return true
 }
 

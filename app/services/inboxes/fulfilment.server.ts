@@ -5,7 +5,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { FormError, forbidden, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { sealSecret } from '../../utils/secrets.server.ts'
 import { recordAudit } from '../audit/audit-log.server.ts'
-import { stripeConfigured } from '../billing/subscriptions.server.ts'
+import { stripeConfigured } from '../../integrations/stripe.server.ts'
 import {
 	billingStart,
 	cancelInboxBilling,

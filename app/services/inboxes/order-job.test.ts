@@ -6,7 +6,7 @@ import { loadAccountContext, type AccountContext } from '../../context.server.ts
 import { inboxOrderJob } from '../../jobs/definitions/inbox-order.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { listOrderQueue } from '../admin/inbox-orders.server.ts'
-import { completeTestCheckout } from '../billing/checkout.server.ts'
+import { completeTestCheckout } from '../billing/complete-checkout.server.ts'
 import { importDomains } from '../domains/domains.server.ts'
 import { startDomainSubscription } from '../domains/subscriptions.server.ts'
 import { fulfilOrder } from './fulfilment.server.ts'
