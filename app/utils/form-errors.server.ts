@@ -14,12 +14,10 @@ type Replyable = Parameters<typeof replyWithFormError>[0]
  *       return formErrorReply(error, submission, { intent })
  *     }
  */
-export function formErrorReply<S extends Replyable, E extends Record<string, unknown> = Record<never, never>>(
-	error: unknown,
-	submission: S,
-	extra?: E,
-	hideFields?: string[],
-) {
+export function formErrorReply<
+	S extends Replyable,
+	E extends Record<string, unknown> = Record<never, never>,
+>(error: unknown, submission: S, extra?: E, hideFields?: string[]) {
 	if (!(error instanceof FormError)) throw error
 	return data(
 		{ ...(extra as E), result: replyWithFormError(submission, error, hideFields) },
