@@ -160,6 +160,10 @@ test('a worker killed mid-run: the next one finishes both runs, each row written
 		)
 		.execute()
 	const charged = called.reduce((sum, row) => sum + Number(row.n), 0)
-	expect(charged).toBeGreaterThan(2 * ROWS - 2 * CONCURRENCY * 2)
+	// a row answered from the cache can only be one the killed worker had asked for and not saved
+	const askedNotSaved =
+		callsAtKill.leads - savedAtKill.leads + (callsAtKill.companies - savedAtKill.companies)
+	expect(charged).toBeGreaterThanOrEqual(2 * ROWS - askedNotSaved)
+	expect(charged).toBeLessThanOrEqual(2 * ROWS)
 	expect(await getCreditBalance(me.accountId!)).toBe(1000 - charged)
 }, 180_000)
