@@ -637,6 +637,33 @@ export interface Mailbox {
   to_address: string;
 }
 
+export interface NotificationReads {
+  notification_id: number;
+  read_at: Generated<Timestamp>;
+  user_id: string;
+}
+
+export interface Notifications {
+  account_id: string;
+  body: Generated<string>;
+  created_at: Generated<Timestamp>;
+  failed: boolean;
+  id: Generated<number>;
+  kind: string;
+  link: string;
+  mailed_at: Timestamp | null;
+  round: Generated<number>;
+  subject_id: string;
+  title: string;
+  workspace_id: string | null;
+}
+
+export interface NotificationSettings {
+  mail_off: Generated<string[]>;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+}
+
 export interface Onboarding {
   answers: Generated<Json>;
   completed_at: Timestamp | null;
@@ -825,6 +852,9 @@ export interface DB {
   lead_page_marks: LeadPageMarks;
   leads: Leads;
   mailbox: Mailbox;
+  notification_reads: NotificationReads;
+  notification_settings: NotificationSettings;
+  notifications: Notifications;
   onboarding: Onboarding;
   password_reset_requests: PasswordResetRequests;
   price_plans: PricePlans;

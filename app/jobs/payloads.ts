@@ -21,6 +21,7 @@ export const jobPayloads = {
 	'check-server': z.object({}),
 	'prune-form-submissions': z.object({}),
 	'settle-ended-jobs': z.object({}),
+	'notification-mail': z.object({ notificationId: z.number().int().positive() }),
 } as const
 
 export type JobName = keyof typeof jobPayloads

@@ -15,6 +15,7 @@ import {
 } from '../../integrations/stripe.server.ts'
 import { FormError, isUuid } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
+import { notifyJobEnd } from '../notifications/record.server.ts'
 import { completeCheckout } from './complete-checkout.server.ts'
 import { refundOwedCheckout } from './refunds.server.ts'
 import { findPlanForStripePrice, getPricePlan } from './plans.server.ts'
@@ -202,6 +203,25 @@ type Billed =
 	| { kind: 'domain'; sub: DomainSubscriptionRow }
 	| { kind: 'inboxes'; order: InboxOrderRow }
 
+/** A renewal's failed payment, told to the account once per invoice (decision 0082). */
+function renewalFailure(billed: Billed, invoiceId: string) {
+	if (billed.kind === 'inboxes')
+		return {
+			kind: 'renewal' as const,
+			id: invoiceId,
+			accountId: billed.order.user_id,
+			link: '/inboxes',
+		}
+	if (billed.kind === 'domain')
+		return {
+			kind: 'renewal' as const,
+			id: invoiceId,
+			accountId: billed.sub.user_id,
+			link: '/domain-subscriptions',
+		}
+	return { kind: 'renewal' as const, id: invoiceId, accountId: billed.sub.user_id }
+}
+
 /** Ours for a Stripe subscription id, locked; unknown ones are logged. */
 async function findBilled(
 	db: Kysely<DB>,
@@ -296,6 +316,7 @@ async function invoicePaymentFailed(db: Kysely<DB>, invoice: StripeInvoice) {
 		customer: invoice.customer,
 	})
 	if (!billed) return
+	await notifyJobEnd(db, renewalFailure(billed, invoice.id))
 	if (billed.kind === 'domain') return domainPaymentFailed(db, billed.sub, invoice.id)
 	if (billed.kind === 'inboxes') return inboxPaymentFailed(db, billed.order, invoice.id)
 	const sub = billed.sub

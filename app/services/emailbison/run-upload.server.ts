@@ -11,6 +11,8 @@ import { RATE_LIMIT_RESCHEDULES, type JobContext } from '../../jobs/define.serve
 import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
 import { getConfig } from '../../config.server.ts'
 import { logger } from '../../utils/logger.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
+import { notifyJobEnd } from '../notifications/record.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { emailBisonLeadJson, type LeadRow, type UploadMapping } from './mapping.ts'
 import { loadEmailBisonAccess, NOT_CONFIGURED } from './settings.server.ts'
@@ -534,20 +536,24 @@ async function finish(
 ) {
 	// every lead rejected is a failed upload, not a done one (issue 32 point 6)
 	const nothingSent = sql<boolean>`sent = 0 and rejected > 0`
-	await executor
-		.updateTable('emailbison_upload')
-		.set({
-			status: outcome.ok
-				? sql<number>`case when ${nothingSent} then ${UploadStatus.fail}::int else ${UploadStatus.success}::int end`
-				: UploadStatus.fail,
-			error: outcome.ok
-				? sql<string | null>`case when ${nothingSent} then ${EVERY_LEAD_REJECTED}::text end`
-				: outcome.error,
-			updated_at: sql`now()`,
-		})
-		.where('id', '=', uploadId)
-		.where('status', 'in', [UploadStatus.pending, UploadStatus.processing])
-		.execute()
+	// the end and its notification commit together (decision 0082)
+	await inTransaction(executor, async (trx) => {
+		await trx
+			.updateTable('emailbison_upload')
+			.set({
+				status: outcome.ok
+					? sql<number>`case when ${nothingSent} then ${UploadStatus.fail}::int else ${UploadStatus.success}::int end`
+					: UploadStatus.fail,
+				error: outcome.ok
+					? sql<string | null>`case when ${nothingSent} then ${EVERY_LEAD_REJECTED}::text end`
+					: outcome.error,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', uploadId)
+			.where('status', 'in', [UploadStatus.pending, UploadStatus.processing])
+			.execute()
+		await notifyJobEnd(trx, { kind: 'upload', id: uploadId })
+	})
 }
 
 /** Why an upload ended for good: final, never "we will try again" (nothing will). */

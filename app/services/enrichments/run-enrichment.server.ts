@@ -18,6 +18,7 @@ import { commitCredits, releaseCredits } from '../billing/credits.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
 import { cacheKey, COMPANY_FIELDS, LEAD_FIELDS, modelProvider } from './enrichments.server.ts'
 import { providerKeyId, takeSlot } from './rate-limit.server.ts'
+import { notifyJobEnd } from '../notifications/record.server.ts'
 import { WHOLE_LIST, type RunFilter } from './run-filter.ts'
 import { filteredCompanies, filteredLeads } from './run-filter.server.ts'
 import {
@@ -471,6 +472,7 @@ async function finish(
 			.executeTakeFirst()
 		if (!ended) return
 		await settleRunCredits(run, trx, !outcome.ok)
+		await notifyJobEnd(trx, { kind: 'enrichment', id: run.id })
 	})
 }
 

@@ -14,6 +14,7 @@ import {
 	startFirstPaidMonth,
 } from './billing.server.ts'
 import { parseCsv } from './csv.ts'
+import { notifyJobEnd } from '../notifications/record.server.ts'
 
 /**
  * Fulfilling inbox orders: platform admins (the admin screens come with the admin area) move
@@ -268,6 +269,7 @@ export async function fulfilOrder(
 			.set({ status: 2, fulfilled_at: new Date(), error: null, updated_at: new Date() })
 			.where('id', '=', order.id)
 			.execute()
+		await notifyJobEnd(trx, { kind: 'inbox-order', id: order.id })
 		await recordAudit(trx, {
 			actorUserId: admin.user.id,
 			action: 'inboxes.order.fulfil',
@@ -348,6 +350,7 @@ export async function refundAndFailOrder(
 			.returningAll()
 			.executeTakeFirstOrThrow()
 		await cancelInboxBilling(trx, order.id)
+		await notifyJobEnd(trx, { kind: 'inbox-order', id: order.id })
 		await recordAudit(trx, {
 			actorUserId,
 			action: 'inboxes.order.fail',

@@ -3,6 +3,7 @@ import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { MalformedAnswerError } from '../../integrations/http.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
+import { notifyJobEnd } from '../notifications/record.server.ts'
 import { countOf, LIST_KINDS, type ListKind } from './list-kinds.ts'
 
 // What the scrapes that fill a list share, whichever the kind of list and the provider: the
@@ -95,6 +96,10 @@ export async function endList(
 			.where('id', '=', list.id)
 			.execute()
 		await how.also?.(trx, error)
+		await notifyJobEnd(trx, {
+			kind: `${list.kind === 'leads' ? 'lead' : 'company'}-scrape`,
+			id: list.id,
+		})
 	})
 }
 
