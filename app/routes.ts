@@ -372,6 +372,14 @@ export const screens = [
 		middleware: ['auth'],
 		title: 'Inboxes Management',
 	},
+	{
+		name: 'notifications',
+		path: 'notifications',
+		file: 'routes/notifications.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Notifications',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */

@@ -7,6 +7,9 @@ import { CompanyDetailsForm } from '../components/onboarding/company-details-for
 import { PasswordCard, ProfileCard } from '../components/settings/account-cards.tsx'
 import { EmailBisonCard } from '../components/settings/emailbison-card.tsx'
 import { EmailCard } from '../components/settings/email-card.tsx'
+import { NotificationMailCard } from '../components/settings/notification-mail-card.tsx'
+import { getNotificationMail } from '../services/notifications/notifications.server.ts'
+import { notificationMailAction } from '../services/notifications/settings-action.server.ts'
 import { TwoFactorCard, type TwoFactorActionData } from '../components/settings/two-factor-card.tsx'
 import { isOwner, requestContext } from '../context.server.ts'
 import { getOnboarding, saveOnboarding } from '../services/onboarding/onboarding.server.ts'
@@ -74,6 +77,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		emailbison: await getEmailBisonSettings(account),
 		// the owner's onboarding answers, editable here (docs/decisions/0009-client-rules-and-analytics.md)
 		companyDetails: isOwner(account) ? await companyDetails(account.user.id) : null,
+		// mails of job ends go to the account owner (decision 0082)
+		notificationMail: isOwner(account) ? await getNotificationMail(account.user.id) : null,
 	}
 	return data(page, { headers })
 }
@@ -142,6 +147,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 	if (String(formData.get('intent')).startsWith('emailbison'))
 		return emailBisonAction(account, formData)
 	if (formData.get('intent') === 'company-details') return companyDetailsAction(account!, formData)
+	if (formData.get('intent') === 'notification-mail')
+		return notificationMailAction(account!, formData)
 	if (String(formData.get('intent')).startsWith('two-factor'))
 		return twoFactorAction(supabase, account!, formData)
 	if (formData.get('intent') === 'email')
@@ -199,6 +206,12 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 					}
 				/>
 				<EmailBisonCard eb={loaderData.emailbison} lastResult={resultOf('emailbison')} />
+				{loaderData.notificationMail ? (
+					<NotificationMailCard
+						mailed={loaderData.notificationMail}
+						lastResult={resultOf('notification-mail')}
+					/>
+				) : null}
 			</div>
 		</>
 	)

@@ -13,7 +13,9 @@ import type { Route } from './+types/default'
 import { hasActivePlan, isOwner, requestContext } from '../../context.server.ts'
 import { screenByPattern } from '../../routes.ts'
 import { navigationFor, type NavGroup } from '../../services/navigation.server.ts'
-import { canManageWorkspaces } from '../../services/workspaces/access.server.ts'
+import { canManageWorkspaces, type ActingAccount } from '../../services/workspaces/access.server.ts'
+import { unreadNotificationCount } from '../../services/notifications/notifications.server.ts'
+import { NotificationBell } from '../../components/notifications/notification-bell.tsx'
 import { ChevronDown, LogOut, Menu as MenuIcon, Settings, ShieldCheck } from 'lucide-react'
 import { Dialog } from '../../components/ui/dialog.tsx'
 import { NAV_ICONS } from '../../components/ui/nav-icons.tsx'
@@ -44,6 +46,9 @@ export async function loader({ context, pattern }: Route.LoaderArgs) {
 		credits: account.creditBalance,
 		isStaff: account.platformRole !== null,
 		navigation: navigationFor(account),
+		unreadNotifications: account.accountId
+			? await unreadNotificationCount(account as ActingAccount)
+			: 0,
 	}
 }
 
@@ -268,6 +273,7 @@ export default function DefaultLayout({ loaderData }: Route.ComponentProps) {
 							<span className="font-semibold text-slate-900">{credits.toLocaleString('en')}</span>{' '}
 							credits
 						</p>
+						<NotificationBell unread={loaderData.unreadNotifications} />
 						<AccountMenu email={email} isStaff={isStaff} />
 					</div>
 				</header>

@@ -30,6 +30,7 @@ export const layoutData: Awaited<ReturnType<typeof layoutLoader>> = {
 	email: 'bench-1764000000000@example.com',
 	credits: 0,
 	isStaff: false,
+	unreadNotifications: 0,
 	navigation: [
 		{
 			label: 'Leads',
