@@ -26,6 +26,9 @@ type Ended = {
 }
 
 const n = (count: number) => count.toLocaleString('en')
+/** "1 lead", "2 leads" */
+const of = (count: number, one: string, many = `${one}s`) =>
+	`${n(count)} ${count === 1 ? one : many}`
 
 /**
  * Records the notification of a job's end, once: call it in the transaction that ends the job
@@ -85,7 +88,7 @@ async function describeEnd(trx: Kysely<DB>, end: JobEnd): Promise<Ended | undefi
 				failed,
 				title: failed
 					? `${what} failed`
-					: `${what} finished: ${n(list.found)} leads ${search ? 'found' : 'imported'}`,
+					: `${what} finished: ${of(list.found, 'lead')} ${search ? 'found' : 'imported'}`,
 				body: list.error ?? '',
 				link: failed && !search ? `/lists/${end.id}/import-report` : `/lists/${end.id}`,
 			}
@@ -106,7 +109,7 @@ async function describeEnd(trx: Kysely<DB>, end: JobEnd): Promise<Ended | undefi
 				failed,
 				title: failed
 					? `Company search “${list.name}” failed`
-					: `Company search “${list.name}” finished: ${n(list.found)} companies found`,
+					: `Company search “${list.name}” finished: ${of(list.found, 'company', 'companies')} found`,
 				body: list.error ?? '',
 				link: `/company-lists/${end.id}`,
 			}
@@ -129,7 +132,7 @@ async function describeEnd(trx: Kysely<DB>, end: JobEnd): Promise<Ended | undefi
 				failed,
 				title: failed
 					? `Enrichment “${run.name}” failed`
-					: `Enrichment “${run.name}” finished: ${n(run.rows_done)} rows enriched${rowsFailed}`,
+					: `Enrichment “${run.name}” finished: ${of(run.rows_done, 'row')} enriched${rowsFailed}`,
 				body: run.error ?? '',
 				link: run.company_list_id
 					? `/company-lists/${run.company_list_id}/enrich`
@@ -156,7 +159,7 @@ async function describeEnd(trx: Kysely<DB>, end: JobEnd): Promise<Ended | undefi
 				failed,
 				title: failed
 					? `${what} failed`
-					: `${what} finished: ${n(upload.sent)} leads sent${rejected}`,
+					: `${what} finished: ${of(upload.sent, 'lead')} sent${rejected}`,
 				body: upload.error ?? (upload.campaign_name ? `Campaign: ${upload.campaign_name}` : ''),
 				link: '/uploads',
 			}
