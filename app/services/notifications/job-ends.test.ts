@@ -2,7 +2,13 @@ import { RouterContextProvider } from 'react-router'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeApify, type FakeApify } from '../../../tests/fakes/apify/server.ts'
+import { startFakeOpenAI, type FakeOpenAI } from '../../../tests/fakes/openai/server.ts'
 import { startFakeStripe, type FakeStripe } from '../../../tests/fakes/stripe/server.ts'
+import {
+	insertLeadList,
+	settledRun,
+	useEnrichmentSettings,
+} from '../../../tests/support/enrichment.ts'
 import { newOwner } from '../../../tests/support/billing.ts'
 import { accountWithCredits, settledLeadList } from '../../../tests/support/jobs.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
@@ -11,15 +17,20 @@ import { resetSingleton } from '../../utils/singleton.server.ts'
 import { choosePlan } from '../billing/choose-plan.server.ts'
 import { createLeadScrape } from '../leads/create-lead-scrape.server.ts'
 import { runLeadScrape } from '../leads/run-lead-scrape.server.ts'
+import { createEnrichment } from '../enrichments/enrichments.server.ts'
+import { startRun } from '../enrichments/start-enrichment.server.ts'
 
 // The job ends recorded where each job ends (decision 0082), through the real worker and the
 // local fakes: a lead search through Apify, a renewal payment failed through Stripe's webhook.
 let apify: FakeApify
 let stripe: FakeStripe
+let openai: FakeOpenAI
 let workers: Workers
 beforeAll(async () => {
 	apify = await startFakeApify()
 	stripe = await startFakeStripe()
+	openai = await startFakeOpenAI()
+	useEnrichmentSettings(openai)
 	process.env.APIFY_BASE_URL = apify.url
 	process.env.APIFY_TOKEN = apify.token
 	process.env.STRIPE_SECRET_KEY = stripe.secretKey
@@ -33,6 +44,7 @@ afterAll(async () => {
 	await workers.stop()
 	await apify.close()
 	await stripe.close()
+	await openai.close()
 })
 
 async function notificationsOf(subjectId: string) {
@@ -93,6 +105,29 @@ describe('job ends', () => {
 		await expect
 			.poll(async () => (await mailsTo(me.user.email)).map((m) => m.subject), { timeout: 20_000 })
 			.toEqual(['Lead search “Notified CEOs” finished: 20 leads found'])
+	})
+
+	test('an enrichment run that ends is notified once, linking to its list’s runs', async () => {
+		const me = await accountWithCredits(100)
+		const listId = await insertLeadList(me.accountId!, 3)
+		const e = await createEnrichment(me, {
+			name: 'Summary',
+			prompt: 'Describe {{company_name}} for {{first_name}}',
+			outputColumn: 'summary',
+			outputFormat: 'text',
+			model: 'gpt-4o-mini',
+			temperature: 0,
+		})
+		const run = await startRun(me, { listId, target: `enrichment:${e.id}`, payWith: 'credits' })
+		expect((await settledRun(run.runId)).status).toBe(2)
+		const notes = await notificationsOf(run.runId)
+		expect(notes).toHaveLength(1)
+		expect(notes[0]).toMatchObject({
+			kind: 'enrichment',
+			failed: false,
+			link: `/lists/${listId}/enrich`,
+		})
+		expect(notes[0]!.title).toMatch(/finished: 3 rows enriched$/)
 	})
 
 	test('a renewal payment that fails, told by Stripe twice, is one notification to the owner', async () => {
