@@ -294,5 +294,14 @@ describe('fulfilment, inboxes, export', () => {
 		expect(failed).toMatchObject({ status: 3, error: 'Provider refused the domain' })
 		expect(failed!.refunded_at).toBeInstanceOf(Date)
 		expect(await outcomeOf(() => failOrder(admin, order.id, 'again'))).toBe('form')
+		// the owner is told once (decision 0082)
+		const notes = await db
+			.selectFrom('notifications')
+			.select(['kind', 'failed', 'body', 'link'])
+			.where('subject_id', '=', order.id)
+			.execute()
+		expect(notes).toEqual([
+			{ kind: 'inbox-order', failed: true, body: 'Provider refused the domain', link: '/inboxes' },
+		])
 	})
 })
