@@ -457,6 +457,13 @@ describe('upload', () => {
 		expect(summary!.rejectionReasons).toEqual([
 			{ reason: 'First name is missing: EmailBison requires it.', leads: 4 },
 		])
+		// the owner is told it failed, once (decision 0082)
+		const notes = await db
+			.selectFrom('notifications')
+			.select(['kind', 'failed', 'link'])
+			.where('subject_id', '=', uploadId)
+			.execute()
+		expect(notes).toEqual([{ kind: 'upload', failed: true, link: '/uploads' }])
 	})
 
 	test('429 with Retry-After and 503 are waited out', async () => {
