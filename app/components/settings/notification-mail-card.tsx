@@ -47,7 +47,7 @@ export function NotificationMailCard({
 				<input type="hidden" name="intent" value="notification-mail" />
 				<FormErrors id={form.errorId} errors={form.errors} />
 				<ChoiceGroup
-					legend="Mail me when these end"
+					legend="Mail me about"
 					hint="Every finished or failed job is listed under Notifications, mailed or not."
 					errorId="notification-mail-errors"
 				>

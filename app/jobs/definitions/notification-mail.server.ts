@@ -6,8 +6,9 @@ import { jobPayloads } from '../payloads.ts'
 export const notificationMailJob = defineJob({
 	name: 'notification-mail',
 	schema: jobPayloads['notification-mail'],
-	retryLimit: 5,
-	retryDelaySeconds: 30,
+	// a mail server away for a while: tried for about ten minutes
+	retryLimit: 10,
+	retryDelaySeconds: 60,
 	expireInSeconds: 120,
 	handler: ({ notificationId }) => sendNotificationMail(notificationId),
 })
