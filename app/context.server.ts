@@ -48,6 +48,8 @@ export type AccountContext = {
 	onboardingCompleted: boolean
 	/** the user has a verified TOTP factor: sign-in asks for a code */
 	twoFactorEnabled: boolean
+	/** notifications not yet read, up to UNREAD_NOTIFICATIONS_CAP (the bell's number) */
+	unreadNotifications: number
 	/** the session's authenticator assurance level (aal2 once a code was given); null without a session */
 	sessionAal: 'aal1' | 'aal2' | null
 }
@@ -98,6 +100,7 @@ type ContextRow = {
 	workspaces: { id: string; name: string }[]
 	onboarding_completed: boolean
 	two_factor_enabled: boolean
+	unread_notifications: number
 }
 
 /**
@@ -165,6 +168,26 @@ const ALONGSIDE_CTES = `,
 	sees_all as (
 		select not exists (select 1 from tm) or coalesce((select access_all_workspaces from tm), false) as value
 	)`
+
+/**
+ * The bell's number: the notifications the user may see (the account's, of the visible
+ * workspaces, and those of none with access to all) after their "mark all read" mark and not
+ * read one by one, counted up to UNREAD_NOTIFICATIONS_CAP. The notifications service's rule in
+ * SQL; notifications.test.ts holds the two equal.
+ */
+export const UNREAD_NOTIFICATIONS_CAP = 100
+const UNREAD_NOTIFICATIONS = `(select count(*)::int from (
+			select 1 from notifications n
+			where n.account_id = (select id from acct)
+				and (n.workspace_id in (select id from visible)
+					or (n.workspace_id is null
+						and (not exists (select 1 from tm) or (select access_all_workspaces from tm))))
+				and n.id > coalesce((select read_through from notification_settings
+					where user_id = $3), 0)
+				and not exists (select 1 from notification_reads r
+					where r.notification_id = n.id and r.user_id = $3)
+			limit ${UNREAD_NOTIFICATIONS_CAP}
+		) unread)`
 
 /**
  * The request-context statement: $1 check the session, $2 the session id, $3 the user id; with a
@@ -244,7 +267,8 @@ const contextSql = (read?: ReadWithContext<unknown>) => `
 		coalesce((select completed_at is not null from onboarding
 			where user_id = (select id from acct)), false) as onboarding_completed,
 		exists (select 1 from auth.mfa_factors where user_id = $3::uuid
-			and status = 'verified') as two_factor_enabled
+			and status = 'verified') as two_factor_enabled,
+		${UNREAD_NOTIFICATIONS} as unread_notifications
 `
 
 const CONTEXT_SQL = contextSql()
@@ -380,6 +404,7 @@ async function runContextQuery<T>(
 		workspaces: row.workspaces,
 		onboardingCompleted: row.onboarding_completed,
 		twoFactorEnabled: row.two_factor_enabled,
+		unreadNotifications: row.unread_notifications,
 		sessionAal: user.aal ?? null,
 	}
 	return { account, value }

@@ -660,6 +660,7 @@ export interface Notifications {
 
 export interface NotificationSettings {
   mail_off: Generated<string[]>;
+  read_through: Generated<number>;
   updated_at: Generated<Timestamp>;
   user_id: string;
 }

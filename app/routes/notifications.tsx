@@ -11,7 +11,6 @@ import {
 	listNotifications,
 	markAllNotificationsRead,
 	markNotificationRead,
-	unreadNotificationCount,
 } from '../services/notifications/notifications.server.ts'
 import { NotificationActionSchema } from '../services/notifications/schemas.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
@@ -32,11 +31,8 @@ function beforeOf(url: URL) {
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = actingAccount(context.get(requestContext).account)
 	const before = beforeOf(new URL(request.url))
-	const [page, unread] = await Promise.all([
-		listNotifications(account, before),
-		unreadNotificationCount(account),
-	])
-	return { ...page, unread, paged: before !== undefined }
+	const page = await listNotifications(account, before)
+	return { ...page, unread: account.unreadNotifications, paged: before !== undefined }
 }
 
 export async function action({ request, context }: Route.ActionArgs) {

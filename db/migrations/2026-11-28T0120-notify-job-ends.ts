@@ -38,10 +38,12 @@ create table notification_reads (
 	primary key (user_id, notification_id)
 );
 
--- the kinds a person gets no mail for (all are mailed by default)
+-- the kinds a person gets no mail for (all are mailed by default); read_through: "mark all
+-- read" up to this id, so the bell's count reads only what came after it
 create table notification_settings (
 	user_id uuid primary key references auth.users (id) on delete cascade,
 	mail_off text[] not null default '{}',
+	read_through bigint not null default 0,
 	updated_at timestamptz not null default now()
 );
 `,

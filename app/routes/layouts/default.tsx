@@ -13,8 +13,7 @@ import type { Route } from './+types/default'
 import { hasActivePlan, isOwner, requestContext } from '../../context.server.ts'
 import { screenByPattern } from '../../routes.ts'
 import { navigationFor, type NavGroup } from '../../services/navigation.server.ts'
-import { canManageWorkspaces, type ActingAccount } from '../../services/workspaces/access.server.ts'
-import { unreadNotificationCount } from '../../services/notifications/notifications.server.ts'
+import { canManageWorkspaces } from '../../services/workspaces/access.server.ts'
 import { NotificationBell } from '../../components/notifications/notification-bell.tsx'
 import { ChevronDown, LogOut, Menu as MenuIcon, Settings, ShieldCheck } from 'lucide-react'
 import { Dialog } from '../../components/ui/dialog.tsx'
@@ -46,9 +45,7 @@ export async function loader({ context, pattern }: Route.LoaderArgs) {
 		credits: account.creditBalance,
 		isStaff: account.platformRole !== null,
 		navigation: navigationFor(account),
-		unreadNotifications: account.accountId
-			? await unreadNotificationCount(account as ActingAccount)
-			: 0,
+		unreadNotifications: account.unreadNotifications,
 	}
 }
 

@@ -8,6 +8,7 @@ import { db } from '../../../db/index.server.ts'
 import { insertSubscription, insertUser } from '../../../tests/support/factories.ts'
 import { contextOf, insertMember, insertWorkspace, outcomeOf } from '../../../tests/support/team.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
+import { UNREAD_NOTIFICATIONS_CAP } from '../../context.server.ts'
 import { guessMapping, LEAD_FIELD_KEYS, type MappingInput } from '../imports/mapping.ts'
 import { csvImportJob } from '../../jobs/definitions/csv-import.server.ts'
 import { startCsvImport } from '../imports/start-import.server.ts'
@@ -20,9 +21,25 @@ import {
 	markNotificationRead,
 	NOTIFICATIONS_PER_PAGE,
 	saveNotificationMail,
-	unreadNotificationCount,
 } from './notifications.server.ts'
 import { notifyJobEnd } from './record.server.ts'
+
+/**
+ * The bell's number, read by the request context's statement, checked against the service's
+ * rule: the list's unread ones (newest first, up to the bell's cap) are as many.
+ */
+async function unreadNotificationCount(account: Account) {
+	const { unreadNotifications } = await contextOf(db, account.user)
+	let listed = 0
+	let before: number | undefined
+	do {
+		const page = await listNotifications(account, before)
+		listed += page.notifications.filter((n) => !n.read).length
+		before = page.nextBefore ?? undefined
+	} while (before !== undefined)
+	expect(unreadNotifications).toBe(Math.min(listed, UNREAD_NOTIFICATIONS_CAP))
+	return unreadNotifications
+}
 
 process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), 'leadsmith-notify-test-'))
 resetSingleton('config')
@@ -221,6 +238,23 @@ describe('who sees them', () => {
 		await markNotificationRead(mainCtx, note!.id)
 		expect(await unreadNotificationCount(mainCtx)).toBe(0)
 		expect(await unreadNotificationCount(ownerCtx)).toBe(1)
+		expect(await markAllNotificationsRead(ownerCtx)).toBe(1)
+		expect(await unreadNotificationCount(ownerCtx)).toBe(0)
+		// what comes after "mark all read" is unread again
+		await db
+			.insertInto('notifications')
+			.values({
+				account_id: user.id,
+				workspace_id: ws,
+				kind: 'upload',
+				subject_id: `scoping-later-${user.id}`,
+				failed: true,
+				title: 'Upload failed',
+				link: '/uploads',
+			})
+			.execute()
+		expect(await unreadNotificationCount(ownerCtx)).toBe(1)
+		expect(await unreadNotificationCount(mainCtx)).toBe(1)
 		expect(await markAllNotificationsRead(ownerCtx)).toBe(1)
 		expect(await unreadNotificationCount(ownerCtx)).toBe(0)
 	})
