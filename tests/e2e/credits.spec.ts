@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test'
 import { seedLeadList } from './enrich-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { jsEnabled, withDatabase } from './support.ts'
+import { expectNoSeriousA11yViolations, jsEnabled, withDatabase } from './support.ts'
 
 // Issue 34 point 5: where the credits went. The ledger lines are written as the services write
 // them (their vitest: app/services/billing/credit-history.test.ts); here the user reads them.
@@ -74,6 +74,7 @@ test('the credit history says what each line was for, links to it, with its time
 		/^\w{3} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s?[AP]M \S+$/,
 	)
 	await expect(ledger).not.toContainText('enrich:')
+	if (jsEnabled(testInfo)) await expectNoSeriousA11yViolations(page)
 	const used = rows.nth(3).getByRole('link', { name: 'Enrichment “Opener” on Founders' })
 	await expect(used).toHaveAttribute('href', `/lists/${listId}/enrich?run=${runId}`)
 	await used.click()
@@ -93,6 +94,7 @@ test('the credit history says what each line was for, links to it, with its time
 		'href',
 		`/lists/${listId}/enrich?run=${runId}`,
 	)
+	if (jsEnabled(testInfo)) await expectNoSeriousA11yViolations(page)
 
 	// the dashboard's chart: labelled axes, dates, each day's value in its title, a table for
 	// screen readers
@@ -113,6 +115,7 @@ test('the credit history says what each line was for, links to it, with its time
 	const table = page.getByRole('table', { name: /Credits spent on each day/ })
 	await expect(table.getByRole('row', { name: `${today} 5` })).toHaveCount(1)
 	if (jsEnabled(testInfo)) {
+		await expectNoSeriousA11yViolations(page)
 		// the chart is drawn on the server: its bars are in the page as sent
 		const html = await (await page.request.get('/')).text()
 		expect(html).toContain('data-testid="spent-chart"')

@@ -2,12 +2,12 @@
 export type SpentDay = { day: string; credits: number }
 
 // The drawing's own units (the SVG scales to its card, keeping its proportions).
-const WIDTH = 640
-const HEIGHT = 220
-const LEFT = 48
+const WIDTH = 480
+const HEIGHT = 200
+const LEFT = 44
 const RIGHT = 8
 const TOP = 10
-const BOTTOM = 42
+const BOTTOM = 40
 const PLOT_W = WIDTH - LEFT - RIGHT
 const PLOT_H = HEIGHT - TOP - BOTTOM
 
@@ -50,10 +50,8 @@ export function CreditsChart({ days }: { days: SpentDay[] }) {
 	const slot = PLOT_W / Math.max(1, days.length)
 	const y = (credits: number) => TOP + PLOT_H - (credits / top) * PLOT_H
 	const summary = spentSummary(days)
-	// a date under the first day, every seventh, and the last
-	const labelled = new Set(
-		days.map((_, i) => i).filter((i) => i % 7 === 0 || i === days.length - 1),
-	)
+	// a date under the last day (today) and every seventh before it
+	const labelled = new Set(days.map((_, i) => i).filter((i) => (days.length - 1 - i) % 7 === 0))
 	const spentDays = days.filter((d) => d.credits > 0)
 	return (
 		<figure>
@@ -96,7 +94,7 @@ export function CreditsChart({ days }: { days: SpentDay[] }) {
 								key={d.day}
 								x={LEFT + i * slot + slot / 2}
 								y={TOP + PLOT_H + 16}
-								textAnchor={i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle'}
+								textAnchor={i === days.length - 1 ? 'end' : 'middle'}
 							>
 								{dayLabel(d.day)}
 							</text>

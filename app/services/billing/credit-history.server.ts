@@ -213,35 +213,10 @@ export async function getCreditHistory(
 	}
 }
 
-export type CreditCost = {
-	/** credits spent net of what came back (holds of running jobs count until they settle) */
-	credits: number
-}
-
 /**
- * What each of these lists (lead or company) cost the account, with every search and
- * enrichment run on it: one grouped sum over their ledger lines, refunds netted. Another
- * account's lines are never counted.
+ * What each of these enrichment runs cost the account, every attempt, net of refunds: one
+ * grouped sum (for a page that lists runs). Another account's lines are never counted.
  */
-export async function listCosts(
-	accountId: string,
-	lists: { kind: 'leads' | 'companies'; ids: readonly string[] },
-	db: Kysely<DB> = defaultDb,
-): Promise<Map<string, number>> {
-	const ids = lists.ids.filter((id) => isUuid(id))
-	if (ids.length === 0) return new Map()
-	const column = lists.kind === 'leads' ? 'list_id' : 'company_list_id'
-	const rows = await db
-		.selectFrom('credits')
-		.select([column, sql<number>`-sum(delta)::bigint`.as('credits')])
-		.where('user_id', '=', accountId)
-		.where(column, 'in', ids)
-		.groupBy(column)
-		.execute()
-	return new Map(rows.map((r) => [r[column]!, Number(r.credits)]))
-}
-
-/** What each of these enrichment runs cost the account, every attempt: one grouped sum. */
 export async function runCosts(
 	accountId: string,
 	runIds: readonly string[],

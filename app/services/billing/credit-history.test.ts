@@ -17,12 +17,7 @@ import { leadScrapeReference } from '../leads/run-lead-scrape.server.ts'
 import { retryScrape } from '../leads/scrape-lists.server.ts'
 import { buyCreditPack } from './buy-credits.server.ts'
 import { completeTestCheckout } from './complete-checkout.server.ts'
-import {
-	getCreditHistory,
-	listCostBreakdown,
-	listCosts,
-	runCosts,
-} from './credit-history.server.ts'
+import { getCreditHistory, listCostBreakdown, runCosts } from './credit-history.server.ts'
 import { commitCredits, grantCredits, releaseCredits, reserveCredits } from './credits.server.ts'
 import { getPricePlan } from './plans.server.ts'
 import { grantPlanCredits } from './subscriptions.server.ts'
@@ -347,9 +342,6 @@ describe('what a list and a run cost', () => {
 			subject: { listId },
 		})
 
-		expect(await listCosts(accountId, { kind: 'leads', ids: [listId, emptyList] })).toEqual(
-			new Map([[listId, 60 + 10 + 15]]),
-		)
 		expect(await runCosts(accountId, [runA, runB])).toEqual(
 			new Map([
 				[runA, 15],
@@ -357,7 +349,12 @@ describe('what a list and a run cost', () => {
 			]),
 		)
 		const breakdown = await listCostBreakdown(accountId, 'leads', listId)
-		expect(breakdown.total).toBe(85)
+		expect(breakdown.total).toBe(60 + 10 + 15)
+		expect(await listCostBreakdown(accountId, 'leads', emptyList)).toEqual({
+			total: 0,
+			search: 0,
+			runs: [],
+		})
 		expect(breakdown.search).toBe(70)
 		expect(breakdown.runs.map((r) => [r.id, r.credits])).toEqual([
 			[runA, 15],
