@@ -141,7 +141,6 @@ function Ledger({ history }: { history: NonNullable<LoaderData['history']> }) {
 						<DataTable
 							label="Credit history, newest first"
 							caption
-							style="plain"
 							testId="ledger"
 							columns={[
 								{ label: 'When' },
