@@ -24,7 +24,7 @@ alter table credits
 with parsed as (
 	select id, split_part(reference, ':', 1) as kind, split_part(reference, ':', 2) as ref_id
 	from credits
-	where reference ~ '^(enrich|lead-scrape|company-scrape|checkout|subscription):[0-9a-fA-F-]{36}(:|$)'
+	where reference ~ '^(enrich|lead-scrape|company-scrape|checkout|subscription):[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(:|$)'
 )
 update credits c
 set enrichment_run_id = case when p.kind = 'enrich' then p.ref_id::uuid end,
@@ -43,7 +43,7 @@ where r.id = c.enrichment_run_id and r.user_id = c.user_id;
 update credits c
 set list_id = a.list_id, company_list_id = a.company_list_id
 from apollo_requests a
-where c.reference ~ '^lead-scrape:[0-9a-fA-F-]{36}(:|$)'
+where c.reference ~ '^lead-scrape:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(:|$)'
 	and a.id = split_part(c.reference, ':', 2)::uuid and a.user_id = c.user_id;
 
 -- an admin's note, from the audit row of the same change

@@ -68,6 +68,8 @@ test('the migration fills in what the existing ledger lines were for', async () 
 		// another account's line naming this account's search: not filled from it
 		theirs: await line(other.id, -1, 0, 'reservation', `lead-scrape:${request.id}:1`),
 		odd: await line(user.id, 1, 3002, 'admin', 'seed'),
+		// a reference that only looks like one: left alone, the migration does not fail on it
+		bad: await line(user.id, -1, 3001, 'reservation', `enrich:${'-'.repeat(36)}:1`),
 	}
 	await db
 		.insertInto('audit_log')
@@ -111,4 +113,5 @@ test('the migration fills in what the existing ledger lines were for', async () 
 	expect(byId.get(lines.grant)).toEqual({ ...none, note: 'Sorry for Monday' })
 	expect(byId.get(lines.theirs)).toEqual(none)
 	expect(byId.get(lines.odd)).toEqual(none)
+	expect(byId.get(lines.bad)).toEqual(none)
 })
