@@ -349,11 +349,17 @@ export interface CreditReservations {
 
 export interface Credits {
   balance_after: number;
+  checkout_session_id: string | null;
+  company_list_id: string | null;
   created_at: Generated<Timestamp>;
   delta: number;
+  enrichment_run_id: string | null;
   id: Generated<string>;
+  list_id: string | null;
+  note: string | null;
   reason: string;
   reference: string | null;
+  subscription_id: string | null;
   user_id: string;
 }
 

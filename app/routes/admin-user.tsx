@@ -198,6 +198,7 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
 										/>
 										<Field
 											label="Reason"
+											hint="The account's owner reads it in their credit history."
 											errors={fields.note.errors}
 											inputProps={{ ...getInputProps(fields.note, { type: 'text' }) }}
 										/>
@@ -343,7 +344,10 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
 											<td className="py-2">{formatWhen(e.created_at)}</td>
 											<td>{e.delta > 0 ? `+${e.delta}` : e.delta}</td>
 											<td>{e.balance_after}</td>
-											<td>{loaderData.reasonLabels[e.reason] ?? e.reason}</td>
+											<td>
+												{loaderData.reasonLabels[e.reason] ?? e.reason}
+												{e.note ? <span className="text-slate-600"> · {e.note}</span> : null}
+											</td>
 										</tr>
 									))}
 								</tbody>

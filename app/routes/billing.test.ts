@@ -62,7 +62,7 @@ describe('billing routes', () => {
 			const view = await subscription.loader(args(account, '/subscription'))
 			expect(view).toMatchObject({ isOwner: false, ownerEmail: owner.user.email })
 			const credits = await purchase.loader(args(account, '/purchase'))
-			expect(credits).toMatchObject({ isOwner: false, ledger: [] })
+			expect(credits).toMatchObject({ isOwner: false, history: null })
 		}
 	})
 
@@ -151,15 +151,17 @@ describe('the credit history', () => {
 			amount: 5,
 			reason: 'adjustment',
 			reference: `enrich:${run.id}:1`,
+			subject: { enrichmentRunId: run.id, listId: list.id },
 		})
 		const loaded = (await purchase.loader(args(owner.account, '/purchase'))) as unknown as {
-			ledger: { reference: string | null; dateLabel: string; subject: unknown }[]
+			history: { lines: { delta: number; at: string; subject: unknown }[] }
 		}
-		const used = loaded.ledger.find((e) => e.reference === `enrich:${run.id}:1`)!
+		const used = loaded.history.lines.find((e) => e.delta === -5)!
 		expect(used.subject).toEqual({
 			label: 'Enrichment “Opener” on Founders',
-			href: `/lists/${list.id}/enrich`,
+			href: `/lists/${list.id}/enrich?run=${run.id}`,
 		})
-		expect(used.dateLabel).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M UTC$/)
+		// the moment itself: the page shows it in the reader's zone (LocalTime)
+		expect(used.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
 	})
 })

@@ -7,7 +7,10 @@ import { TestModeBanner } from '../components/billing/test-mode-banner.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
+import { DataTable } from '../components/ui/data-table.tsx'
 import { FormErrors } from '../components/ui/field.tsx'
+import { LocalTime } from '../components/ui/local-time.tsx'
+import { PageLinks } from '../components/ui/page-links.tsx'
 import { requestContext } from '../context.server.ts'
 import { assertBillingOwner } from '../services/billing/access.server.ts'
 import { getPurchaseOverview } from '../services/billing/billing-overview.server.ts'
@@ -20,9 +23,10 @@ import { pageTitle } from '../utils/meta.ts'
 import { cn } from '../utils/cn.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
+	const search = new URL(request.url).searchParams
 	return {
-		...(await getPurchaseOverview(context.get(requestContext).account!)),
+		...(await getPurchaseOverview(context.get(requestContext).account!, search)),
 		formKey: newFormKey(),
 	}
 }
@@ -118,84 +122,92 @@ function Packs({
 	)
 }
 
-function Ledger({ ledger }: { ledger: LoaderData['ledger'] }) {
+function Ledger({ history }: { history: NonNullable<LoaderData['history']> }) {
+	const { lines } = history
 	return (
 		<section aria-labelledby="ledger-heading" className="mt-8">
 			<h2 id="ledger-heading" className="text-lg font-semibold text-slate-900">
 				Credit history
 			</h2>
-			{ledger.length === 0 ? (
+			{lines.length === 0 && history.page === 1 ? (
 				<Card className="mt-4">
 					<p className="text-sm text-slate-600" data-testid="ledger-empty">
 						No credit activity yet. Plan credits, packs you buy and credits jobs use show up here.
 					</p>
 				</Card>
 			) : (
-				<div className="mt-4 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
-					<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="ledger">
-						<caption className="sr-only">Credit history, newest first</caption>
-						<thead className="bg-slate-50 text-left text-slate-600">
-							<tr>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Date
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Reason
-								</th>
-								<th scope="col" className="px-4 py-3 text-right font-semibold">
-									Change
-								</th>
-								<th scope="col" className="px-4 py-3 text-right font-semibold">
-									Balance
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									For
-								</th>
-							</tr>
-						</thead>
-						<tbody className="divide-y divide-slate-100">
-							{ledger.map((entry) => (
-								<tr key={entry.id}>
-									<td className="px-4 py-3 whitespace-nowrap text-slate-700">
-										<time dateTime={entry.date}>{entry.dateLabel}</time>
-									</td>
-									<td className="px-4 py-3 whitespace-nowrap text-slate-900">{entry.reason}</td>
-									<td
-										className={cn(
-											'px-4 py-3 text-right font-medium whitespace-nowrap tabular-nums',
-											entry.delta > 0 ? 'text-green-700' : 'text-slate-900',
-										)}
-									>
-										{entry.delta > 0 ? '+' : '−'}
-										{Math.abs(entry.delta).toLocaleString('en')}
-									</td>
-									<td className="px-4 py-3 text-right whitespace-nowrap text-slate-700 tabular-nums">
-										{entry.balanceAfter.toLocaleString('en')}
-									</td>
-									<td className="max-w-72 px-4 py-3 text-slate-700">
-										{entry.subject?.href ? (
-											<Link
-												to={entry.subject.href}
-												className="font-medium text-indigo-700 hover:underline"
-											>
-												{entry.subject.label}
-											</Link>
-										) : entry.subject ? (
-											entry.subject.label
-										) : (
-											// a reference of no known kind (an admin's note): as written
-											<span className="font-mono text-xs text-slate-600">
-												{entry.reference ?? '—'}
-											</span>
-										)}
-									</td>
-								</tr>
+				<>
+					<div className="mt-4">
+						<DataTable
+							label="Credit history, newest first"
+							caption
+							testId="ledger"
+							columns={[
+								{ label: 'When' },
+								{ label: 'What for' },
+								{ label: 'Change', align: 'right' },
+								{ label: 'Balance', align: 'right' },
+							]}
+						>
+							{lines.map((line) => (
+								<CreditLine key={line.id} line={line} />
 							))}
-						</tbody>
-					</table>
-				</div>
+						</DataTable>
+					</div>
+					<PageLinks
+						label="Credit history pages"
+						statusTestId="ledger-page"
+						first={history.firstIndex}
+						count={lines.length}
+						total={null}
+						previous={history.newer === null ? null : history.newer || '/purchase'}
+						next={history.older}
+					/>
+				</>
 			)}
 		</section>
+	)
+}
+
+function CreditLine({ line }: { line: NonNullable<LoaderData['history']>['lines'][number] }) {
+	return (
+		<tr>
+			<td className="px-4 py-3 whitespace-nowrap text-slate-700">
+				<LocalTime value={line.at} />
+			</td>
+			<td className="min-w-56 px-4 py-3 text-slate-900">
+				<span className="block">
+					{line.subject?.href ? (
+						<Link to={line.subject.href} className="font-medium text-indigo-700 hover:underline">
+							{line.subject.label}
+						</Link>
+					) : (
+						(line.subject?.label ?? line.reason)
+					)}
+				</span>
+				<span className="block text-xs text-slate-600">
+					{line.subject ? line.reason : null}
+					{line.note ? (
+						<>
+							{line.subject ? ' · ' : null}
+							<span data-testid="ledger-note">Note: {line.note}</span>
+						</>
+					) : null}
+				</span>
+			</td>
+			<td
+				className={cn(
+					'px-4 py-3 text-right font-medium whitespace-nowrap tabular-nums',
+					line.delta > 0 ? 'text-green-700' : 'text-slate-900',
+				)}
+			>
+				{line.delta > 0 ? '+' : '−'}
+				{Math.abs(line.delta).toLocaleString('en')}
+			</td>
+			<td className="px-4 py-3 text-right whitespace-nowrap text-slate-700 tabular-nums">
+				{line.balanceAfter.toLocaleString('en')}
+			</td>
+		</tr>
 	)
 }
 
@@ -206,7 +218,7 @@ export default function Purchase({ loaderData, actionData }: Route.ComponentProp
 		testMode,
 		balance,
 		packs,
-		ledger,
+		history,
 		paymentsAvailable,
 		isPlatformAdmin,
 	} = loaderData
@@ -242,7 +254,7 @@ export default function Purchase({ loaderData, actionData }: Route.ComponentProp
 						actionData={actionData}
 						formKey={loaderData.formKey}
 					/>
-					<Ledger ledger={ledger} />
+					{history ? <Ledger history={history} /> : null}
 				</>
 			)}
 		</>

@@ -10,8 +10,3 @@ export function formatDate(value: Date | string | null | undefined) {
 	if (!value) return null
 	return new Date(value).toLocaleDateString('en-US', { dateStyle: 'medium', timeZone: 'UTC' })
 }
-
-/** A date with its time, in UTC (said so): the same on the server and in the browser. */
-export function formatDateTime(value: Date | string) {
-	return `${new Date(value).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })} UTC`
-}

@@ -64,7 +64,10 @@ test('create an enrichment, preview it, run it on a list and see the column @no-
 	await page.goto('/purchase')
 	const ledger = page.getByTestId('ledger')
 	const used = ledger.getByRole('link', { name: 'Enrichment “Opener” on Founders' }).first()
-	await expect(used).toHaveAttribute('href', `/lists/${listId}/enrich`)
+	await expect(used).toHaveAttribute(
+		'href',
+		new RegExp(`^/lists/${listId}/enrich\\?run=[0-9a-f-]{36}$`),
+	)
 	await expect(ledger).not.toContainText('enrich:')
 	await expect(ledger.locator('time').first()).toHaveText(/\d{1,2}:\d{2}/)
 })

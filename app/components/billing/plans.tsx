@@ -59,10 +59,12 @@ export function Plans({
 									<h3 className="font-semibold text-slate-900">{plan.name}</h3>
 									{isCurrent ? <Badge tone="indigo">Current</Badge> : null}
 								</div>
-								<p className="mt-3">
-									<span className="text-3xl font-bold text-slate-900">{plan.price}</span>
+								{/* the interval wraps under a long price rather than push it out of the card */}
+								<p className="mt-3 flex flex-wrap items-baseline gap-x-1">
+									<span className="text-3xl font-bold whitespace-nowrap text-slate-900 tabular-nums">
+										{plan.price}
+									</span>{' '}
 									<span className="text-sm whitespace-nowrap text-slate-600">
-										{' '}
 										/ {plan.interval}
 									</span>
 								</p>

@@ -3,6 +3,7 @@ import { CreditsChart } from './credits-chart.tsx'
 import { isRunning, JobStatusBadge, ProgressBar } from '../lists/job-status.tsx'
 import { buttonClasses } from '../ui/button.tsx'
 import { Card, PageHeader } from '../ui/card.tsx'
+import { LocalTime } from '../ui/local-time.tsx'
 import type {
 	DashboardJob,
 	DashboardList,
@@ -32,9 +33,7 @@ const JOB_KIND = {
 } as const
 
 // Made once, not per call (toLocaleString builds a new Intl formatter each time).
-const whenFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' })
 const numberFormat = new Intl.NumberFormat('en')
-const when = (iso: string) => whenFormat.format(new Date(iso))
 
 /** The dashboard's page, apart from its loader (the bench's framework ceiling renders it too). */
 export function DashboardPage({ loaderData }: { loaderData: DashboardData }) {
@@ -61,7 +60,7 @@ export function DashboardPage({ loaderData }: { loaderData: DashboardData }) {
 					</nav>
 				}
 			/>
-			<div className="grid gap-6 lg:grid-cols-3">
+			<div className="grid gap-6 lg:grid-cols-4">
 				<Card>
 					<h2 className="text-sm font-semibold text-slate-600">Plan</h2>
 					<p className="mt-2 text-2xl font-bold text-slate-900" data-testid="plan-name">
@@ -94,7 +93,7 @@ export function DashboardPage({ loaderData }: { loaderData: DashboardData }) {
 						</Link>
 					) : null}
 				</Card>
-				<Card>
+				<Card className="lg:col-span-2">
 					<h2 className="text-sm font-semibold text-slate-600">Credits spent</h2>
 					<div className="mt-2">
 						<CreditsChart days={spent} />
@@ -136,7 +135,7 @@ export function DashboardPage({ loaderData }: { loaderData: DashboardData }) {
 											{job.name}
 										</Link>
 										<span className="block text-xs text-slate-500">
-											{JOB_KIND[job.kind]} · {when(job.createdAt)}
+											{JOB_KIND[job.kind]} · <LocalTime value={job.createdAt} />
 										</span>
 									</span>
 									<JobStatusBadge status={job.status} error={job.error} />
@@ -165,7 +164,8 @@ export function DashboardPage({ loaderData }: { loaderData: DashboardData }) {
 											{list.name}
 										</Link>
 										<span className="block text-xs text-slate-500">
-											{list.kind === 'leads' ? 'Leads' : 'Companies'} · {when(list.createdAt)}
+											{list.kind === 'leads' ? 'Leads' : 'Companies'} ·{' '}
+											<LocalTime value={list.createdAt} />
 										</span>
 									</span>
 									<span className="text-sm text-slate-700 tabular-nums">

@@ -1,5 +1,7 @@
 import { Form, Link, useNavigation } from 'react-router'
 import { isCancelled, isRunning, JobStatusBadge, ProgressBar } from './job-status.tsx'
+import { ListCost } from './list-cost.tsx'
+import type { ListCostBreakdown } from '../../services/billing/credit-history.server.ts'
 import { buttonClasses } from '../ui/button.tsx'
 import { PageHeader } from '../ui/card.tsx'
 import { inputClasses } from '../ui/field.tsx'
@@ -20,7 +22,14 @@ import { useLiveRefresh } from '../../utils/use-live-refresh.ts'
  * progress, the actions, a search, the sorted table of one page of its rows and the page links.
  * Its loader is app/services/lists/list-page.server.ts.
  */
-export function ListPage({ loaderData }: { loaderData: ListPageData }) {
+export function ListPage({
+	loaderData,
+	cost,
+}: {
+	loaderData: ListPageData
+	/** what the list cost (its loader reads it beside the page) */
+	cost?: ListCostBreakdown
+}) {
 	const { list, rows, query, summary, total, firstIndex, previous, next, dataKeys, matching } =
 		loaderData
 	const words = LIST_KINDS[loaderData.kind]
@@ -82,6 +91,7 @@ export function ListPage({ loaderData }: { loaderData: ListPageData }) {
 					.
 				</p>
 			) : null}
+			{cost ? <ListCost cost={cost} /> : null}
 			<Form method="get" className="mb-4 flex flex-wrap items-end gap-3" role="search">
 				<div className="min-w-64 flex-1">
 					<label htmlFor="q" className="block text-sm font-medium text-slate-800">

@@ -185,7 +185,13 @@ export async function adjustCredits(
 	try {
 		return await db.transaction().execute(async (trx) => {
 			const before = await getCreditBalance(accountId, trx)
-			const move = { accountId, amount: change.amount, reason: 'admin' as const }
+			// the note is shown with the line in the owner's credit history
+			const move = {
+				accountId,
+				amount: change.amount,
+				reason: 'admin' as const,
+				subject: { note: change.note },
+			}
 			const result =
 				change.direction === 'grant'
 					? await grantCredits(trx, move)

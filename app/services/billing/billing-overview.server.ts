@@ -1,10 +1,10 @@
 import { isOwner, type AccountContext } from '../../context.server.ts'
 import { db } from '../../../db/index.server.ts'
-import { formatCents, formatDate, formatDateTime } from '../../utils/money.ts'
+import { formatCents, formatDate } from '../../utils/money.ts'
 import { isUuid } from '../../utils/http-errors.server.ts'
 import { findBillingOwnerEmail } from './access.server.ts'
-import { ledgerSubjects } from './ledger-references.server.ts'
-import { CREDIT_REASON_LABELS, getCreditBalance, listCreditLedger } from './credits.server.ts'
+import { getCreditHistory } from './credit-history.server.ts'
+import { getCreditBalance } from './credits.server.ts'
 import { listOfferedCreditPacks } from './credit-pack-prices.server.ts'
 import { paymentProvider } from './payments.server.ts'
 import { listPricePlans } from './plans.server.ts'
@@ -78,20 +78,16 @@ export async function getSubscriptionOverview(
 	}
 }
 
-/** /purchase: the packs, the balance and the ledger. */
-export async function getPurchaseOverview(account: AccountContext) {
+/** /purchase: the packs, the balance and a page of the credit history (the URL's). */
+export async function getPurchaseOverview(account: AccountContext, search: URLSearchParams) {
 	const accountId = account.accountId!
 	const owner = isOwner(account)
-	const [header, balance, ledger, packs] = await Promise.all([
+	const [header, balance, history, packs] = await Promise.all([
 		billingHeader(account),
 		getCreditBalance(accountId),
-		owner ? listCreditLedger(accountId, { limit: 100 }) : Promise.resolve([]),
+		owner ? getCreditHistory(accountId, search) : Promise.resolve(null),
 		listOfferedCreditPacks(),
 	])
-	const subjects = await ledgerSubjects(
-		accountId,
-		ledger.map((entry) => entry.reference),
-	)
 	return {
 		...header,
 		balance,
@@ -100,16 +96,6 @@ export async function getPurchaseOverview(account: AccountContext) {
 			price: formatCents(p.priceCents),
 			perThousand: formatCents(Math.round((p.priceCents * 1000) / p.credits)),
 		})),
-		ledger: ledger.map((entry) => ({
-			id: entry.id,
-			date: entry.created_at.toISOString(),
-			// with the time: a day holds many of them (a run's hold and its refund)
-			dateLabel: formatDateTime(entry.created_at),
-			delta: entry.delta,
-			balanceAfter: entry.balance_after,
-			reason: CREDIT_REASON_LABELS[entry.reason] ?? entry.reason,
-			reference: entry.reference,
-			subject: entry.reference ? (subjects.get(entry.reference) ?? null) : null,
-		})),
+		history,
 	}
 }

@@ -37,11 +37,36 @@ export class InsufficientCreditsError extends Error {
 	}
 }
 
+/**
+ * What a ledger line is for, in its own columns (decision 0083): the list, run, checkout or
+ * subscription it links to, and an admin's note. A refund inherits its hold's.
+ */
+export type CreditSubject = {
+	listId?: string | null
+	companyListId?: string | null
+	enrichmentRunId?: string | null
+	checkoutSessionId?: string | null
+	subscriptionId?: string | null
+	note?: string | null
+}
+
 export type CreditChange = {
 	accountId: string
 	delta: number
 	reason: string
 	reference?: string | null
+	subject?: CreditSubject
+}
+
+function subjectColumns(subject: CreditSubject = {}) {
+	return {
+		list_id: subject.listId ?? null,
+		company_list_id: subject.companyListId ?? null,
+		enrichment_run_id: subject.enrichmentRunId ?? null,
+		checkout_session_id: subject.checkoutSessionId ?? null,
+		subscription_id: subject.subscriptionId ?? null,
+		note: subject.note ?? null,
+	}
 }
 
 export type CreditChangeResult = {
@@ -93,6 +118,7 @@ async function applyChange(trx: Kysely<DB>, change: CreditChange): Promise<Credi
 			balance_after: next,
 			reason: change.reason,
 			reference: change.reference ?? null,
+			...subjectColumns(change.subject),
 			// clock_timestamp, not now(): entries of one transaction keep their order
 			created_at: sql`clock_timestamp()`,
 		})
@@ -109,7 +135,13 @@ function assertAmount(amount: number) {
 /** Adds credits (plan periods, packs, admin grants). Idempotent per reference. */
 export function grantCredits(
 	db: Kysely<DB>,
-	grant: { accountId: string; amount: number; reason: CreditReason; reference?: string | null },
+	grant: {
+		accountId: string
+		amount: number
+		reason: CreditReason
+		reference?: string | null
+		subject?: CreditSubject
+	},
 ) {
 	assertAmount(grant.amount)
 	return inTransaction(db, (trx) => applyChange(trx, { ...grant, delta: grant.amount }))
@@ -121,7 +153,13 @@ export function grantCredits(
  */
 export function deductCredits(
 	db: Kysely<DB>,
-	deduction: { accountId: string; amount: number; reason: CreditReason; reference?: string | null },
+	deduction: {
+		accountId: string
+		amount: number
+		reason: CreditReason
+		reference?: string | null
+		subject?: CreditSubject
+	},
 ) {
 	assertAmount(deduction.amount)
 	return inTransaction(db, (trx) => applyChange(trx, { ...deduction, delta: -deduction.amount }))
@@ -144,7 +182,7 @@ export type CreditReservation = {
  */
 export function reserveCredits(
 	db: Kysely<DB>,
-	request: { accountId: string; amount: number; reference: string },
+	request: { accountId: string; amount: number; reference: string; subject?: CreditSubject },
 ): Promise<CreditReservation> {
 	assertAmount(request.amount)
 	return inTransaction(db, async (trx) => {
@@ -156,6 +194,7 @@ export function reserveCredits(
 			delta: -request.amount,
 			reason: 'reservation',
 			reference: request.reference,
+			subject: request.subject,
 		})
 		return trx
 			.insertInto('credit_reservations')
@@ -210,6 +249,8 @@ export function commitCredits(
 				delta: unused,
 				reason: 'refund',
 				reference: settle.reference,
+				// the refund is for what the hold was for
+				subject: await holdSubject(trx, settle.accountId, settle.reference),
 			})
 			after = result.balance
 		}
@@ -220,6 +261,25 @@ export function commitCredits(
 			.execute()
 		return { refunded: unused, balance: after, alreadySettled: false }
 	})
+}
+
+async function holdSubject(
+	trx: Kysely<DB>,
+	accountId: string,
+	reference: string,
+): Promise<CreditSubject> {
+	const hold = await trx
+		.selectFrom('credits')
+		.select(['list_id', 'company_list_id', 'enrichment_run_id'])
+		.where('user_id', '=', accountId)
+		.where('reason', '=', 'reservation')
+		.where('reference', '=', reference)
+		.executeTakeFirst()
+	return {
+		listId: hold?.list_id,
+		companyListId: hold?.company_list_id,
+		enrichmentRunId: hold?.enrichment_run_id,
+	}
 }
 
 /** A job that failed or was cancelled: every reserved credit goes back. */
@@ -233,6 +293,7 @@ export type CreditLedgerEntry = {
 	balance_after: number
 	reason: string
 	reference: string | null
+	note: string | null
 	created_at: Date
 }
 
@@ -244,7 +305,7 @@ export async function listCreditLedger(
 ): Promise<CreditLedgerEntry[]> {
 	return db
 		.selectFrom('credits')
-		.select(['id', 'delta', 'balance_after', 'reason', 'reference', 'created_at'])
+		.select(['id', 'delta', 'balance_after', 'reason', 'reference', 'note', 'created_at'])
 		.where('user_id', '=', accountId)
 		.orderBy('created_at', 'desc')
 		.orderBy('id', 'desc')

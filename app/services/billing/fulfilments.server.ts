@@ -49,6 +49,7 @@ async function fulfilCreditPack(db: Kysely<DB>, { session, item, index }: Fulfil
 		amount: Number(item.data.credits) * item.quantity,
 		reason: 'purchase',
 		reference: `checkout:${session.id}:${index}`,
+		subject: { checkoutSessionId: session.id },
 	})
 }
 

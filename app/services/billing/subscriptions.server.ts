@@ -100,6 +100,7 @@ export async function grantPlanCredits(
 		amount: plan.monthly_credits,
 		reason: 'plan',
 		reference: `subscription:${sub.id}:${at.toISOString()}`,
+		subject: { subscriptionId: sub.id },
 	})
 }
 

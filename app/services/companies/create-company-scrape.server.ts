@@ -83,6 +83,7 @@ export async function createCompanyScrape(
 					accountId: account.accountId,
 					amount: reserved,
 					reference: companyScrapeReference(list.id, 1),
+					subject: { companyListId: list.id },
 				})
 			}
 			await enqueue(

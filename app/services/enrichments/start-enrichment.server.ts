@@ -275,6 +275,11 @@ export async function startRun(
 					accountId: account.accountId,
 					amount: estimate.credits,
 					reference: enrichReference(run.id, 1),
+					subject: {
+						enrichmentRunId: run.id,
+						listId: prepared.source === 'leads' ? list.id : null,
+						companyListId: prepared.source === 'companies' ? list.id : null,
+					},
 				})
 			await enqueue('enrich', { runId: run.id }, { db: trx })
 			return { runId: run.id, estimate }
@@ -361,6 +366,11 @@ export async function retryFailedRows(
 					accountId: account.accountId,
 					amount: credits,
 					reference: enrichReference(run.id, attempt),
+					subject: {
+						enrichmentRunId: run.id,
+						listId: run.list_id,
+						companyListId: run.company_list_id,
+					},
 				})
 			await enqueue('enrich', { runId: run.id }, { db: trx })
 			return { rows: reset.length }

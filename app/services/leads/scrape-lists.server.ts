@@ -218,6 +218,7 @@ export async function retryScrape(
 						accountId: account.accountId,
 						amount: request.credits_reserved,
 						reference: leadScrapeReference(request.id, attempt),
+						subject: kind === 'companies' ? { companyListId: list.id } : { listId: list.id },
 					})
 				}
 				await enqueue(
@@ -246,6 +247,7 @@ export async function retryScrape(
 					accountId: account.accountId,
 					amount,
 					reference: companyScrapeReference(list.id, domains.attempt),
+					subject: { companyListId: list.id },
 				})
 			}
 			await enqueue(

@@ -69,6 +69,10 @@ export async function startApolloSearch(
 			accountId: input.accountId,
 			amount: input.credits,
 			reference: leadScrapeReference(request.id, 1),
+			subject:
+				'listId' in input.list
+					? { listId: input.list.listId }
+					: { companyListId: input.list.companyListId },
 		})
 	}
 	await enqueue(
