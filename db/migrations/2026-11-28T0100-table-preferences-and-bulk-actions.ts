@@ -27,7 +27,8 @@ create table bulk_actions (
 	action text not null,
 	params jsonb not null default '{}',
 	-- either the chosen ids or the filter every matching row was chosen by
-	ids uuid[],
+	-- text: an id that names nothing (not even a uuid) is skipped and counted like another account's
+	ids text[],
 	filter jsonb,
 	status text not null default 'queued' check (status in ('queued', 'running', 'done', 'failed')),
 	total integer not null default 0,
@@ -35,7 +36,7 @@ create table bulk_actions (
 	skipped integer not null default 0,
 	failed integer not null default 0,
 	-- the checkpoint: ids are worked through in order; the last one finished
-	last_id uuid,
+	last_id text,
 	-- a few of the rows skipped or failed, with why (what the user reads)
 	notes jsonb not null default '[]',
 	error text,
