@@ -213,7 +213,6 @@ export function DomainsTable({
 	]
 	const actions = [
 		{ value: 'check-dns', label: 'Check DNS' },
-		{ value: 'subscribe', label: 'Subscribe' },
 		{ value: 'cancel', label: 'Cancel subscription' },
 		...workspaces.map((w) => ({ value: `move:${w.id}`, label: `Move to ${w.name}` })),
 		{ value: 'delete', label: 'Delete' },

@@ -27,6 +27,6 @@ export const DomainBulkSchema = z.object({
 	intent: z.literal('bulk'),
 	action: z
 		.string({ error: 'Pick an action.' })
-		.regex(/^(check-dns|subscribe|cancel|delete|move:[0-9a-f-]{36})$/, 'Pick an action.'),
+		.regex(/^(check-dns|cancel|delete|move:[0-9a-f-]{36})$/, 'Pick an action.'),
 	...bulkSelectionFields({ q: z.string().max(200).optional() }),
 })
