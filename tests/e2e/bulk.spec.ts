@@ -214,3 +214,35 @@ test('an international domain shows in Unicode with its punycode on hover; no GM
 	await expect(row.getByRole('rowheader')).toHaveCSS('white-space', 'nowrap')
 	await expect(row.getByRole('cell').last()).toHaveCSS('white-space', 'nowrap')
 })
+
+test('deleting one domain asks first; a paid one is refused with the reason @no-js', async ({
+	page,
+}) => {
+	const { email } = await subscribedAccount(page)
+	const tag = tagOf()
+	const { ids, userId } = await seedDomains(email, tag, ['paid', 'free'])
+	await withDatabase((client) =>
+		client.query(
+			`insert into domain_subscriptions (user_id, domain_id, status, price_cents, billing_date, expire_date)
+			values ($1, $2, 'active', 1500, now(), now() + interval '30 days')`,
+			[userId, ids[0]],
+		),
+	)
+	await page.goto(`/domains?q=${tag}`)
+	const toast = (text: string) =>
+		page.locator('[data-sonner-toast]').or(page.getByTestId('flash')).filter({ hasText: text })
+	const remove = async (name: string) => {
+		const row = page.locator(`tr[data-domain="${tag}-${name}.com"]`)
+		await row.locator('summary, button', { hasText: 'Delete' }).first().click()
+		await page.getByRole('button', { name: 'Delete domain' }).click()
+	}
+	await remove('paid')
+	await expect(
+		toast(`${tag}-paid.com cannot be deleted: it has a live subscription; cancel it first.`),
+	).toBeVisible()
+	await expect(page.locator(`tr[data-domain="${tag}-paid.com"]`)).toBeVisible()
+	await remove('free')
+	await expect(toast(`${tag}-free.com deleted`)).toBeVisible()
+	await expect(page.locator(`tr[data-domain="${tag}-free.com"]`)).toHaveCount(0)
+	await expect(page.locator(`tr[data-domain="${tag}-paid.com"]`)).toBeVisible()
+})

@@ -101,7 +101,7 @@ function RowActions({ row }: { row: DomainRow }) {
 					</>
 				}
 				title={`Delete ${row.display}?`}
-				description="It leaves your account with its DNS checks and forwarding. A domain with a live subscription or inboxes cannot be deleted."
+				description="A domain with a live subscription or inboxes cannot be deleted."
 				confirmLabel="Delete domain"
 				fields={{ intent: 'delete', id: row.id }}
 			/>
