@@ -85,6 +85,8 @@ function DomainName({ row }: { row: DomainRow }) {
 }
 
 function RowActions({ row }: { row: DomainRow }) {
+	// a refusal comes back to this page: the dialog starts closed again with the answer's toast
+	const { key } = useLocation()
 	return (
 		<div className="flex items-center justify-end gap-4">
 			{row.canMove ? <MoveToWorkspace type="domain" id={row.id} name={row.display} /> : null}
@@ -95,6 +97,7 @@ function RowActions({ row }: { row: DomainRow }) {
 				</Button>
 			</Form>
 			<ConfirmDialog
+				key={key}
 				trigger={
 					<>
 						Delete<span className="sr-only"> {row.display}</span>
