@@ -80,6 +80,7 @@ export default tseslint.config(
 			'app/routes/subscription.tsx',
 			'app/services/billing/stripe-webhook.server.ts',
 			'app/services/inboxes/fulfilment.server.ts',
+			'app/services/bulk/bulk-actions.server.ts',
 		],
 		rules: {
 			'no-restricted-syntax': [

@@ -415,6 +415,11 @@ export const resourceRoutes = [
 		path: 'lists/:listId/import-report/download',
 		file: 'routes/resources/list-import-errors-download.ts',
 	},
+	{
+		name: 'table-preferences',
+		path: 'table-preferences',
+		file: 'routes/resources/table-preferences.ts',
+	},
 ] as const
 
 export type ScreenName = (typeof screens)[number]['name']

@@ -253,6 +253,28 @@ export interface BillingCustomers {
   user_id: string;
 }
 
+export interface BulkActions {
+  action: string;
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  done: Generated<number>;
+  error: string | null;
+  failed: Generated<number>;
+  filter: Json | null;
+  finished_at: Timestamp | null;
+  id: Generated<string>;
+  ids: string[] | null;
+  kind: string;
+  last_id: string | null;
+  notes: Generated<Json>;
+  params: Generated<Json>;
+  skipped: Generated<number>;
+  status: Generated<string>;
+  total: Generated<number>;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+}
+
 export interface CheckoutSessions {
   cancel_path: string;
   completed_at: Timestamp | null;
@@ -770,6 +792,14 @@ export interface Subscriptions {
   user_id: string;
 }
 
+export interface TablePreferences {
+  density: Generated<string>;
+  hidden_columns: Generated<string[]>;
+  table_key: string;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+}
+
 export interface TeamInvitationLimits {
   account_id: string;
   mails: number;
@@ -832,6 +862,7 @@ export interface DB {
   "auth.sessions": AuthSessions;
   "auth.users": AuthUsers;
   billing_customers: BillingCustomers;
+  bulk_actions: BulkActions;
   check_server: CheckServer;
   checkout_sessions: CheckoutSessions;
   companies: Companies;
@@ -872,6 +903,7 @@ export interface DB {
   settings: Settings;
   stripe_events: StripeEvents;
   subscriptions: Subscriptions;
+  table_preferences: TablePreferences;
   team_invitation_limits: TeamInvitationLimits;
   team_member_workspace_acess: TeamMemberWorkspaceAcess;
   team_members: TeamMembers;

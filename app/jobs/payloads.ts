@@ -22,6 +22,7 @@ export const jobPayloads = {
 	'prune-form-submissions': z.object({}),
 	'settle-ended-jobs': z.object({}),
 	'notification-mail': z.object({ notificationId: z.number().int().positive() }),
+	'bulk-action': z.object({ bulkId: z.uuid() }),
 } as const
 
 export type JobName = keyof typeof jobPayloads

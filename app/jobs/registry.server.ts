@@ -12,6 +12,7 @@ import { pruneFormSubmissionsJob } from './definitions/prune-form-submissions.se
 import { leadPageMarksJob } from './definitions/lead-page-marks.server.ts'
 import { settleEndedJobsJob } from './definitions/settle-ended-jobs.server.ts'
 import { notificationMailJob } from './definitions/notification-mail.server.ts'
+import { bulkActionJob } from './definitions/bulk-action.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -27,6 +28,7 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	pruneFormSubmissionsJob,
 	leadPageMarksJob,
 	notificationMailJob,
+	bulkActionJob,
 	// handed the list rather than importing this module: no circle (decision 0070)
 	settleEndedJobsJob(() => jobDefinitions),
 ]

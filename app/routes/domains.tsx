@@ -1,54 +1,111 @@
 import { useRef } from 'react'
 import { data, Form, Link, useFetcher } from 'react-router'
-import { DataTable } from '../components/ui/data-table.tsx'
 import type { Route } from './+types/domains'
+import { DomainsTable, type DomainRow } from '../components/domains/domains-table.tsx'
 import {
 	ImportDomainsForm,
 	type ImportActionData,
 } from '../components/domains/import-domains-form.tsx'
+import { BulkProgress } from '../components/ui/bulk-progress.tsx'
 import { Button, buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
-import { Badge } from '../components/ui/choice.tsx'
-import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
-import { requestContext } from '../context.server.ts'
+import { requestContext, type AccountContext } from '../context.server.ts'
+import { startBulkAction, findBulkAction } from '../services/bulk/bulk-actions.server.ts'
+import { bulkSelection } from '../services/bulk/schemas.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
-import { listDomains, requestDnsCheck } from '../services/domains/domains.server.ts'
-import { DomainRowActionSchema } from '../services/domains/schemas.ts'
+import { domainBulk } from '../services/domains/bulk.server.ts'
+import { deleteDomain } from '../services/domains/delete.server.ts'
+import {
+	countDomains,
+	DOMAIN_SORTS,
+	listDomains,
+	requestDnsCheck,
+	unicodeName,
+} from '../services/domains/domains.server.ts'
+import { DomainBulkSchema, DomainRowActionSchema } from '../services/domains/schemas.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
+import { tablePreferences } from '../services/tables/preferences.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
-import { redirectOnFormError } from '../utils/form-errors.server.ts'
+import { parseWithZod } from '../utils/form-bounds.ts'
+import { formErrorReply, redirectOnFormError } from '../utils/form-errors.server.ts'
+import { requestLocale } from '../utils/locale.server.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { formatDate } from '../utils/money.ts'
+import { readSort } from '../utils/table-sort.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { useHydrated } from '../utils/use-hydrated.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
-export async function loader({ context }: Route.LoaderArgs) {
+const PAGE_SIZE = 100
+
+export async function loader({ request, context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
 	const acting = domainAccount(account, 'view')
-	const domains = await listDomains(acting)
+	const url = new URL(request.url)
+	const q = url.searchParams.get('q')?.slice(0, 200) ?? ''
+	const sort = readSort(url.searchParams, DOMAIN_SORTS, { sort: 'added', dir: 'desc' })
+	const page = Math.max(1, Number.parseInt(url.searchParams.get('page') ?? '1', 10) || 1)
+	const [domains, matching, preferences, bulk] = await Promise.all([
+		listDomains(acting, undefined, {
+			q,
+			sort,
+			limit: PAGE_SIZE,
+			offset: (page - 1) * PAGE_SIZE,
+		}),
+		countDomains(acting, q),
+		tablePreferences(acting.user.id, 'domains'),
+		url.searchParams.get('bulk')
+			? findBulkAction(acting, url.searchParams.get('bulk'))
+			: Promise.resolve(null),
+	])
+	const pageHref = (n: number) => {
+		const params = new URLSearchParams(url.searchParams)
+		params.set('page', String(n))
+		params.delete('bulk')
+		return `/domains?${params}`
+	}
+	const withoutBulk = new URLSearchParams(url.searchParams)
+	withoutBulk.delete('bulk')
 	return {
 		canChange: canChangeDomains(acting),
 		workspaceName: acting.workspaces.find((w) => w.id === currentWorkspaceId)?.name ?? null,
-		domains: domains.map((d) => ({
+		workspaces: acting.workspaces,
+		locale: requestLocale(request),
+		q,
+		sort,
+		matching,
+		page: {
+			first: (page - 1) * PAGE_SIZE + 1,
+			previous: page > 1 ? pageHref(page - 1) : null,
+			next: page * PAGE_SIZE < matching ? pageHref(page + 1) : null,
+		},
+		preferences: { table: 'domains', ...preferences },
+		formKey: newFormKey(),
+		bulk: bulk ? { ...bulk, label: domainBulk.actions[bulk.action]?.label ?? bulk.action } : null,
+		closeBulk: `/domains${withoutBulk.size ? `?${withoutBulk}` : ''}`,
+		domains: domains.map((d): DomainRow => ({
 			id: d.id,
 			name: d.name,
+			display: unicodeName(d.name),
 			status: d.status,
 			workspace: d.workspace_name,
 			// moving needs a workspace the domain is not in
 			canMove: acting.workspaces.some((w) => w.id !== d.workspace_id),
-			subscribedUntil: d.subscribed_until ? formatDate(d.subscribed_until) : null,
+			subscribedUntil: d.subscribed_until ? new Date(d.subscribed_until).toISOString() : null,
 			forwardTo: d.forward_to,
 			redirectCode: d.redirect_code,
 			dns: d.dns,
 			checkedAt: d.dns_checked_at ? new Date(d.dns_checked_at).toISOString() : null,
+			addedAt: new Date(d.created_at).toISOString(),
 		})),
 	}
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(await readFormData(request)))
+	const formData = await readFormData(request)
+	if (formData.get('intent') === 'bulk') return bulkAction(account, formData)
+	const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(formData))
 	if (!parsed.success) throw data('Unknown action', { status: 400 })
 	try {
 		if (parsed.data.intent === 'check-all') {
@@ -59,51 +116,46 @@ export async function action({ request, context }: Route.ActionArgs) {
 			await requestDnsCheck(account, [parsed.data.id ?? ''])
 			return redirectWithSuccess('/domains', 'Checking DNS')
 		}
+		if (parsed.data.intent === 'delete') {
+			const domain = await deleteDomain(account, parsed.data.id ?? '')
+			return redirectWithSuccess('/domains', `${unicodeName(domain.name)} deleted`)
+		}
 		throw data('Unknown action', { status: 400 })
 	} catch (error) {
 		return redirectOnFormError(error, '/domains')
 	}
 }
 
-type Dns = NonNullable<Route.ComponentProps['loaderData']['domains'][number]['dns']>
-
-function Check({ ok, label, detail }: { ok: boolean; label: string; detail?: string | null }) {
-	return (
-		<li className="flex items-center gap-1" title={detail ?? undefined}>
-			<span aria-hidden className={ok ? 'text-green-700' : 'text-red-700'}>
-				{ok ? '✓' : '✗'}
-			</span>
-			<span className="text-slate-700">
-				{label}
-				<span className="sr-only">{ok ? ' found' : ' missing'}</span>
-			</span>
-		</li>
-	)
-}
-
-function DnsHealth({ dns, checkedAt }: { dns: Dns | null; checkedAt: string | null }) {
-	if (!dns || (dns.pending && !checkedAt)) return <span className="text-slate-500">Checking…</span>
-	return (
-		<div>
-			<ul className="flex flex-wrap gap-x-3 text-sm" aria-label="DNS records">
-				<Check ok={(dns.mx?.length ?? 0) > 0} label="MX" detail={dns.mx?.join(', ')} />
-				<Check ok={Boolean(dns.spf)} label="SPF" detail={dns.spf} />
-				<Check ok={Boolean(dns.dmarc)} label="DMARC" detail={dns.dmarc} />
-				<Check
-					ok={Boolean(dns.forwarding?.ok)}
-					label="Forwarding"
-					detail={dns.forwarding?.found.join(', ')}
-				/>
-			</ul>
-			{dns.errors?.length ? <p className="text-xs text-red-700">{dns.errors.join('; ')}</p> : null}
-			{checkedAt ? (
-				<p className="text-xs text-slate-500">
-					Checked <time dateTime={checkedAt}>{new Date(checkedAt).toUTCString()}</time>
-					{dns.pending ? ' · checking again…' : null}
-				</p>
-			) : null}
-		</div>
-	)
+/** The bulk form: one job per intent (a double submit starts one), its progress on the page. */
+async function bulkAction(account: AccountContext | null, formData: FormData) {
+	const acting = domainAccount(account, 'change')
+	const submission = parseWithZod(formData, { schema: DomainBulkSchema })
+	if (submission.status !== 'success') {
+		return data({ result: submission.reply() }, { status: 400 })
+	}
+	const [action, workspaceId] = submission.value.action.split(':') as [string, string?]
+	try {
+		const started = await oncePerSubmission(
+			{ accountId: acting.accountId, form: 'domains-bulk', formData },
+			(trx) =>
+				startBulkAction(
+					acting,
+					domainBulk,
+					{
+						action,
+						params: workspaceId ? { workspaceId } : {},
+						selection: bulkSelection(submission.value),
+					},
+					trx,
+				),
+		)
+		return redirectWithSuccess(
+			`/domains?bulk=${started.id}`,
+			`${started.label}: ${started.total} domain${started.total === 1 ? '' : 's'} queued`,
+		)
+	} catch (error) {
+		return formErrorReply(error, submission)
+	}
 }
 
 function ImportDialog({ workspaceName }: { workspaceName: string | null }) {
@@ -135,8 +187,8 @@ function ImportDialog({ workspaceName }: { workspaceName: string | null }) {
 	)
 }
 
-export default function Domains({ loaderData }: Route.ComponentProps) {
-	const { domains, canChange, workspaceName } = loaderData
+export default function Domains({ loaderData, actionData }: Route.ComponentProps) {
+	const { domains, canChange, workspaceName, bulk, q } = loaderData
 	const hydrated = useHydrated()
 	// the DNS answers show as they come in
 	useLiveRefresh(
@@ -169,7 +221,8 @@ export default function Domains({ loaderData }: Route.ComponentProps) {
 					) : null
 				}
 			/>
-			{domains.length === 0 ? (
+			{bulk ? <BulkProgress bulk={bulk} closeTo={loaderData.closeBulk} /> : null}
+			{domains.length === 0 && !q ? (
 				<Card>
 					<p className="text-sm text-slate-600" data-testid="domains-empty">
 						No domains yet.{' '}
@@ -177,56 +230,19 @@ export default function Domains({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<DataTable
-					label="Domains"
-					caption
-					style="plain"
-					testId="domains"
-					columns={[
-						{ label: 'Domain' },
-						{ label: 'Workspace' },
-						{ label: 'Subscription' },
-						{ label: 'Forwarding' },
-						{ label: 'DNS health' },
-						...(canChange ? [{ label: 'Actions', hidden: true }] : []),
-					]}
-				>
-					{domains.map((d) => (
-						<tr key={d.id} data-domain={d.name}>
-							<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
-								{d.name}
-								{d.status !== 'active' ? (
-									<span className="ml-2">
-										<Badge tone="amber">{d.status}</Badge>
-									</span>
-								) : null}
-							</th>
-							<td className="px-4 py-3 text-slate-700">{d.workspace ?? 'Unassigned'}</td>
-							<td className="px-4 py-3 text-slate-700">
-								{d.subscribedUntil ? `Until ${d.subscribedUntil}` : 'None'}
-							</td>
-							<td className="px-4 py-3 break-all text-slate-700">
-								{d.forwardTo ? `${d.redirectCode} → ${d.forwardTo}` : '—'}
-							</td>
-							<td className="px-4 py-3">
-								<DnsHealth dns={d.dns} checkedAt={d.checkedAt} />
-							</td>
-							{canChange ? (
-								<td className="px-4 py-3 text-right">
-									<div className="flex items-center justify-end gap-4">
-										{d.canMove ? <MoveToWorkspace type="domain" id={d.id} name={d.name} /> : null}
-										<Form method="post">
-											<input type="hidden" name="id" value={d.id} />
-											<Button type="submit" name="intent" value="check-dns" variant="secondary">
-												Check DNS<span className="sr-only"> of {d.name}</span>
-											</Button>
-										</Form>
-									</div>
-								</td>
-							) : null}
-						</tr>
-					))}
-				</DataTable>
+				<DomainsTable
+					rows={domains}
+					canChange={canChange}
+					locale={loaderData.locale}
+					sort={loaderData.sort}
+					preferences={loaderData.preferences}
+					q={q}
+					matching={loaderData.matching}
+					page={loaderData.page}
+					formKey={loaderData.formKey}
+					workspaces={loaderData.workspaces}
+					bulkResult={actionData?.result}
+				/>
 			)}
 		</>
 	)

@@ -1,4 +1,30 @@
-import type { ReactNode } from 'react'
+/**
+ * DataTable: every list of things (issue 34 point 2, decision 0080).
+ *
+ * Two ways to use it:
+ * - Simple (v1, unchanged): `columns` of `{ label, align?, hidden? }` and the rows as `children`.
+ * - Full (v2): `rows` and `columns` of `{ key, label, cell, sortable?, hideable?, rowHeader?,
+ *   align?, nowrap? }`; each cell is rendered by its column, so the table can hide columns and
+ *   set the density. Everything is plain links and forms, so it works without JavaScript:
+ *   - `sort` ({ sort, dir }, read by the loader with `readSort` from utils/table-sort.ts): sortable
+ *     headings are links setting `?sort=key&dir=asc|desc` (the rest of the URL kept, `page`
+ *     dropped), with `aria-sort` on the sorted one.
+ *   - `preferences` ({ table, hiddenColumns, density }, from `tablePreferences(userId, table)` in
+ *     services/tables): a "Columns" <details> whose form posts to /table-preferences (columns
+ *     to show, comfortable or compact) and comes back; remembered per user and table.
+ *   - `selection` ({ formId, rowLabel }): a checkbox per row, `name="ids"`, tied to the form
+ *     `formId` by its `form` attribute, so the bulk form (BulkToolbar, components/ui/
+ *     bulk-toolbar.tsx, passed as `toolbar`) can sit outside the table. With JavaScript a
+ *     heading checkbox selects the page and the toolbar counts the selection.
+ *   - the header sticks while the table scrolls inside its card, sideways and down.
+ */
+import { useEffect, useState, type ReactNode } from 'react'
+import { Form, Link, useLocation } from 'react-router'
+import { Columns3 } from 'lucide-react'
+import { cn } from '../../utils/cn.ts'
+import type { TableSort } from '../../utils/table-sort.ts'
+import { useHydrated } from '../../utils/use-hydrated.ts'
+import { buttonClasses } from './button.tsx'
 import { ScrollRegion } from './scroll-region.tsx'
 
 export type DataColumn = {
@@ -7,6 +33,31 @@ export type DataColumn = {
 	align?: 'right'
 	/** a heading read to screen readers only (an actions column) */
 	hidden?: boolean
+}
+
+/** A column of a full (v2) table. */
+export type RowColumn<T> = {
+	/** names the column in the URL (sort) and in the user's preferences: [a-z0-9-] */
+	key: string
+	label: string
+	cell: (row: T) => ReactNode
+	sortable?: boolean
+	/** may be hidden by the user (default: true, except the row header) */
+	hideable?: boolean
+	/** the cell is the row's heading (`<th scope="row">`) */
+	rowHeader?: boolean
+	align?: 'right'
+	/** the heading is read to screen readers only */
+	srOnlyLabel?: boolean
+	/** no wrapping of the cell's content (names, dates, buttons) */
+	nowrap?: boolean
+	className?: string
+}
+
+export type TablePreferencesView = {
+	table: string
+	hiddenColumns: string[]
+	density: 'comfortable' | 'compact'
 }
 
 const STYLES = {
@@ -24,18 +75,9 @@ const STYLES = {
 	},
 }
 
-/**
- * A table in a card that scrolls sideways on a phone: its column headings, then `children`,
- * its rows. `label` names it (to screen readers, and as the scroll region's name).
- */
-export function DataTable({
-	label,
-	caption = false,
-	columns,
-	style = 'jobs',
-	testId,
-	children,
-}: {
+const PADDING = { comfortable: 'px-4 py-3', compact: 'px-3 py-1.5' }
+
+type SimpleProps = {
 	label: string
 	/** say the label as the table's caption too */
 	caption?: boolean
@@ -43,7 +85,32 @@ export function DataTable({
 	style?: keyof typeof STYLES
 	testId?: string
 	children: ReactNode
-}) {
+}
+
+type FullProps<T> = {
+	label: string
+	caption?: boolean
+	columns: RowColumn<T>[]
+	rows: T[]
+	rowKey: (row: T) => string
+	/** attributes of each row (e.g. data-* for tests) */
+	rowProps?: (row: T) => Record<string, string>
+	sort?: TableSort
+	preferences?: TablePreferencesView
+	selection?: { formId: string; rowLabel: (row: T) => string }
+	/** above the table, inside its card: the bulk toolbar */
+	toolbar?: ReactNode
+	testId?: string
+}
+
+/**
+ * A table in a card that scrolls sideways on a phone: its column headings, then `children`,
+ * its rows. `label` names it (to screen readers, and as the scroll region's name). With `rows`,
+ * the full table described at the top of this file.
+ */
+export function DataTable<T>(props: SimpleProps | FullProps<T>) {
+	if ('rows' in props) return <FullTable {...props} />
+	const { label, caption = false, columns, style = 'jobs', testId, children } = props
 	const { head, th, body } = STYLES[style]
 	const table = (
 		<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid={testId}>
@@ -72,5 +139,262 @@ export function DataTable({
 		<ScrollRegion className={box} label={label}>
 			{table}
 		</ScrollRegion>
+	)
+}
+
+function FullTable<T>({
+	label,
+	caption = true,
+	columns,
+	rows,
+	rowKey,
+	rowProps,
+	sort,
+	preferences,
+	selection,
+	toolbar,
+	testId,
+}: FullProps<T>) {
+	const hidden = new Set(preferences?.hiddenColumns ?? [])
+	const shown = columns.filter((c) => !(canHide(c) && hidden.has(c.key)))
+	const pad = PADDING[preferences?.density ?? 'comfortable']
+	return (
+		<div className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+			{toolbar || preferences ? (
+				<div className="flex flex-wrap items-start justify-between gap-3 border-b border-slate-200 px-4 py-3">
+					<div className="min-w-0 flex-1">{toolbar}</div>
+					{preferences ? <ColumnChooser columns={columns} preferences={preferences} /> : null}
+				</div>
+			) : null}
+			{/* sideways and down inside the card: the sticky header stays in view */}
+			<ScrollRegion label={label} className="max-h-[75vh] overflow-y-auto rounded-b-lg">
+				<table
+					className="min-w-full divide-y divide-slate-200 text-sm"
+					data-testid={testId}
+					data-density={preferences?.density ?? 'comfortable'}
+				>
+					{caption ? <caption className="sr-only">{label}</caption> : null}
+					<thead className="sticky top-0 z-10 bg-slate-50 text-left text-slate-600 shadow-[0_1px_0_0_rgb(226_232_240)]">
+						<tr>
+							{selection ? (
+								<th scope="col" className={cn(pad, 'w-10')}>
+									<SelectPage formId={selection.formId} />
+								</th>
+							) : null}
+							{shown.map((column) => (
+								<HeaderCell key={column.key} column={column} sort={sort} pad={pad} />
+							))}
+						</tr>
+					</thead>
+					<tbody className="divide-y divide-slate-100">
+						{rows.map((row) => {
+							const key = rowKey(row)
+							return (
+								<tr key={key} {...rowProps?.(row)}>
+									{selection ? (
+										<td className={cn(pad, 'w-10')}>
+											<input
+												type="checkbox"
+												name="ids"
+												value={key}
+												form={selection.formId}
+												aria-label={`Select ${selection.rowLabel(row)}`}
+												className="size-4 rounded border-slate-300 accent-indigo-700"
+											/>
+										</td>
+									) : null}
+									{shown.map((column) => {
+										const className = cn(
+											pad,
+											column.align === 'right' && 'text-right',
+											column.nowrap && 'whitespace-nowrap',
+											column.rowHeader ? 'text-left font-medium text-slate-900' : 'text-slate-700',
+											column.className,
+										)
+										return column.rowHeader ? (
+											<th key={column.key} scope="row" className={className}>
+												{column.cell(row)}
+											</th>
+										) : (
+											<td key={column.key} className={className}>
+												{column.cell(row)}
+											</td>
+										)
+									})}
+								</tr>
+							)
+						})}
+					</tbody>
+				</table>
+			</ScrollRegion>
+		</div>
+	)
+}
+
+const canHide = (column: RowColumn<never>) => column.hideable ?? !column.rowHeader
+
+function HeaderCell<T>({
+	column,
+	sort,
+	pad,
+}: {
+	column: RowColumn<T>
+	sort?: TableSort
+	pad: string
+}) {
+	const location = useLocation()
+	const active = sort?.sort === column.key
+	const className = cn(
+		pad,
+		'font-semibold whitespace-nowrap',
+		column.align === 'right' && 'text-right',
+	)
+	if (!column.sortable || !sort) {
+		return (
+			<th scope="col" className={className}>
+				{column.srOnlyLabel ? <span className="sr-only">{column.label}</span> : column.label}
+			</th>
+		)
+	}
+	const params = new URLSearchParams(location.search)
+	params.set('sort', column.key)
+	params.set('dir', active && sort.dir === 'asc' ? 'desc' : 'asc')
+	params.delete('page')
+	return (
+		<th
+			scope="col"
+			className={className}
+			aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined}
+		>
+			<Link
+				to={`${location.pathname}?${params}`}
+				preventScrollReset
+				className="inline-flex items-center gap-1 hover:text-slate-900 hover:underline"
+			>
+				{column.label}
+				<span aria-hidden className={active ? 'text-slate-900' : 'text-slate-400'}>
+					{active ? (sort.dir === 'asc' ? '▲' : '▼') : '↕'}
+				</span>
+				<span className="sr-only">
+					{active ? `, sorted ${sort.dir === 'asc' ? 'ascending' : 'descending'}` : ', sort'}
+				</span>
+			</Link>
+		</th>
+	)
+}
+
+/** With JavaScript: the heading checkbox selects (or clears) every row of the page. */
+function SelectPage({ formId }: { formId: string }) {
+	const hydrated = useHydrated()
+	const { count, total } = useSelectedCount(formId)
+	if (!hydrated) return <span className="sr-only">Select</span>
+	return (
+		<input
+			type="checkbox"
+			aria-label="Select all rows on this page"
+			checked={total > 0 && count === total}
+			ref={(input) => {
+				if (input) input.indeterminate = count > 0 && count < total
+			}}
+			onChange={(event) => {
+				for (const box of rowBoxes(formId)) box.checked = event.currentTarget.checked
+				document.dispatchEvent(new Event(`selection:${formId}`))
+			}}
+			className="size-4 rounded border-slate-300 accent-indigo-700"
+		/>
+	)
+}
+
+function rowBoxes(formId: string) {
+	return [
+		...document.querySelectorAll<HTMLInputElement>(
+			`input[type=checkbox][name=ids][form="${CSS.escape(formId)}"]`,
+		),
+	]
+}
+
+/** How many rows of the bulk form `formId` are ticked, of how many (after hydration). */
+export function useSelectedCount(formId: string) {
+	const [state, setState] = useState({ count: 0, total: 0 })
+	useEffect(() => {
+		const update = () => {
+			const boxes = rowBoxes(formId)
+			setState({ count: boxes.filter((b) => b.checked).length, total: boxes.length })
+		}
+		update()
+		const onChange = (event: Event) => {
+			const target = event.target as HTMLInputElement | null
+			if (target?.getAttribute?.('form') === formId) update()
+		}
+		document.addEventListener('change', onChange)
+		document.addEventListener(`selection:${formId}`, update)
+		return () => {
+			document.removeEventListener('change', onChange)
+			document.removeEventListener(`selection:${formId}`, update)
+		}
+	}, [formId])
+	return state
+}
+
+/** Which columns show and how dense: a form in a <details>, saved per user (no JavaScript needed). */
+function ColumnChooser<T>({
+	columns,
+	preferences,
+}: {
+	columns: RowColumn<T>[]
+	preferences: TablePreferencesView
+}) {
+	const location = useLocation()
+	const hideable = columns.filter(canHide)
+	const hidden = new Set(preferences.hiddenColumns)
+	return (
+		<details className="relative" data-testid="column-chooser">
+			<summary className={cn(buttonClasses('secondary'), 'cursor-pointer list-none')}>
+				<Columns3 aria-hidden className="size-4" />
+				Columns
+			</summary>
+			<Form
+				method="post"
+				action="/table-preferences"
+				className="absolute right-0 z-20 mt-2 w-64 space-y-3 rounded-md bg-white p-4 text-sm shadow-lg ring-1 ring-slate-200"
+			>
+				<input type="hidden" name="table" value={preferences.table} />
+				<input type="hidden" name="redirectTo" value={location.pathname + location.search} />
+				<fieldset>
+					<legend className="font-medium text-slate-800">Show columns</legend>
+					{hideable.map((column) => (
+						<label key={column.key} className="mt-2 flex items-center gap-2 text-slate-700">
+							<input type="hidden" name="columns" value={column.key} />
+							<input
+								type="checkbox"
+								name="show"
+								value={column.key}
+								defaultChecked={!hidden.has(column.key)}
+								className="size-4 rounded border-slate-300 accent-indigo-700"
+							/>
+							{column.label}
+						</label>
+					))}
+				</fieldset>
+				<fieldset>
+					<legend className="font-medium text-slate-800">Density</legend>
+					{(['comfortable', 'compact'] as const).map((density) => (
+						<label key={density} className="mt-2 flex items-center gap-2 text-slate-700 capitalize">
+							<input
+								type="radio"
+								name="density"
+								value={density}
+								defaultChecked={preferences.density === density}
+								className="size-4 accent-indigo-700"
+							/>
+							{density}
+						</label>
+					))}
+				</fieldset>
+				<button type="submit" className={buttonClasses('primary', 'w-full')}>
+					Save columns
+				</button>
+			</Form>
+		</details>
 	)
 }

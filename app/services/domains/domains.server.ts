@@ -1,8 +1,10 @@
-import type { ExpressionBuilder, Kysely } from 'kysely'
+import { domainToUnicode } from 'node:url'
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { checkDomainEntries } from '../../utils/domains.ts'
+import type { TableSort } from '../../utils/table-sort.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
 import { assertWorkspace, domainAccount } from './access.server.ts'
@@ -36,9 +38,36 @@ export type DnsResult = {
 	pending?: boolean
 }
 
-/** The account's domains with their live subscription, newest first. */
-export async function listDomains(account: AccountContext | null, db: Kysely<DB> = defaultDb) {
+/** A stored (punycode) name as people read it: Unicode. */
+export function unicodeName(name: string) {
+	return domainToUnicode(name) || name
+}
+
+export const DOMAIN_SORTS = ['name', 'workspace', 'subscription', 'checked', 'added'] as const
+export type DomainSort = TableSort<(typeof DOMAIN_SORTS)[number]>
+
+/** For a query over `domains`: names containing `q` (the table's filter; bulk "all matching" too). */
+export function domainFilter(q: string | undefined) {
+	const text = q?.trim().toLowerCase()
+	return (eb: ExpressionBuilder<DB, 'domains'>) =>
+		text ? eb('domains.name', 'like', `%${text.replace(/[\\%_]/g, '\\$&')}%`) : eb.val(true)
+}
+
+/** The account's domains with their live subscription, newest first (or as `sort` says). */
+export async function listDomains(
+	account: AccountContext | null,
+	db: Kysely<DB> = defaultDb,
+	options: { q?: string; sort?: DomainSort; limit?: number; offset?: number } = {},
+) {
 	const acting = domainAccount(account, 'view')
+	const { sort = 'added', dir = 'desc' } = options.sort ?? {}
+	const column = {
+		name: 'domains.name',
+		workspace: 'workspaces.name',
+		subscription: 'subscribed_until',
+		checked: 'domains.dns_checked_at',
+		added: 'domains.created_at',
+	} as const
 	const rows = await db
 		.selectFrom('domains')
 		.leftJoin('workspaces', 'workspaces.id', 'domains.workspace_id')
@@ -67,10 +96,30 @@ export async function listDomains(account: AccountContext | null, db: Kysely<DB>
 				.as('subscribed_until'),
 		])
 		.where(visibleDomains(acting))
-		.orderBy('domains.created_at', 'desc')
+		.where(domainFilter(options.q))
+		.orderBy(
+			sql`${sql.ref(column[sort])} ${sql.raw(dir === 'asc' ? 'asc nulls first' : 'desc nulls last')}`,
+		)
 		.orderBy('domains.name')
+		.$if(options.limit !== undefined, (q) => q.limit(options.limit!).offset(options.offset ?? 0))
 		.execute()
 	return rows.map((row) => ({ ...row, dns: row.dns as DnsResult | null }))
+}
+
+/** How many of the account's domains the user sees match the filter (every page). */
+export async function countDomains(
+	account: AccountContext | null,
+	q: string | undefined,
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'view')
+	const row = await db
+		.selectFrom('domains')
+		.select((eb) => eb.fn.countAll<string>().as('n'))
+		.where(visibleDomains(acting))
+		.where(domainFilter(q))
+		.executeTakeFirstOrThrow()
+	return Number(row.n)
 }
 
 /** One domain of the account the user may see; another account's (or a bad id) is 404. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { bulkSelectionFields } from '../bulk/schemas.ts'
 
 export const ImportDomainsSchema = z.object({
 	domains: z.string().max(200_000, 'Paste at most 200,000 characters.').optional(),
@@ -17,6 +18,15 @@ export const ForwardSchema = z.object({
 })
 
 export const DomainRowActionSchema = z.object({
-	intent: z.enum(['remove', 'check-dns', 'check-all', 'cancel', 'resume']),
+	intent: z.enum(['remove', 'check-dns', 'check-all', 'cancel', 'resume', 'delete']),
 	id: z.string().optional(),
+})
+
+/** The domains table's bulk form (components/ui/bulk-toolbar.tsx). */
+export const DomainBulkSchema = z.object({
+	intent: z.literal('bulk'),
+	action: z
+		.string({ error: 'Pick an action.' })
+		.regex(/^(check-dns|cancel|delete|move:[0-9a-f-]{36})$/, 'Pick an action.'),
+	...bulkSelectionFields({ q: z.string().max(200).optional() }),
 })

@@ -1,0 +1,25 @@
+import { defineJob } from '../define.server.ts'
+import { jobPayloads } from '../payloads.ts'
+import {
+	runBulkAction,
+	settleEndedBulkAction,
+	unfinishedBulkActions,
+} from '../../services/bulk/bulk-actions.server.ts'
+import { domainBulk } from '../../services/domains/bulk.server.ts'
+
+/** Every kind of rows with bulk actions; the bulk service itself names none (decision 0080). */
+export const BULK_HANDLERS = [domainBulk]
+
+/** "Apply an action to these rows" (decision 0080): resumable per row from its status row. */
+export const bulkActionJob = defineJob({
+	name: 'bulk-action',
+	schema: jobPayloads['bulk-action'],
+	retryLimit: 5,
+	retryDelaySeconds: 10,
+	expireInSeconds: 3600,
+	handler: ({ bulkId }, { signal }) => runBulkAction(bulkId, BULK_HANDLERS, { signal }),
+	settle: {
+		unfinished: unfinishedBulkActions,
+		ended: ({ bulkId }) => settleEndedBulkAction(bulkId),
+	},
+})
