@@ -17,7 +17,7 @@ import { actingAccount } from '../services/workspaces/access.server.ts'
 import { parseWithZod } from '../utils/form-bounds.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { formatDateTime } from '../utils/money.ts'
+import { LocalTime } from '../components/ui/local-time.tsx'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 
 // The in-app list of job ends (decision 0082): newest first, a keyset page at a time
@@ -134,7 +134,7 @@ export default function Notifications({ loaderData, actionData }: Route.Componen
 								</p>
 								{n.body ? <p className="mt-1 text-sm text-slate-700">{n.body}</p> : null}
 								<p className="mt-1 text-xs text-slate-500">
-									<time dateTime={n.createdAt}>{formatDateTime(n.createdAt)}</time>
+									<LocalTime value={n.createdAt} />
 								</p>
 							</div>
 							{n.read ? null : <MarkReadForm id={n.id} />}

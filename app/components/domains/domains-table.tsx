@@ -8,7 +8,7 @@ import { Badge } from '../ui/choice.tsx'
 import { DataTable, type RowColumn, type TablePreferencesView } from '../ui/data-table.tsx'
 import { ConfirmDialog } from '../ui/dialog.tsx'
 import { inputClasses } from '../ui/field.tsx'
-import { LocalDate } from '../ui/local-date.tsx'
+import { LocalTime } from '../ui/local-time.tsx'
 import { PageLinks } from '../ui/page-links.tsx'
 import { Tooltip } from '../ui/tooltip.tsx'
 import { MoveToWorkspace } from '../workspaces/move-to-workspace.tsx'
@@ -64,7 +64,7 @@ function DnsHealth({ row, locale }: { row: DomainRow; locale: string }) {
 			{dns.errors?.length ? <p className="text-xs text-red-700">{dns.errors.join('; ')}</p> : null}
 			{checkedAt ? (
 				<p className="text-xs whitespace-nowrap text-slate-500">
-					Checked <LocalDate value={checkedAt} locale={locale} withTime />
+					Checked <LocalTime value={checkedAt} locale={locale} />
 					{dns.pending ? ' · checking again…' : null}
 				</p>
 			) : null}
@@ -175,7 +175,7 @@ export function DomainsTable({
 			cell: (d) =>
 				d.subscribedUntil ? (
 					<>
-						Until <LocalDate value={d.subscribedUntil} locale={locale} />
+						Until <LocalTime value={d.subscribedUntil} locale={locale} dateOnly />
 					</>
 				) : (
 					'None'
@@ -198,7 +198,7 @@ export function DomainsTable({
 			label: 'Added',
 			sortable: true,
 			nowrap: true,
-			cell: (d) => <LocalDate value={d.addedAt} locale={locale} />,
+			cell: (d) => <LocalTime value={d.addedAt} locale={locale} dateOnly />,
 		},
 		...(canChange
 			? [
