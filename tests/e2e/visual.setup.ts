@@ -71,9 +71,11 @@ setup('a fixed owner and a signed-in admin for the visual check', async ({ page,
 			values ($1, $2, 'contoso-outreach.com', 'imported')`,
 			[userId, workspaceId],
 		)
-		// checked once, at the fixed time: otherwise the DNS column says "Checking…" until a check
+		// checked once, at the fixed time: otherwise the DNS column says "Checking…" until a check;
+		// the forwarding's TXT token (random) fixed too
 		await client.query(
-			`update domains set dns_checked_at = '2026-01-15T09:30:00Z', dns = $2 where user_id = $1`,
+			`update domains set dns_checked_at = '2026-01-15T09:30:00Z', dns = $2,
+				verification_token = md5(name) where user_id = $1`,
 			[
 				userId,
 				JSON.stringify({
@@ -137,7 +139,8 @@ setup('a fixed owner and a signed-in admin for the visual check', async ({ page,
 					exception when others then null; -- a table that refuses updates keeps its time
 					end;
 				end loop;
-				update auth.users set created_at = '${FIXED_TIME.toISOString()}' where id = '${userId}';
+				update auth.users set created_at = '${FIXED_TIME.toISOString()}',
+					last_sign_in_at = '${FIXED_TIME.toISOString()}' where id = '${userId}';
 			end $$`),
 	)
 	await page.context().storageState({ path: ownerState })
