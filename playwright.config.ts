@@ -25,6 +25,9 @@ const disabledFeatures = [
 // Debian's Chromium at /usr/bin/chromium (no browser download here), the browser our users run,
 // in its new headless mode, with the flags this network needs. Its headless shell would spend a
 // third less CPU but is not the browser we promise to test in (decision 0076).
+// the visual check's setup and spec run in the project 'visual' only
+const visualFiles = /visual\.(setup|spec)\.ts$/
+
 const chromium = {
 	executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
 	args: [
@@ -65,12 +68,47 @@ export default defineConfig({
 		trace: { mode: 'retain-on-failure', screenshots: false, snapshots: false },
 	},
 	projects: [
-		{ name: 'js', use: { javaScriptEnabled: true } },
+		{ name: 'js', use: { javaScriptEnabled: true }, testIgnore: visualFiles },
 		// Without JavaScript only the tests tagged @no-js run: those that submit forms through the
 		// page or assert what differs without JavaScript. To opt a new test in, end its title
 		// with " @no-js" (or tag its describe); checks of HTTP alone belong in Vitest against the
 		// app's handler (docs/decisions/0069-the-no-js-pass-runs-the-form-tests.md).
-		{ name: 'no-js', use: { javaScriptEnabled: false }, grep: /@no-js/ },
+		{ name: 'no-js', use: { javaScriptEnabled: false }, grep: /@no-js/, testIgnore: visualFiles },
+		// The visual check (decision 0085): screenshots of the main screens against baselines
+		// committed for this machine's Debian Chromium on Linux, with JavaScript only (without it
+		// the screens are the same HTML and CSS, less the enhanced controls' popups, which are
+		// closed in a screenshot). A fixed owner and a signed-in admin are made once, first.
+		{ name: 'visual-setup', testMatch: /visual\.setup\.ts$/ },
+		{
+			name: 'visual',
+			testMatch: /visual\.spec\.ts$/,
+			dependencies: ['visual-setup'],
+			use: {
+				javaScriptEnabled: true,
+				timezoneId: 'UTC',
+				locale: 'en-US',
+				colorScheme: 'light',
+				reducedMotion: 'reduce',
+				deviceScaleFactor: 1,
+			},
+			// named for the browser and platform they were drawn by: another Chromium or OS draws
+			// text a pixel apart, so its baselines are its own (`npm run test:e2e:baselines`)
+			snapshotPathTemplate: 'tests/e2e/__screenshots__/{arg}-debian-chromium-{platform}{ext}',
+			expect: {
+				timeout: 20_000,
+				toHaveScreenshot: {
+					// a pixel counts as changed past a colour distance of 0.2 (anti-aliasing is
+					// under it); up to 0.1% of the pixels may change. Two runs draw the same pixels
+					// exactly; a 20 px shift of the main column changed 0.28% of the emptiest
+					// screen's (most of a screen is flat background)
+					threshold: 0.2,
+					maxDiffPixelRatio: 0.001,
+					animations: 'disabled',
+					caret: 'hide',
+					scale: 'css',
+				},
+			},
+		},
 	],
 	webServer: {
 		command: 'node tests/e2e/serve.ts',
