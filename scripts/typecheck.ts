@@ -2,6 +2,8 @@
 // `tsc` makes it, then ESLint's typed rules (`typedServerRules` in eslint.config.js) on the same
 // program. `eslint .` with `projectService` built that program a second time: about 40 CPU
 // seconds of the lint's 80 (decision 0087). Exits 1 when either finds a problem, after both ran.
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { ESLint, type Linter } from 'eslint'
 import tseslint from 'typescript-eslint'
@@ -23,45 +25,56 @@ const format = (diagnostics: readonly ts.Diagnostic[]) =>
 		? ts.formatDiagnosticsWithColorAndContext(diagnostics, host)
 		: ts.formatDiagnostics(diagnostics, host)
 
-const parsed = ts.getParsedCommandLineOfConfigFile(
-	'tsconfig.json',
-	{},
-	{
-		...ts.sys,
-		onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-			process.stdout.write(format([diagnostic]))
-			process.exit(1)
-		},
-	},
-)!
-const program = ts.createProgram({
-	rootNames: parsed.fileNames,
-	options: parsed.options,
-	projectReferences: parsed.projectReferences,
-	configFileParsingDiagnostics: parsed.errors,
-})
-const diagnostics = ts.getPreEmitDiagnostics(program)
-if (diagnostics.length > 0) process.stdout.write(format(diagnostics))
-
-// the typed rules alone, on the files they are for, parsed against the program above
-const ignores = config.find((entry) => Object.keys(entry).join() === 'ignores')?.ignores ?? []
-const eslint = new ESLint({
-	overrideConfigFile: true,
-	overrideConfig: [
-		{ ignores: [...ignores, ...typedServerRules.ignores] },
+/** The program `tsc -p <tsconfig>` builds, and its diagnostics. */
+export function typecheck(tsconfig: string) {
+	const parsed = ts.getParsedCommandLineOfConfigFile(
+		tsconfig,
+		{},
 		{
-			files: ['**/*.{ts,tsx}'],
-			languageOptions: { parser: tseslint.parser, parserOptions: { programs: [program] } },
-			plugins: { '@typescript-eslint': tseslint.plugin },
-			// directives for the rules `eslint .` runs are that run's to judge
-			linterOptions: { reportUnusedDisableDirectives: 'off' },
+			...ts.sys,
+			onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+				throw new Error(format([diagnostic]))
+			},
 		},
-		typedServerRules,
-	],
-})
-const results = await eslint.lintFiles(typedServerRules.files)
-const problems = results.reduce((sum, result) => sum + result.errorCount + result.warningCount, 0)
-if (problems > 0)
-	process.stdout.write(await (await eslint.loadFormatter('stylish')).format(results))
+	)!
+	const program = ts.createProgram({
+		rootNames: parsed.fileNames,
+		options: parsed.options,
+		projectReferences: parsed.projectReferences,
+		configFileParsingDiagnostics: parsed.errors,
+	})
+	return { program, diagnostics: ts.getPreEmitDiagnostics(program) }
+}
 
-process.exit(diagnostics.length > 0 || problems > 0 ? 1 : 0)
+/** ESLint's typed rules alone, on the files they are for under `cwd`, parsed against `program`. */
+export async function typedLint(program: ts.Program, cwd = process.cwd()) {
+	const ignores = config.find((entry) => Object.keys(entry).join() === 'ignores')?.ignores ?? []
+	const eslint = new ESLint({
+		cwd,
+		overrideConfigFile: true,
+		overrideConfig: [
+			{ ignores: [...ignores, ...typedServerRules.ignores] },
+			{
+				files: ['**/*.{ts,tsx}'],
+				languageOptions: { parser: tseslint.parser, parserOptions: { programs: [program] } },
+				plugins: { '@typescript-eslint': tseslint.plugin },
+				// directives for the rules `eslint .` runs are that run's to judge
+				linterOptions: { reportUnusedDisableDirectives: 'off' },
+			},
+			typedServerRules,
+		],
+		errorOnUnmatchedPattern: false,
+	})
+	const results = await eslint.lintFiles(typedServerRules.files)
+	const problems = results.reduce((sum, r) => sum + r.errorCount + r.warningCount, 0)
+	const report = problems > 0 ? await (await eslint.loadFormatter('stylish')).format(results) : ''
+	return { results, problems, report }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+	const { program, diagnostics } = typecheck('tsconfig.json')
+	if (diagnostics.length > 0) process.stdout.write(format(diagnostics))
+	const lint = await typedLint(program)
+	process.stdout.write(lint.report)
+	process.exit(diagnostics.length > 0 || lint.problems > 0 ? 1 : 0)
+}
