@@ -48,9 +48,11 @@ export default defineConfig({
 	// one directory per port, so parallel runs in one tree keep their own artifacts
 	outputDir: `test-results/${port}`,
 	fullyParallel: true,
-	// 3 was tried: 8% shorter on 34 tests, no shorter on the whole suite, and a busier machine
-	// (E2E_WORKERS: to measure another count on a quiet machine; decision 0076)
-	workers: Number(process.env.E2E_WORKERS ?? 2),
+	// 4 on 2 cores: a browser test computes about half of its time (0.35 to 0.56 CPU seconds per
+	// second of test) and waits the rest on the server, the job queue and its own timers, so two
+	// workers left a core idle (decision 0087; 0042 found 3 no faster when the browser's hidden
+	// omnibox renderer made it CPU-bound). E2E_WORKERS: another count.
+	workers: Number(process.env.E2E_WORKERS ?? 4),
 	retries: 0,
 	// upper bounds for conditions, not waits: axe scans and first page builds on a busy 2-core
 	// machine took 25-31 s of the old 30 s; with the machine 10x oversubscribed a sign-up flow

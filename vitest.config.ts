@@ -35,9 +35,10 @@ export default defineConfig({
 		// the longest files wait on processes they kill and restart: 4 at once keep 2 cores busy
 		maxWorkers: 4,
 		sequence: { sequencer: ProcessFilesFirst },
-		// Two projects, so that `npm test` runs the files that need only PostgreSQL beside the
-		// typecheck and lint, and the files that need the build beside the browser tests once
-		// the build is made (decision 0076). A bare `vitest run` runs both.
+		// Two projects, which `npm run test:unit` runs side by side in two processes: `db` on 2
+		// workers (its files compute), `built` on 4 (its files wait on the processes they start,
+		// about 0.2 CPU seconds per second), so the waiting files no longer hold every worker
+		// while a core idles (decisions 0076, 0087). A bare `vitest run` runs both, on 4 workers.
 		projects: [
 			{
 				extends: true,

@@ -124,7 +124,7 @@ try {
 	] as const) {
 		if (Math.abs(app - ceiling) > 0.15 * app) {
 			console.warn(
-				`${name}: the ceiling's page has ${ceiling} ${unit}, the app's ${app}: copy the page's markup into bench/framework again.`,
+				`${name}: the ceiling's page has ${ceiling} ${unit}, the app's ${app}: run npm run bench:ceiling (the layout) or copy the page's markup into bench/framework again (bench/framework/README.md).`,
 			)
 		}
 	}

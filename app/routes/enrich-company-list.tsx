@@ -3,7 +3,7 @@ import { EnrichPage } from '../components/enrichments/enrich-page.tsx'
 import { requestContext } from '../context.server.ts'
 import { enrichPageAction, loadEnrichPage } from '../services/enrichments/enrich-page.server.ts'
 import { companyColumns } from '../services/enrichments/enrichments.server.ts'
-import { companyRunResults } from '../services/enrichments/start-enrichment.server.ts'
+import { runResults } from '../services/enrichments/start-enrichment.server.ts'
 import { findCompanyList } from '../services/lists/find-list.server.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import { pageTitle } from '../utils/meta.ts'
@@ -19,7 +19,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	return loadEnrichPage(account, request, list, {
 		source: 'companies',
 		columns: companyColumns,
-		results: companyRunResults,
+		results: (...page) => runResults('companies', ...page),
 	})
 }
 

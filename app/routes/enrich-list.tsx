@@ -17,7 +17,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	return loadEnrichPage(account, request, list, {
 		source: 'leads',
 		columns: knownColumns,
-		results: runResults,
+		results: (...page) => runResults('leads', ...page),
 	})
 }
 

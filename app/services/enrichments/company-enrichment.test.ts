@@ -21,7 +21,7 @@ import {
 import { runEnrichment } from './run-enrichment.server.ts'
 import {
 	cancelRun,
-	companyRunResults,
+	runResults,
 	estimateRun,
 	listRuns,
 	retryFailedRows,
@@ -120,11 +120,11 @@ describe('enriching a company list', () => {
 
 		const [summary] = await listRuns(me, listId, 'companies')
 		expect(summary).toMatchObject({ id: runId, done: 60, failed: 0, calls: 60, total: 60 })
-		const page = await companyRunResults(me, listId, runId)
+		const page = await runResults('companies', me, listId, runId)
 		expect(page.rows).toHaveLength(50)
 		expect(page.rows[0]!.data.pitch).toBeTruthy()
 		expect(page.next).not.toBeNull()
-		const rest = await companyRunResults(me, listId, runId, {
+		const rest = await runResults('companies', me, listId, runId, {
 			status: 'done',
 			page: 2,
 			after: page.next!.after,
@@ -382,14 +382,14 @@ describe('another account', () => {
 		expect(await statusOfCall(startRun(other, input))).toBe(404)
 		expect(await statusOfCall(estimateRun(other, input))).toBe(404)
 		expect(await statusOfCall(listRuns(other, listId, 'companies'))).toBe(404)
-		expect(await statusOfCall(companyRunResults(other, listId, runId))).toBe(404)
+		expect(await statusOfCall(runResults('companies', other, listId, runId))).toBe(404)
 		expect(await statusOfCall(cancelRun(other, runId))).toBe(404)
 		expect(await statusOfCall(retryFailedRows(other, runId))).toBe(404)
 		// a lead list's id is not a company list, nor the other way round
 		const leadListId = await insertLeadList(owner.accountId!, 1)
 		expect(await statusOfCall(listRuns(owner, leadListId, 'companies'))).toBe(404)
 		expect(await statusOfCall(listRuns(owner, listId))).toBe(404)
-		expect(await statusOfCall(companyRunResults(owner, leadListId, runId))).toBe(404)
+		expect(await statusOfCall(runResults('companies', owner, leadListId, runId))).toBe(404)
 		expect((await runRow(runId)).status).toBe(0)
 	})
 })

@@ -25,7 +25,7 @@ import {
 // (/company-lists/:listId/enrich, decision 0039): one loader and one action, told which list
 // they serve by the route.
 
-/** A page of a run's rows with its Previous and Next (runResults, companyRunResults). */
+/** A page of a run's rows with its Previous and Next (runResults). */
 export type RunRowsPage<Row> = {
 	rows: Row[]
 	firstIndex: number

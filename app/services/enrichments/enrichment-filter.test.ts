@@ -255,7 +255,9 @@ describe('a run on a filtered part of a list', () => {
 			filter: { q: 'person' },
 		}).catch((error: unknown) => error)
 		expect(statusOf(caught)).toBe(404)
-		const results = await runResults(stranger, listId, runId).catch((error: unknown) => error)
+		const results = await runResults('leads', stranger, listId, runId).catch(
+			(error: unknown) => error,
+		)
 		expect(statusOf(results)).toBe(404)
 	})
 })
@@ -283,7 +285,7 @@ describe("a run's results", () => {
 		let search = new URLSearchParams()
 		const pages: number[] = []
 		for (;;) {
-			const page = await runResults(me, listId, runId, parseResultsQuery(search))
+			const page = await runResults('leads', me, listId, runId, parseResultsQuery(search))
 			pages.push(page.rows.length)
 			seen.push(...page.rows.map((r) => r.id))
 			if (!page.next) break
@@ -294,9 +296,10 @@ describe("a run's results", () => {
 		expect(seen).toEqual([...seen].sort())
 
 		// back from the last page
-		const last = await runResults(me, listId, runId, parseResultsQuery(search))
+		const last = await runResults('leads', me, listId, runId, parseResultsQuery(search))
 		expect(last.previous).toMatchObject({ page: 2 })
 		const back = await runResults(
+			'leads',
 			me,
 			listId,
 			runId,
@@ -308,6 +311,7 @@ describe("a run's results", () => {
 		expect(back.firstIndex).toBe(51)
 
 		const failed = await runResults(
+			'leads',
 			me,
 			listId,
 			runId,
@@ -319,6 +323,7 @@ describe("a run's results", () => {
 		expect(failed.rows.every((r) => r.status === 3 && r.error)).toBe(true)
 		expect(failed.next).toBeNull()
 		const done = await runResults(
+			'leads',
 			me,
 			listId,
 			runId,

@@ -9,6 +9,7 @@ import { InsufficientCreditsError, reserveCredits } from '../billing/credits.ser
 import { paidCallsNow, type PaidCalls } from './paid-calls.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
 import { findCompanyList, findLeadList } from '../lists/find-list.server.ts'
+import { LIST_KINDS, type ListKind, type RunRowShown } from '../lists/list-kinds.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import { companyColumns, findChain, findEnrichment, listEnrichments } from './enrichments.server.ts'
 import type { ResultsQuery, ResultStatus } from './results-query.ts'
@@ -462,76 +463,50 @@ const STATUS_OF: Record<ResultStatus, number[] | null> = {
 }
 
 /**
- * One page of a run's leads with its output columns and each row's status, optionally only
- * the done, failed or pending ones, paged by keyset on the lead id (the `after`/`before`
- * cursors of the previous page's links), so the last page of 10,000 rows costs what the
- * first does; a page number without a cursor falls back to an offset.
+ * One page of a run's leads or companies (the list kind's descriptor says which tables and
+ * columns) with its output columns and each row's status, optionally only the done, failed or
+ * pending ones, paged by keyset on the row's id (the `after`/`before` cursors of the previous
+ * page's links), so the last page of 10,000 rows costs what the first does; a page number
+ * without a cursor falls back to an offset.
  */
-export async function runResults(
+export async function runResults<K extends ListKind>(
+	kind: K,
 	context: AccountContext | null,
 	listId: string,
 	runId: string,
 	query: ResultsQuery = { status: 'all', page: 1 },
 ) {
+	const { rowTable, runRows } = LIST_KINDS[kind]
 	const account = actingAccount(context)
 	const run = await findRun(account, runId)
-	if (run.list_id !== listId) notFound('This run')
+	if (run[runRows.runList] !== listId) notFound('This run')
 	const statuses = STATUS_OF[query.status]
 	const cursor = query.after ?? query.before
 	const backwards = !query.after && query.before !== undefined
-	const fetched = await db
-		.selectFrom('enrichment_run_rows as r')
-		.innerJoin('leads as l', 'l.id', 'r.lead_id')
-		.select(['l.id', 'l.email', 'l.first_name', 'l.last_name', 'l.data', 'r.status', 'r.error'])
-		.where('r.run_id', '=', run.id)
-		.$if(statuses !== null, (q) => q.where('r.status', 'in', statuses!))
-		.$if(cursor !== undefined, (q) => q.where('r.lead_id', backwards ? '<' : '>', cursor!))
-		.orderBy('r.lead_id', backwards ? 'desc' : 'asc')
+	const rowId = sql.ref<string>(`r.${runRows.rowId}`)
+	// the tables are the kind's, so the rows are typed here rather than by the builder
+	const fetched = (await db
+		.selectFrom(sql.table(runRows.table).as('r'))
+		.innerJoin(sql.table(rowTable).as('e'), (join) => join.on(sql.ref('e.id'), '=', rowId))
+		.select([sql.ref('e.id').as('id'), sql.ref('e.data').as('data')])
+		.select([sql.ref('r.status').as('status'), sql.ref('r.error').as('error')])
+		.select(runRows.columns.map((column) => sql.ref(`e.${column}`).as(column)))
+		.where(sql.ref('r.run_id'), '=', run.id)
+		.$if(statuses !== null, (q) => q.where(sql.ref('r.status'), 'in', statuses!))
+		.$if(cursor !== undefined, (q) => q.where(rowId, backwards ? '<' : '>', cursor!))
+		.orderBy(rowId, backwards ? 'desc' : 'asc')
 		.limit(RESULTS_PAGE_SIZE + 1)
 		.offset(cursor ? 0 : (query.page - 1) * RESULTS_PAGE_SIZE)
-		.execute()
+		.execute()) as unknown as (Record<string, string | null> & {
+		id: string
+		data: Record<string, unknown>
+		status: number
+		error: string | null
+	})[]
 	return resultsPage(fetched, query, backwards, (r) => ({
 		id: r.id,
-		email: r.email,
-		name: [r.first_name, r.last_name].filter(Boolean).join(' '),
-		data: r.data as Record<string, unknown>,
-		status: r.status,
-		error: r.error,
-	}))
-}
-
-/**
- * One page of a company run's companies with its output columns and each row's status:
- * runResults for a company list, paged the same way by company id.
- */
-export async function companyRunResults(
-	context: AccountContext | null,
-	listId: string,
-	runId: string,
-	query: ResultsQuery = { status: 'all', page: 1 },
-) {
-	const account = actingAccount(context)
-	const run = await findRun(account, runId)
-	if (run.company_list_id !== listId) notFound('This run')
-	const statuses = STATUS_OF[query.status]
-	const cursor = query.after ?? query.before
-	const backwards = !query.after && query.before !== undefined
-	const fetched = await db
-		.selectFrom('enrichment_company_rows as r')
-		.innerJoin('companies as c', 'c.id', 'r.company_id')
-		.select(['c.id', 'c.name', 'c.domain', 'c.data', 'r.status', 'r.error'])
-		.where('r.run_id', '=', run.id)
-		.$if(statuses !== null, (q) => q.where('r.status', 'in', statuses!))
-		.$if(cursor !== undefined, (q) => q.where('r.company_id', backwards ? '<' : '>', cursor!))
-		.orderBy('r.company_id', backwards ? 'desc' : 'asc')
-		.limit(RESULTS_PAGE_SIZE + 1)
-		.offset(cursor ? 0 : (query.page - 1) * RESULTS_PAGE_SIZE)
-		.execute()
-	return resultsPage(fetched, query, backwards, (r) => ({
-		id: r.id,
-		name: r.name ?? '',
-		domain: r.domain ?? '',
-		data: r.data as Record<string, unknown>,
+		...(runRows.shown(r) as RunRowShown[K]),
+		data: r.data,
 		status: r.status,
 		error: r.error,
 	}))

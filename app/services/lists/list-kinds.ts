@@ -59,6 +59,24 @@ export type ListKindDescriptor = {
 	/** pages only a lead list has */
 	uploadPath?: (listId: string) => string
 	importReportPath?: (listId: string) => string
+	/**
+	 * An enrichment run on a list of this kind (decision 0039): the table of its rows, their
+	 * column naming the lead or company, and the run's column naming the list.
+	 */
+	runRows: {
+		table: 'enrichment_run_rows' | 'enrichment_company_rows'
+		rowId: 'lead_id' | 'company_id'
+		runList: 'list_id' | 'company_list_id'
+		/** the columns of the lead or company the enrich page shows beside the answers, and how */
+		columns: readonly string[]
+		shown: (row: Record<string, string | null>) => Record<string, string>
+	}
+}
+
+/** What the enrich page shows of a run's row beside its answers (ListKindDescriptor.runRows). */
+export type RunRowShown = {
+	leads: { email: string; name: string }
+	companies: { name: string; domain: string }
 }
 
 export const LIST_KINDS: { leads: ListKindDescriptor; companies: ListKindDescriptor } = {
@@ -98,6 +116,16 @@ export const LIST_KINDS: { leads: ListKindDescriptor; companies: ListKindDescrip
 		downloadPath: (listId) => `/lists/${listId}/download`,
 		uploadPath: (listId) => `/lists/${listId}/upload`,
 		importReportPath: (listId) => `/lists/${listId}/import-report`,
+		runRows: {
+			table: 'enrichment_run_rows',
+			rowId: 'lead_id',
+			runList: 'list_id',
+			columns: ['email', 'first_name', 'last_name'],
+			shown: (lead): RunRowShown['leads'] => ({
+				email: lead.email!,
+				name: [lead.first_name, lead.last_name].filter(Boolean).join(' '),
+			}),
+		},
 	},
 	companies: {
 		kind: 'companies',
@@ -131,6 +159,16 @@ export const LIST_KINDS: { leads: ListKindDescriptor; companies: ListKindDescrip
 		listPath: (listId) => `/company-lists/${listId}`,
 		enrichPath: (listId) => `/company-lists/${listId}/enrich`,
 		downloadPath: (listId) => `/lists/${listId}/download?kind=companies`,
+		runRows: {
+			table: 'enrichment_company_rows',
+			rowId: 'company_id',
+			runList: 'company_list_id',
+			columns: ['name', 'domain'],
+			shown: (company): RunRowShown['companies'] => ({
+				name: company.name ?? '',
+				domain: company.domain ?? '',
+			}),
+		},
 	},
 }
 
