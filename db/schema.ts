@@ -546,6 +546,13 @@ export interface FormSubmissions {
   result: Json | null;
 }
 
+export interface ImportMappings {
+  account_id: string;
+  mapping: Json;
+  signature: string;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface Inboxes {
   address: string;
   cancel_at_period_end: Generated<boolean>;
@@ -820,6 +827,7 @@ export interface DB {
   enrichment_run_rows: EnrichmentRunRows;
   enrichment_runs: EnrichmentRuns;
   form_submissions: FormSubmissions;
+  import_mappings: ImportMappings;
   inbox_orders: InboxOrders;
   inboxes: Inboxes;
   lead_page_marks: LeadPageMarks;
