@@ -213,6 +213,14 @@ export const screens = [
 		title: 'List',
 	},
 	{
+		name: 'lead',
+		path: 'lists/:listId/leads/:leadId',
+		file: 'routes/lead.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Lead',
+	},
+	{
 		name: 'company-list',
 		path: 'company-lists/:listId',
 		file: 'routes/company-list.tsx',

@@ -59,6 +59,9 @@ export type ListKindDescriptor = {
 	/** pages only a lead list has */
 	uploadPath?: (listId: string) => string
 	importReportPath?: (listId: string) => string
+	/** a row's own page (edit, delete), and the page that maps kept columns to fields */
+	rowPath?: (listId: string, rowId: string) => string
+	columnsPath?: (listId: string) => string
 }
 
 export const LIST_KINDS: { leads: ListKindDescriptor; companies: ListKindDescriptor } = {
@@ -98,6 +101,8 @@ export const LIST_KINDS: { leads: ListKindDescriptor; companies: ListKindDescrip
 		downloadPath: (listId) => `/lists/${listId}/download`,
 		uploadPath: (listId) => `/lists/${listId}/upload`,
 		importReportPath: (listId) => `/lists/${listId}/import-report`,
+		rowPath: (listId, rowId) => `/lists/${listId}/leads/${rowId}`,
+		columnsPath: (listId) => `/lists/${listId}/columns`,
 	},
 	companies: {
 		kind: 'companies',
