@@ -394,6 +394,9 @@ export type MappingStep = {
 	/** the first data rows */
 	preview: string[][]
 	guess: ColumnMapping
+	/** the guess is the account's saved mapping for files with these headers */
+	saved: boolean
+	keepExtra: boolean
 }
 
 /** What the column-mapping step shows for a file's first records. */
@@ -413,6 +416,8 @@ export function mappingStep(head: string[][]): MappingStep {
 		columns,
 		preview: rows.slice(0, PREVIEW_ROWS),
 		guess: guessMapping(headers, rows),
+		saved: false,
+		keepExtra: true,
 	}
 }
 
