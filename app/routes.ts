@@ -221,6 +221,14 @@ export const screens = [
 		title: 'Lead',
 	},
 	{
+		name: 'list-columns',
+		path: 'lists/:listId/columns',
+		file: 'routes/list-columns.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Map columns',
+	},
+	{
 		name: 'company-list',
 		path: 'company-lists/:listId',
 		file: 'routes/company-list.tsx',

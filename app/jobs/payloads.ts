@@ -21,6 +21,21 @@ export const jobPayloads = {
 	'check-server': z.object({}),
 	'prune-form-submissions': z.object({}),
 	'settle-ended-jobs': z.object({}),
+	'lead-remap': z.object({
+		listId: z.uuid(),
+		column: z.string().min(1).max(100),
+		field: z.enum([
+			'first_name',
+			'last_name',
+			'title',
+			'company_name',
+			'company_domain',
+			'linkedin_url',
+			'location',
+			'phone',
+			'email_status',
+		]),
+	}),
 } as const
 
 export type JobName = keyof typeof jobPayloads

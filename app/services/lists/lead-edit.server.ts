@@ -64,15 +64,15 @@ export async function updateLead(
 			.updateTable('leads')
 			.set({
 				email: sql`lower(${email})`,
-				first_name: input.first_name,
-				last_name: input.last_name,
-				title: input.title,
-				company_name: input.company_name,
-				company_domain: sql`normalize_company_domain(${input.company_domain})`,
-				linkedin_url: input.linkedin_url,
-				location: input.location,
-				phone: input.phone,
-				email_status: input.email_status,
+				first_name: input.first_name ?? null,
+				last_name: input.last_name ?? null,
+				title: input.title ?? null,
+				company_name: input.company_name ?? null,
+				company_domain: sql`normalize_company_domain(${input.company_domain ?? null})`,
+				linkedin_url: input.linkedin_url ?? null,
+				location: input.location ?? null,
+				phone: input.phone ?? null,
+				email_status: input.email_status ?? null,
 			})
 			.where('id', '=', lead.id)
 			.where('list_id', '=', list.id)

@@ -3,14 +3,14 @@ import { MAX_FIELD } from '../imports/copy-format.ts'
 import { cleanEmail } from '../imports/mapping.ts'
 
 // A lead's edit form (shared by the server and the browser): the lead fields an import fills,
-// each trimmed, empty as null, at most as long as an import keeps them.
+// each trimmed, empty as undefined (cleared), at most as long as an import keeps them.
 
 const optional = z
 	.string()
 	.trim()
 	.max(MAX_FIELD, `Use at most ${MAX_FIELD} characters`)
 	.optional()
-	.transform((value) => value || null)
+	.transform((value) => value || undefined)
 
 export const LeadEditSchema = z.object({
 	intent: z.literal('save'),
