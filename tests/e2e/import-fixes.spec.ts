@@ -78,3 +78,65 @@ test('edit and delete a lead from its list; French headers map themselves @no-js
 	)
 	expect(response?.status()).toBe(404)
 })
+
+test('import an .xlsx workbook, then map a kept column into a lead field @no-js', async ({
+	page,
+}, testInfo) => {
+	await subscribedAccount(page)
+	const workbook = xlsxOf([
+		{
+			name: 'Leads',
+			rows: {
+				1: ['Vorname', 'E-Mail', 'Firma', 'Position im Team'],
+				2: ['Ada', 'ada@example.com', 'Analytical', 'Countess'],
+				3: ['Grace', 'not an address', 'Navy', 'Admiral'],
+				4: ['Linus', 'linus@kernel.org', 'Linux', 'Maintainer'],
+			},
+		},
+	])
+	await upload(
+		page,
+		'messe.xlsx',
+		workbook,
+		'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+	)
+	await expect(page.getByRole('heading', { name: 'Map the columns of messe.xlsx' })).toBeVisible()
+	await expect(page.getByLabel('First name')).toHaveValue('0')
+	await expect(page.getByLabel('Email (required)')).toHaveValue('1')
+	// "Position im Team" is not mapped, so the title stays empty and the column is kept
+	await page.getByLabel('Job title').selectOption('')
+	await page.getByLabel('List name').fill('Messe')
+	await importAndWait(page, testInfo, 3)
+	await expect(page.getByTestId('lead-count')).toHaveText('2 leads')
+	await expect(page.getByText('1 invalid and 0 duplicate rows were skipped')).toBeVisible()
+	await page.getByRole('link', { name: 'Import report' }).click()
+	await expect(page.getByText('not an address')).toBeVisible()
+	await expect(page.getByRole('cell', { name: '3', exact: true })).toBeVisible()
+
+	await page.goBack()
+	await page.getByRole('link', { name: 'Map columns' }).click()
+	await expect(page.getByTestId('kept-column')).toHaveText([/Position im Team/])
+	await pageSettled(page)
+	const row = page.getByTestId('kept-column').filter({ hasText: 'Position im Team' })
+	if (jsEnabled(testInfo)) {
+		await row.getByRole('combobox').click()
+		await page.getByRole('option', { name: 'Job title' }).click()
+	} else {
+		await row.getByRole('combobox').selectOption('title')
+	}
+	await row.getByRole('button', { name: /Move/ }).click()
+	await expect(page.getByText('“Position im Team” moved into Job title for 2 leads')).toBeVisible()
+	const rows = page.getByTestId('lead-row')
+	await expect(rows.filter({ hasText: 'ada@example.com' })).toContainText('Countess')
+	await expect(page.getByRole('columnheader', { name: 'Position im Team' })).toHaveCount(0)
+
+	// the next workbook with the same headers maps itself as this one was mapped
+	await upload(
+		page,
+		'messe-2.xlsx',
+		workbook,
+		'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+	)
+	await expect(page.getByText(/Mapped from your saved mapping/)).toBeVisible()
+	await expect(page.getByLabel('Job title')).toHaveValue('')
+})
