@@ -59,8 +59,9 @@ export async function updateLead(
 	refuseWhileRunning(list)
 	const email = cleanEmail(input.email)
 	if (!email) throw new FormError('Enter a valid email address', 'email')
+	let saved: { email: string } | undefined
 	try {
-		await db
+		saved = await db
 			.updateTable('leads')
 			.set({
 				email: sql`lower(${email})`,
@@ -76,7 +77,8 @@ export async function updateLead(
 			})
 			.where('id', '=', lead.id)
 			.where('list_id', '=', list.id)
-			.execute()
+			.returning('email')
+			.executeTakeFirst()
 	} catch (error) {
 		// the list's unique (list_id, lower(email)) index
 		if ((error as { code?: string }).code === '23505') {
@@ -84,7 +86,9 @@ export async function updateLead(
 		}
 		throw error
 	}
-	return { list, lead }
+	// deleted meanwhile
+	if (!saved) notFound('This lead')
+	return { list, lead: { ...lead, email: saved.email } }
 }
 
 /**

@@ -76,7 +76,7 @@ async function found(listId: string) {
 describe('editing a lead', () => {
 	test('saves the fields, the email lower-cased and the company domain normalised', async () => {
 		const { listId, leadIds } = await listWith(owner, ['ada@example.com'], workspaceId)
-		await updateLead(
+		const saved = await updateLead(
 			owner,
 			listId,
 			leadIds[0],
@@ -88,6 +88,7 @@ describe('editing a lead', () => {
 				title: '',
 			}),
 		)
+		expect(saved.lead.email).toBe('ada.lovelace@example.com')
 		const { lead } = await findLead(owner, listId, leadIds[0])
 		expect(lead).toMatchObject({
 			email: 'ada.lovelace@example.com',
