@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { Readable, Transform, type TransformCallback } from 'node:stream'
+import { Transform, type Readable, type TransformCallback } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { StringDecoder } from 'node:string_decoder'
 import sax from 'sax'
@@ -56,7 +56,7 @@ export async function xlsxAsCsv(input: Readable, maxBytes: number): Promise<Read
 	const cleanup = () => {
 		zip?.close()
 		zip = null
-		void rm(file, { force: true })
+		rm(file, { force: true }).catch(() => {})
 	}
 	try {
 		let bytes = 0
