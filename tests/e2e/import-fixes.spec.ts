@@ -65,7 +65,10 @@ test('edit and delete a lead from its list; French headers map themselves @no-js
 	// delete, confirmed in the dialog (a <details> without JavaScript)
 	await page.getByRole('link', { name: 'Edit linus@kernel.org' }).click()
 	await pageSettled(page)
-	await page.getByTestId('delete-lead').getByText('Delete linus@kernel.org').click()
+	await page
+		.getByTestId('delete-lead')
+		.getByText('Delete linus@kernel.org', { exact: true })
+		.click()
 	await page.getByRole('button', { name: 'Delete lead' }).click()
 	await expect(page.getByText('Lead linus@kernel.org deleted')).toBeVisible()
 	await expect(page.getByTestId('lead-count')).toHaveText('2 leads')
