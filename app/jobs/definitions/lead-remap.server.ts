@@ -9,5 +9,7 @@ export const leadRemapJob = defineJob({
 	concurrency: 1,
 	retryLimit: 3,
 	expireInSeconds: 1800,
-	handler: ({ listId, column, field }) => runRemap(listId, column, field),
+	handler: async ({ listId, column, field }) => {
+		await runRemap(listId, column, field)
+	},
 })
