@@ -213,6 +213,22 @@ export const screens = [
 		title: 'List',
 	},
 	{
+		name: 'lead',
+		path: 'lists/:listId/leads/:leadId',
+		file: 'routes/lead.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Lead',
+	},
+	{
+		name: 'list-columns',
+		path: 'lists/:listId/columns',
+		file: 'routes/list-columns.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Map columns',
+	},
+	{
 		name: 'company-list',
 		path: 'company-lists/:listId',
 		file: 'routes/company-list.tsx',

@@ -574,6 +574,13 @@ export interface FormSubmissions {
   result: Json | null;
 }
 
+export interface ImportMappings {
+  account_id: string;
+  mapping: Json;
+  signature: string;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface Inboxes {
   address: string;
   cancel_at_period_end: Generated<boolean>;
@@ -885,6 +892,7 @@ export interface DB {
   enrichment_run_rows: EnrichmentRunRows;
   enrichment_runs: EnrichmentRuns;
   form_submissions: FormSubmissions;
+  import_mappings: ImportMappings;
   inbox_orders: InboxOrders;
   inboxes: Inboxes;
   lead_page_marks: LeadPageMarks;

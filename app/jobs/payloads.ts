@@ -23,6 +23,21 @@ export const jobPayloads = {
 	'settle-ended-jobs': z.object({}),
 	'notification-mail': z.object({ notificationId: z.number().int().positive() }),
 	'bulk-action': z.object({ bulkId: z.uuid() }),
+	'lead-remap': z.object({
+		listId: z.uuid(),
+		column: z.string().min(1).max(100),
+		field: z.enum([
+			'first_name',
+			'last_name',
+			'title',
+			'company_name',
+			'company_domain',
+			'linkedin_url',
+			'location',
+			'phone',
+			'email_status',
+		]),
+	}),
 } as const
 
 export type JobName = keyof typeof jobPayloads

@@ -13,6 +13,7 @@ import { leadPageMarksJob } from './definitions/lead-page-marks.server.ts'
 import { settleEndedJobsJob } from './definitions/settle-ended-jobs.server.ts'
 import { notificationMailJob } from './definitions/notification-mail.server.ts'
 import { bulkActionJob } from './definitions/bulk-action.server.ts'
+import { leadRemapJob } from './definitions/lead-remap.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -29,6 +30,7 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	leadPageMarksJob,
 	notificationMailJob,
 	bulkActionJob,
+	leadRemapJob,
 	// handed the list rather than importing this module: no circle (decision 0070)
 	settleEndedJobsJob(() => jobDefinitions),
 ]

@@ -11,7 +11,8 @@ import { isRunning } from '../components/lists/job-status.tsx'
 import { PageHeader } from '../components/ui/card.tsx'
 import { getConfig } from '../config.server.ts'
 import { requestContext } from '../context.server.ts'
-import { mappingStep, MappingSchema } from '../services/imports/mapping.ts'
+import { MappingSchema } from '../services/imports/mapping.ts'
+import { mappingStepFor } from '../services/imports/saved-mappings.server.ts'
 import { startCsvImport } from '../services/imports/start-import.server.ts'
 import { listUploadedFiles } from '../services/imports/uploaded-files.server.ts'
 import { readCsvUploadRequest } from '../services/imports/upload-request.server.ts'
@@ -46,8 +47,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 				fileName: pending.fileName,
 				size: pending.size,
 				records: pending.records,
-				name: pending.fileName.replace(/\.(csv|txt|tsv)$/i, ''),
-				step: mappingStep(pending.head),
+				name: pending.fileName.replace(/\.(csv|txt|tsv|xlsx)$/i, ''),
+				step: await mappingStepFor(acting.accountId, pending.head),
 			}
 		} catch (error) {
 			if (statusOf(error) !== 404) throw error

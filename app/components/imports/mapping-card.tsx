@@ -49,7 +49,7 @@ export function MappingCard({
 	const defaultValue: Record<string, string> = {
 		name: upload.name,
 		hasHeader: step.hasHeader ? 'on' : '',
-		keepExtra: 'on',
+		keepExtra: step.keepExtra ? 'on' : '',
 	}
 	if (currentWorkspaceId) defaultValue.workspaceId = currentWorkspaceId
 	for (const field of LEAD_FIELDS) {
@@ -69,8 +69,10 @@ export function MappingCard({
 		<Card>
 			<h2 className="text-lg font-semibold">Map the columns of {upload.fileName}</h2>
 			<p className="mt-1 text-sm text-slate-600">
-				{rows.toLocaleString('en')} {rows === 1 ? 'row' : 'rows'} · {formatBytes(upload.size)}. We
-				guessed the columns from their headers; check them, then import.
+				{rows.toLocaleString('en')} {rows === 1 ? 'row' : 'rows'} · {formatBytes(upload.size)}.{' '}
+				{step.saved
+					? 'Mapped from your saved mapping for files with these headers; check it, then import.'
+					: 'We guessed the columns from their headers; check them, then import.'}
 			</p>
 			<Preview step={step} />
 			<Form method="post" className="mt-6 space-y-5" {...getFormProps(form)}>

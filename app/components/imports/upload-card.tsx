@@ -35,8 +35,8 @@ export function UploadCard({
 		<Card>
 			<h2 className="text-lg font-semibold">Import a CSV file</h2>
 			<p className="mt-1 text-sm text-slate-600">
-				UTF-8 CSV with a column of email addresses, up to 1,000,000 rows and {formatBytes(limit)}.
-				Next you choose which column is which.
+				UTF-8 CSV, or an Excel workbook (.xlsx: its first sheet), with a column of email addresses,
+				up to 1,000,000 rows and {formatBytes(limit)}. Next you choose which column is which.
 			</p>
 			{gone ? (
 				<p role="status" className="mt-3 text-sm text-amber-800">
@@ -53,11 +53,12 @@ export function UploadCard({
 				<FormErrors id={form.errorId} errors={form.errors} />
 				<Field
 					className="min-w-64 flex-1"
-					label="CSV file"
+					label="CSV file (or .xlsx)"
 					errors={fields.file.errors}
 					inputProps={{
 						...getInputProps(fields.file, { type: 'file' }),
-						accept: '.csv,.tsv,.txt,text/csv,text/plain',
+						accept:
+							'.csv,.tsv,.txt,.xlsx,text/csv,text/plain,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 						className: 'file:mr-3 file:rounded file:border-0 file:bg-slate-100 file:px-3 file:py-1',
 					}}
 				/>

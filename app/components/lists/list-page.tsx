@@ -61,6 +61,11 @@ export function ListPage({
 								Import report
 							</Link>
 						) : null}
+						{words.columnsPath && dataKeys.length ? (
+							<Link to={words.columnsPath(list.id)} className={buttonClasses('secondary')}>
+								Map columns
+							</Link>
+						) : null}
 						<EnrichLink words={words} listId={list.id} q={query.q} matching={matching} />
 						{words.uploadPath ? (
 							<Link to={words.uploadPath(list.id)} className={buttonClasses('secondary')}>
@@ -181,13 +186,18 @@ export function ListPage({
 									{key}
 								</th>
 							))}
+							{words.rowPath ? (
+								<th scope="col" className="px-4 py-3">
+									<span className="sr-only">Actions</span>
+								</th>
+							) : null}
 						</tr>
 					</thead>
 					<tbody className="divide-y divide-slate-100 bg-white">
 						{rows.length === 0 ? (
 							<tr>
 								<td
-									colSpan={words.columns.length + dataKeys.length}
+									colSpan={words.columns.length + dataKeys.length + (words.rowPath ? 1 : 0)}
 									className="px-4 py-6 text-slate-600"
 								>
 									{query.q ? words.empty.search : running ? words.empty.running : words.empty.none}
@@ -213,6 +223,16 @@ export function ListPage({
 											</td>
 										)
 									})}
+									{words.rowPath ? (
+										<td>
+											<Link
+												to={words.rowPath(list.id, row.id)}
+												className="font-semibold text-indigo-700 hover:underline"
+											>
+												Edit<span className="sr-only"> {rowName(row)}</span>
+											</Link>
+										</td>
+									) : null}
 								</tr>
 							))
 						)}
@@ -289,6 +309,10 @@ function Cell({ column, row }: { column: ListColumn; row: ListPageRow }) {
 		)
 	if (column.shows === 'count') return <td>{value?.toLocaleString('en') ?? ''}</td>
 	return <td title={value ? String(value) : undefined}>{value ?? ''}</td>
+}
+
+function rowName(row: ListPageRow) {
+	return 'email' in row ? String(row.email) : ''
 }
 
 function arrow(query: ListQuery, sort: string) {

@@ -30,16 +30,23 @@ export function copyValue(value: string | null) {
 export type ImportMapping = ColumnMapping & { keepExtra?: boolean }
 
 export type FormattedRow =
-	{ ok: true; email: string; body: string } | { ok: false; raw: string; problem: string }
+	| { ok: true; email: string; body: string; plainDomain: boolean }
+	| { ok: false; raw: string; problem: string }
+
+// A company domain already as it is kept (lower case, no scheme, path or "www."): anything
+// else is normalised in SQL (normalize_company_domain), on the staging path (decision 0081).
+const PLAIN_DOMAIN = /^(?!www\d*\.)[a-z0-9-]+(?:\.[a-z0-9-]+)*$/
 
 /**
  * A CSV record as the lead it becomes: `body` holds email, the standard fields and data
  * (tab-separated, COPY-escaped, no line end); an address that is missing or not valid is
- * a problem instead.
+ * a problem instead. The address is lower-cased here (the importer needs its lower case for
+ * the duplicate check anyway); `plainDomain` is false when the company domain still needs
+ * normalising.
  */
 export function formatRow(record: string[], mapping: ImportMapping): FormattedRow {
 	const raw = (record[mapping.email!] ?? '').trim()
-	const email = cleanEmail(raw)
+	const email = cleanEmail(raw)?.toLowerCase()
 	if (!email) {
 		return {
 			ok: false,
@@ -48,6 +55,7 @@ export function formatRow(record: string[], mapping: ImportMapping): FormattedRo
 		}
 	}
 	let body = copyValue(email)
+	let plainDomain = true
 	for (const field of LEAD_COPY_FIELDS) {
 		const column = mapping[field]
 		body += '\t'
@@ -56,6 +64,7 @@ export function formatRow(record: string[], mapping: ImportMapping): FormattedRo
 			continue
 		}
 		const value = (record[column] ?? '').trim()
+		if (field === 'company_domain' && value) plainDomain = PLAIN_DOMAIN.test(value)
 		body += value ? copyValue(value.length > MAX_FIELD ? value.slice(0, MAX_FIELD) : value) : '\\N'
 	}
 	let data: Record<string, string> | null = null
@@ -66,7 +75,7 @@ export function formatRow(record: string[], mapping: ImportMapping): FormattedRo
 		}
 	}
 	body += data ? `\t${copyValue(JSON.stringify(data))}` : '\t{}'
-	return { ok: true, email, body }
+	return { ok: true, email, body, plainDomain }
 }
 
 /** A staging-table line for an invalid row. */

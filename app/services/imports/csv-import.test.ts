@@ -290,10 +290,11 @@ describe('the csv-import job, run by hand (before any worker starts)', () => {
 			.execute()
 		await runCsvImport(listId)
 		const emails = (await leadsOf(listId)).map((l) => l.email).sort()
+		// kept in lower case (decision 0081)
 		expect(emails).toEqual([
-			'JOSÉ@exämple.com',
 			'Taken@Example.com',
 			'first@example.com',
+			'josé@exämple.com',
 			'last@example.com',
 		])
 		expect((await errorsOf(listId)).map((e) => [e.line, e.kind])).toEqual([
@@ -382,7 +383,7 @@ describe('the csv-import job', () => {
 			{
 				line: 6,
 				kind: 'duplicate',
-				email: 'ADA@example.com',
+				email: 'ada@example.com',
 				message: 'Duplicate: an earlier row has this email address',
 			},
 			{ line: 8, kind: 'invalid', email: null, message: 'No email address' },

@@ -40,10 +40,57 @@ const HEADER_GUESSES: Record<LeadField, string[]> = {
 		'emails',
 		'primaryemail',
 		'email1',
+		// French, German, Spanish, Italian, Portuguese (accents and case are dropped first)
+		'courriel',
+		'adresseemail',
+		'emailadresse',
+		'correo',
+		'correoelectronico',
+		'posta',
 	],
-	first_name: ['firstname', 'first', 'givenname', 'forename', 'fname'],
-	last_name: ['lastname', 'last', 'surname', 'familyname', 'lname'],
-	title: ['title', 'jobtitle', 'position', 'role', 'jobrole', 'designation', 'headline'],
+	first_name: [
+		'firstname',
+		'first',
+		'givenname',
+		'forename',
+		'fname',
+		'prenom',
+		'vorname',
+		'nombre',
+		'nome',
+		'primernombre',
+	],
+	last_name: [
+		'lastname',
+		'last',
+		'surname',
+		'familyname',
+		'lname',
+		'nom',
+		'nomdefamille',
+		'nachname',
+		'familienname',
+		'apellido',
+		'apellidos',
+		'cognome',
+		'sobrenome',
+	],
+	title: [
+		'title',
+		'jobtitle',
+		'position',
+		'role',
+		'jobrole',
+		'designation',
+		'headline',
+		'poste',
+		'fonction',
+		'titel',
+		'berufsbezeichnung',
+		'cargo',
+		'puesto',
+		'ruolo',
+	],
 	company_name: [
 		'company',
 		'companyname',
@@ -54,6 +101,13 @@ const HEADER_GUESSES: Record<LeadField, string[]> = {
 		'account',
 		'accountname',
 		'business',
+		'societe',
+		'entreprise',
+		'firma',
+		'unternehmen',
+		'empresa',
+		'nombredelaempresa',
+		'azienda',
 	],
 	company_domain: [
 		'domain',
@@ -65,6 +119,12 @@ const HEADER_GUESSES: Record<LeadField, string[]> = {
 		'web',
 		'site',
 		'companyurl',
+		'siteweb',
+		'siteinternet',
+		'webseite',
+		'sitioweb',
+		'dominio',
+		'domaine',
 	],
 	linkedin_url: [
 		'linkedin',
@@ -74,7 +134,23 @@ const HEADER_GUESSES: Record<LeadField, string[]> = {
 		'linkedinprofileurl',
 		'profileurl',
 	],
-	location: ['location', 'city', 'country', 'state', 'region', 'address', 'personlocation'],
+	location: [
+		'location',
+		'city',
+		'country',
+		'state',
+		'region',
+		'address',
+		'personlocation',
+		'ville',
+		'pays',
+		'stadt',
+		'ort',
+		'land',
+		'ciudad',
+		'pais',
+		'citta',
+	],
 	phone: [
 		'phone',
 		'phonenumber',
@@ -85,6 +161,12 @@ const HEADER_GUESSES: Record<LeadField, string[]> = {
 		'workphone',
 		'directphone',
 		'cell',
+		'telefon',
+		'telefono',
+		'portable',
+		'handy',
+		'movil',
+		'celular',
 	],
 	email_status: ['emailstatus', 'status', 'emailverification', 'verification', 'emailvalidity'],
 }
@@ -94,6 +176,22 @@ export function normalizeHeader(value: string) {
 		.normalize('NFKD')
 		.toLowerCase()
 		.replace(/[^a-z0-9]/g, '')
+}
+
+/**
+ * A file's headers as one key for its saved mapping: each header normalised, in order (the
+ * same columns in another order are another file shape).
+ */
+export function headerSignature(headers: string[]) {
+	return headers
+		.map((h) =>
+			h
+				.normalize('NFKD')
+				.replace(/\p{M}/gu, '')
+				.toLowerCase()
+				.replace(/[^\p{L}\p{N}]/gu, ''),
+		)
+		.join('|')
 }
 
 // Quick and strict enough for lead data: one @, a dot in the domain, no spaces or quotes.
@@ -149,21 +247,26 @@ export function guessMapping(headers: string[] | null, sample: string[][]): Colu
 	const used = new Set<number>()
 	if (headers) {
 		const normalized = headers.map(normalizeHeader)
+		// exact names first for every field, in the order of preference ("Nombre" is the first
+		// name even after "Nombre de la empresa"), then names that contain one
 		for (const field of LEAD_FIELD_KEYS) {
-			// exact names first, in the order of preference, then names that contain one
-			let column = -1
 			for (const guess of HEADER_GUESSES[field]) {
-				column = normalized.findIndex((h, i) => h === guess && !used.has(i))
-				if (column >= 0) break
+				const column = normalized.findIndex((h, i) => h === guess && !used.has(i))
+				if (column >= 0) {
+					mapping[field] = column
+					used.add(column)
+					break
+				}
 			}
-			if (column < 0 && field !== 'email_status') {
-				column = normalized.findIndex(
-					(h, i) =>
-						!used.has(i) &&
-						h.length > 0 &&
-						HEADER_GUESSES[field].some((g) => g.length > 3 && h.includes(g)),
-				)
-			}
+		}
+		for (const field of LEAD_FIELD_KEYS) {
+			if (mapping[field] !== undefined || field === 'email_status') continue
+			const column = normalized.findIndex(
+				(h, i) =>
+					!used.has(i) &&
+					h.length > 0 &&
+					HEADER_GUESSES[field].some((g) => g.length > 3 && h.includes(g)),
+			)
 			if (column >= 0) {
 				mapping[field] = column
 				used.add(column)
@@ -291,6 +394,9 @@ export type MappingStep = {
 	/** the first data rows */
 	preview: string[][]
 	guess: ColumnMapping
+	/** the guess is the account's saved mapping for files with these headers */
+	saved: boolean
+	keepExtra: boolean
 }
 
 /** What the column-mapping step shows for a file's first records. */
@@ -310,6 +416,8 @@ export function mappingStep(head: string[][]): MappingStep {
 		columns,
 		preview: rows.slice(0, PREVIEW_ROWS),
 		guess: guessMapping(headers, rows),
+		saved: false,
+		keepExtra: true,
 	}
 }
 

@@ -63,7 +63,8 @@ const timings = { parse: 0, copy: 0, insert: 0 }
  * Rows go two ways. An address this import has certainly not written yet (AddressSet, rebuilt
  * from the list when resuming) is copied straight into leads with COPY, as fast as COPY
  * goes. Everything else (invalid rows, repeated addresses, non-ASCII addresses whose lower
- * case PostgreSQL might see differently) is copied into a staging table and settled in SQL:
+ * case PostgreSQL might see differently, company domains to normalise) is copied into a
+ * staging table and settled in SQL (lower(email), normalize_company_domain; decision 0081):
  * INSERT ... SELECT ... ON CONFLICT DO NOTHING against the list's unique (list_id,
  * lower(email)) index, with invalid and duplicate rows recorded by the line they start on.
  * Should a straight COPY ever meet an address already there, its batch rolls back and the
@@ -350,7 +351,12 @@ class RecordReader {
 		}
 		const row = formatRow(record, this.#state.mapping)
 		if (!row.ok) batch.staged.append(invalidLine(line, row.raw, row.problem))
-		else if (this.#written && isAscii(row.email) && this.#written.add(row.email.toLowerCase())) {
+		else if (
+			this.#written &&
+			row.plainDomain &&
+			isAscii(row.email) &&
+			this.#written.add(row.email)
+		) {
 			batch.direct.append(`${this.#prefix}${row.body}\n`)
 		} else batch.staged.append(`${line}\t${row.body}\t\\N\n`)
 		if (++batch.rows >= this.#batchRows) {
@@ -416,8 +422,9 @@ with ranked as (
 inserted as (
 	insert into leads (list_id, user_id, workspace_id, email, first_name, last_name, title,
 		company_name, company_domain, linkedin_url, location, phone, email_status, data)
-	select $1::uuid, $2::uuid, $3::uuid, email, first_name, last_name, title, company_name,
-		company_domain, linkedin_url, location, phone, email_status, coalesce(data, '{}'::jsonb)
+	select $1::uuid, $2::uuid, $3::uuid, lower(email), first_name, last_name, title, company_name,
+		normalize_company_domain(company_domain), linkedin_url, location, phone, email_status,
+		coalesce(data, '{}'::jsonb)
 	from ranked
 	where rn = 1
 	order by line

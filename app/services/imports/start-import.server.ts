@@ -15,6 +15,7 @@ import {
 	type ColumnMapping,
 	type MappingInput,
 } from './mapping.ts'
+import { saveMapping } from './saved-mappings.server.ts'
 import {
 	claimPendingUpload,
 	readPendingUpload,
@@ -95,6 +96,8 @@ export async function startCsvImport(
 					bytes_total: upload.size,
 				})
 				.execute()
+			const headers = upload.head[0]
+			if (input.hasHeader && headers) await saveMapping(trx, account.accountId, headers, input)
 			await enqueue('csv-import', { listId }, { db: trx, singletonKey: listId })
 		})
 	} catch (error) {

@@ -16,6 +16,7 @@ import { isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { CsvScanner, UploadRejected } from './csv-scan.server.ts'
 import { detectHeader, guessMapping, MAX_IMPORT_ROWS, PREVIEW_ROWS } from './mapping.ts'
+import { isXlsxName, xlsxAsCsv } from './xlsx.server.ts'
 
 /**
  * Uploaded CSV files wait as pending/<id>.csv (with pending/<id>.json, what the mapping step
@@ -79,13 +80,14 @@ export async function receiveCsvUpload(input: {
 	const scanner = new CsvScanner({ maxBytes: input.maxBytes, maxRecords: MAX_IMPORT_ROWS + 1 })
 	const body = new PassThrough()
 	try {
+		// a workbook's first sheet comes in as the CSV it would be saved as (decision 0081)
+		const source = isXlsxName(input.fileName)
+			? await xlsxAsCsv(input.stream, input.maxBytes)
+			: input.stream
 		const stored = storage.write(keys.csv, body)
 		// a storage that gives up stops reading: end the upload instead of waiting on it
 		stored.catch((error: unknown) => body.destroy(error as Error))
-		const [checked, written] = await Promise.allSettled([
-			pipeline(input.stream, scanner, body),
-			stored,
-		])
+		const [checked, written] = await Promise.allSettled([pipeline(source, scanner, body), stored])
 		// the file's own fault first: the storage failing after it is only the consequence; a
 		// storage that failed first ends the upload with its own raw error (the disk's write
 		// error travels back up the stream), so the storage's reason is the one to tell

@@ -59,6 +59,9 @@ export type ListKindDescriptor = {
 	/** pages only a lead list has */
 	uploadPath?: (listId: string) => string
 	importReportPath?: (listId: string) => string
+	/** a row's own page (edit, delete), and the page that maps kept columns to fields */
+	rowPath?: (listId: string, rowId: string) => string
+	columnsPath?: (listId: string) => string
 	/**
 	 * An enrichment run on a list of this kind (decision 0039): the table of its rows, their
 	 * column naming the lead or company, and the run's column naming the list.
@@ -126,6 +129,8 @@ export const LIST_KINDS: { leads: ListKindDescriptor; companies: ListKindDescrip
 				name: [lead.first_name, lead.last_name].filter(Boolean).join(' '),
 			}),
 		},
+		rowPath: (listId, rowId) => `/lists/${listId}/leads/${rowId}`,
+		columnsPath: (listId) => `/lists/${listId}/columns`,
 	},
 	companies: {
 		kind: 'companies',
