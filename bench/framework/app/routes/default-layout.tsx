@@ -11,6 +11,7 @@ import {
 	useSubmit,
 } from 'react-router'
 import type { NavGroup } from '../../../../app/services/navigation.server.ts'
+import { NotificationBell } from '../../../../app/components/notifications/notification-bell.tsx'
 import { ChevronDown, LogOut, Menu as MenuIcon, Settings, ShieldCheck } from 'lucide-react'
 import { Dialog } from '../../../../app/components/ui/dialog.tsx'
 import { NAV_ICONS } from '../../../../app/components/ui/nav-icons.tsx'
@@ -236,6 +237,7 @@ export default function DefaultLayout({ loaderData }: { loaderData: typeof layou
 							<span className="font-semibold text-slate-900">{credits.toLocaleString('en')}</span>{' '}
 							credits
 						</p>
+						<NotificationBell unread={loaderData.unreadNotifications} />
 						<AccountMenu email={email} isStaff={isStaff} />
 					</div>
 				</header>
