@@ -10,6 +10,7 @@ import { useIsPending } from '../../utils/forms.ts'
 import { SubmitButton } from '../ui/button.tsx'
 import { Card } from '../ui/card.tsx'
 import { Choice, ChoiceGroup } from '../ui/choice.tsx'
+import { JsonFields } from '../ui/json-fields.tsx'
 import { ErrorList, Field, FormErrors, inputClasses } from '../ui/field.tsx'
 import type { EnrichmentsActionResult, EnrichmentsPageData } from './enrichments-page.ts'
 import { TemperatureField, temperatureValue } from './temperature-field.tsx'
@@ -18,7 +19,7 @@ import { TemperatureField, temperatureValue } from './temperature-field.tsx'
 
 function formatOutput(output: PreviewRow['output']) {
 	if (output === null) return ''
-	return typeof output === 'string' ? output : JSON.stringify(output)
+	return typeof output === 'string' ? output : <JsonFields value={output} />
 }
 
 /** The form's values for a saved enrichment. */
