@@ -5,6 +5,7 @@ import type { ReactNode } from 'react'
 import { ChevronDown } from 'lucide-react'
 import { Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
+import { PlaceholderChips } from './placeholder-chips.tsx'
 import { RunFilterFields } from './run-filter-fields.tsx'
 import { IdempotencyKey } from '../idempotency-key.tsx'
 import { buttonClasses, SubmitButton } from '../ui/button.tsx'
@@ -24,6 +25,7 @@ import {
 } from '../../services/enrichments/results-query.ts'
 import type { RunSource } from '../../services/enrichments/run-enrichment.server.ts'
 import { FILTER_SLOTS } from '../../services/enrichments/run-filter.ts'
+import { COMPANY_COLUMNS } from '../../services/enrichments/template.ts'
 import { RunSchema } from '../../services/enrichments/schemas.ts'
 import { useIsPending } from '../../utils/forms.ts'
 import { useLiveRefresh } from '../../utils/use-live-refresh.ts'
@@ -64,10 +66,11 @@ const LISTS: Record<
 		listPath: (listId) => `/company-lists/${listId}`,
 		newEnrichmentPath: (listId) => `/enrichments?list=${listId}`,
 		hint: (
-			<p className="text-sm text-slate-600">
-				Prompts name company columns: {'{{name}}'}, {'{{domain}}'}, {'{{industry}}'},{' '}
-				{'{{employees}}'}, {'{{location}}'}, {'{{linkedin_url}}'}, {'{{description}}'}.
-			</p>
+			<PlaceholderChips
+				id="company-columns"
+				label="Prompts name company columns:"
+				names={COMPANY_COLUMNS}
+			/>
 		),
 	},
 }

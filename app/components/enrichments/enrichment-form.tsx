@@ -13,6 +13,7 @@ import { Choice, ChoiceGroup } from '../ui/choice.tsx'
 import { JsonFields } from '../ui/json-fields.tsx'
 import { ErrorList, Field, FormErrors, inputClasses } from '../ui/field.tsx'
 import type { EnrichmentsActionResult, EnrichmentsPageData } from './enrichments-page.ts'
+import { PlaceholderChips } from './placeholder-chips.tsx'
 import { TemperatureField, temperatureValue } from './temperature-field.tsx'
 
 // /enrichments' form for a new AI enrichment or the one being edited, with its free preview.
@@ -108,12 +109,18 @@ export function EnrichmentForm({
 						placeholder="What does {{company_name}} sell? Answer in five words."
 					/>
 					<ErrorList id={fields.prompt.errorId} errors={fields.prompt.errors} />
-					<p className="mt-1 text-sm text-slate-600">
-						Columns: {loaderData.columns.map((c) => `{{${c}}}`).join(' ')}
-					</p>
-					<p className="mt-1 text-sm text-slate-600">
-						On company lists: {COMPANY_COLUMNS.map((c) => `{{${c}}}`).join(' ')}
-					</p>
+					<PlaceholderChips
+						id={`${fields.prompt.id}-lead-columns`}
+						label="Lead columns"
+						names={loaderData.columns}
+						targetId={fields.prompt.id}
+					/>
+					<PlaceholderChips
+						id={`${fields.prompt.id}-company-columns`}
+						label="Company list columns"
+						names={COMPANY_COLUMNS}
+						targetId={fields.prompt.id}
+					/>
 				</div>
 				<Field
 					label="Output column"
