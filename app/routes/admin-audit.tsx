@@ -4,6 +4,7 @@ import { formatWhen } from '../components/admin/action-form.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { inputClasses } from '../components/ui/field.tsx'
+import { JsonFields } from '../components/ui/json-fields.tsx'
 import { requestContext } from '../context.server.ts'
 import { assertStaff } from '../services/admin/access.server.ts'
 import { listAuditLog } from '../services/admin/audit.server.ts'
@@ -27,14 +28,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	})
 	const filters = parsed.success ? parsed.data : {}
 	const rows = await listAuditLog(account, filters)
-	return {
-		filters,
-		rows: rows.map((r) => ({
-			...r,
-			before: r.before === null ? '' : JSON.stringify(r.before),
-			after: r.after === null ? '' : JSON.stringify(r.after),
-		})),
-	}
+	return { filters, rows }
 }
 
 export default function AdminAudit({ loaderData }: Route.ComponentProps) {
@@ -91,8 +85,12 @@ export default function AdminAudit({ loaderData }: Route.ComponentProps) {
 										<td className="break-all">
 											{r.target_type} {r.target_id}
 										</td>
-										<td className="max-w-xs font-mono text-xs break-all">{r.before}</td>
-										<td className="max-w-xs font-mono text-xs break-all">{r.after}</td>
+										<td className="max-w-xs text-xs">
+											<JsonFields value={r.before ?? undefined} />
+										</td>
+										<td className="max-w-xs text-xs">
+											<JsonFields value={r.after ?? undefined} />
+										</td>
 									</tr>
 								))}
 							</tbody>

@@ -2,8 +2,10 @@ import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import { getZodConstraint } from '@conform-to/zod/v4'
 import { parseWithZod } from '../../utils/form-bounds.ts'
 import type { ReactNode } from 'react'
+import { ChevronDown } from 'lucide-react'
 import { Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
+import { PlaceholderChips } from './placeholder-chips.tsx'
 import { RunFilterFields } from './run-filter-fields.tsx'
 import { IdempotencyKey } from '../idempotency-key.tsx'
 import { buttonClasses, SubmitButton } from '../ui/button.tsx'
@@ -23,9 +25,11 @@ import {
 } from '../../services/enrichments/results-query.ts'
 import type { RunSource } from '../../services/enrichments/run-enrichment.server.ts'
 import { FILTER_SLOTS } from '../../services/enrichments/run-filter.ts'
+import { COMPANY_COLUMNS } from '../../services/enrichments/template.ts'
 import { RunSchema } from '../../services/enrichments/schemas.ts'
 import { useIsPending } from '../../utils/forms.ts'
 import { useLiveRefresh } from '../../utils/use-live-refresh.ts'
+import { JsonFields, isStructured } from '../ui/json-fields.tsx'
 import { PageLinks } from '../ui/page-links.tsx'
 
 /** How the enrich page speaks of a lead list and of a company list, and where it links. */
@@ -62,10 +66,11 @@ const LISTS: Record<
 		listPath: (listId) => `/company-lists/${listId}`,
 		newEnrichmentPath: (listId) => `/enrichments?list=${listId}`,
 		hint: (
-			<p className="text-sm text-slate-600">
-				Prompts name company columns: {'{{name}}'}, {'{{domain}}'}, {'{{industry}}'},{' '}
-				{'{{employees}}'}, {'{{location}}'}, {'{{linkedin_url}}'}, {'{{description}}'}.
-			</p>
+			<PlaceholderChips
+				id="company-columns"
+				label="Prompts name company columns:"
+				names={COMPANY_COLUMNS}
+			/>
 		),
 	},
 }
@@ -82,10 +87,34 @@ const STATUS: Record<number, { label: string; tone: 'slate' | 'indigo' | 'green'
 	3: { label: 'Failed', tone: 'amber' },
 }
 
-function show(value: unknown) {
-	if (value === undefined || value === null) return ''
-	return typeof value === 'object' ? JSON.stringify(value) : String(value)
+/** Answers longer than this show their first two lines, and the rest on demand. */
+const LONG_ANSWER = 120
+
+/** An answer: JSON as fields, a long text clamped to two lines with all of it on demand. */
+function Answer({ value }: { value: unknown }) {
+	if (value === undefined || value === null) return null
+	if (isStructured(value)) return <JsonFields value={value} inline />
+	const text = String(value)
+	if (text.length <= LONG_ANSWER) return text
+	// a <details>: the keyboard and a click open it, without JavaScript too
+	return (
+		<details className="group">
+			<summary className="flex cursor-pointer list-none items-start gap-1 rounded focus-visible:outline-2 focus-visible:outline-indigo-600 [&::-webkit-details-marker]:hidden">
+				<span className="line-clamp-2 group-open:line-clamp-none">{text}</span>
+				{/* the cue, beside the two lines rather than on a third */}
+				<ChevronDown
+					aria-hidden
+					className="mt-0.5 size-4 shrink-0 text-indigo-700 group-open:rotate-180"
+				/>
+				<span className="sr-only"> Show all</span>
+			</summary>
+		</details>
+	)
 }
+
+/** The Status column: kept in view at the right of a table wider than its box. */
+const STICKY_END =
+	'sticky right-0 bg-white shadow-[-8px_0_8px_-8px_rgb(15_23_42/0.15)] whitespace-nowrap'
 
 /** A row of a run's results: a lead or a company, its answers and its status. */
 type RunRow = { id: string; data: Record<string, unknown>; status: number; error: string | null }
@@ -147,7 +176,7 @@ export function EnrichPage<Row extends RunRow>({
 					</Link>
 				}
 			/>
-			<div className="grid grid-cols-1 gap-6 xl:grid-cols-3">
+			<div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
 				<Card>
 					<h2 className="text-lg font-semibold">Run an enrichment</h2>
 					{nothing ? (
@@ -294,7 +323,7 @@ export function EnrichPage<Row extends RunRow>({
 						</Form>
 					)}
 				</Card>
-				<Card className="xl:col-span-2">
+				<Card>
 					<div className="flex items-center justify-between">
 						<h2 className="text-lg font-semibold">Runs</h2>
 						<Link to="." className="text-sm text-indigo-700 underline">
@@ -367,18 +396,21 @@ export function EnrichPage<Row extends RunRow>({
 							))}
 						</ul>
 					)}
-					{shown && results ? (
-						<RunResults
-							kind={kind}
-							run={shown}
-							results={results}
-							status={resultsQuery.status}
-							rowColumns={rowColumns}
-							key={shown.id}
-						/>
-					) : null}
 				</Card>
 			</div>
+			{/* the results take the page's whole width: the answers are the widest thing on it */}
+			{shown && results ? (
+				<Card className="mt-6">
+					<RunResults
+						kind={kind}
+						run={shown}
+						results={results}
+						status={resultsQuery.status}
+						rowColumns={rowColumns}
+						key={shown.id}
+					/>
+				</Card>
+			) : null}
 		</>
 	)
 }
@@ -405,8 +437,8 @@ function RunResults<Row extends RunRow>({
 	}
 	const { rows, firstIndex, previous, next } = results
 	return (
-		<div className="mt-6">
-			<h3 className="font-semibold">Results of “{run.name}”</h3>
+		<div>
+			<h2 className="text-lg font-semibold">Results of “{run.name}”</h2>
 			<nav aria-label="Rows by status" className="mt-2 flex flex-wrap gap-1 text-sm">
 				{RESULT_STATUSES.map((s) => (
 					<Link
@@ -420,30 +452,33 @@ function RunResults<Row extends RunRow>({
 				))}
 			</nav>
 			{/* on a phone the table scrolls sideways rather than squeezing the answers to a word a line */}
+			{/* edge to edge in its card; on a narrow screen it scrolls sideways rather than squeezing
+			    the answers to a word a line, the Status column staying in view at its right */}
 			<div
-				className="relative mt-2 overflow-x-auto focus-visible:outline-2 focus-visible:outline-indigo-600"
+				className="relative -mx-6 mt-2 overflow-x-auto focus-visible:outline-2 focus-visible:outline-indigo-600"
 				// focusable, so the keyboard can scroll it too
 				tabIndex={0}
 				role="region"
 				aria-label={`Results of “${run.name}”`}
 			>
-				<table className="w-full text-left text-sm" data-testid="results">
+				<table
+					className="w-full text-left text-sm *:*:*:px-3 *:*:*:py-1.5 *:*:*:first:pl-6 *:*:*:last:pr-6"
+					data-testid="results"
+				>
 					<caption className="sr-only">
 						{LISTS[kind].caption} of this run, {RESULTS_PAGE_SIZE} a page
 					</caption>
 					<thead>
 						<tr className="text-slate-600">
 							{rowColumns.map((c) => (
-								<th key={c.label} className="py-1 pr-4">
-									{c.label}
-								</th>
+								<th key={c.label}>{c.label}</th>
 							))}
 							{run.outputColumns.map((c) => (
-								<th key={c} className="min-w-56 py-1 pr-4">
+								<th key={c} className="min-w-56">
 									{c}
 								</th>
 							))}
-							<th className="py-1">Status</th>
+							<th className={STICKY_END}>Status</th>
 						</tr>
 					</thead>
 					<tbody>
@@ -451,7 +486,7 @@ function RunResults<Row extends RunRow>({
 							<tr>
 								<td
 									colSpan={rowColumns.length + run.outputColumns.length + 1}
-									className="py-3 text-slate-600"
+									className="text-slate-600"
 								>
 									{status === 'all' ? `No ${LISTS[kind].many} in this run.` : `No ${status} rows.`}
 								</td>
@@ -464,21 +499,20 @@ function RunResults<Row extends RunRow>({
 									data-testid="result-row"
 								>
 									{rowColumns.map((c) => (
-										<td
-											key={c.label}
-											className={c.nowrap ? 'py-1 pr-4 whitespace-nowrap' : 'py-1 pr-4'}
-										>
+										<td key={c.label} className={c.nowrap ? 'whitespace-nowrap' : undefined}>
 											{c.value(row)}
 										</td>
 									))}
 									{run.outputColumns.map((c) => (
-										<td key={c} className="py-1 pr-4">
-											{show(row.data[c])}
+										<td key={c} className="max-w-md">
+											<Answer value={row.data[c]} />
 										</td>
 									))}
-									<td className="py-1">
+									<td className={STICKY_END}>
 										<Badge tone={STATUS[row.status]!.tone}>{STATUS[row.status]!.label}</Badge>
-										{row.error ? <p className="text-red-700">{row.error}</p> : null}
+										{row.error ? (
+											<p className="min-w-48 whitespace-normal text-red-700">{row.error}</p>
+										) : null}
 									</td>
 								</tr>
 							))

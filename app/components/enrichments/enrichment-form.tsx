@@ -10,15 +10,17 @@ import { useIsPending } from '../../utils/forms.ts'
 import { SubmitButton } from '../ui/button.tsx'
 import { Card } from '../ui/card.tsx'
 import { Choice, ChoiceGroup } from '../ui/choice.tsx'
+import { JsonFields } from '../ui/json-fields.tsx'
 import { ErrorList, Field, FormErrors, inputClasses } from '../ui/field.tsx'
 import type { EnrichmentsActionResult, EnrichmentsPageData } from './enrichments-page.ts'
+import { PlaceholderChips } from './placeholder-chips.tsx'
 import { TemperatureField, temperatureValue } from './temperature-field.tsx'
 
 // /enrichments' form for a new AI enrichment or the one being edited, with its free preview.
 
 function formatOutput(output: PreviewRow['output']) {
 	if (output === null) return ''
-	return typeof output === 'string' ? output : JSON.stringify(output)
+	return typeof output === 'string' ? output : <JsonFields value={output} />
 }
 
 /** The form's values for a saved enrichment. */
@@ -107,12 +109,18 @@ export function EnrichmentForm({
 						placeholder="What does {{company_name}} sell? Answer in five words."
 					/>
 					<ErrorList id={fields.prompt.errorId} errors={fields.prompt.errors} />
-					<p className="mt-1 text-sm text-slate-600">
-						Columns: {loaderData.columns.map((c) => `{{${c}}}`).join(' ')}
-					</p>
-					<p className="mt-1 text-sm text-slate-600">
-						On company lists: {COMPANY_COLUMNS.map((c) => `{{${c}}}`).join(' ')}
-					</p>
+					<PlaceholderChips
+						id={`${fields.prompt.id}-lead-columns`}
+						label="Lead columns"
+						names={loaderData.columns}
+						targetId={fields.prompt.id}
+					/>
+					<PlaceholderChips
+						id={`${fields.prompt.id}-company-columns`}
+						label="Company list columns"
+						names={COMPANY_COLUMNS}
+						targetId={fields.prompt.id}
+					/>
 				</div>
 				<Field
 					label="Output column"

@@ -16,6 +16,7 @@ import {
 } from '../../services/lists/list-kinds.ts'
 import { listSearch, type ListQuery } from '../../services/lists/list-query.ts'
 import { useLiveRefresh } from '../../utils/use-live-refresh.ts'
+import { jsonFieldsText } from '../ui/json-fields.tsx'
 
 /**
  * The page of a lead list or of a company list (its kind's descriptor says which): status and
@@ -331,5 +332,6 @@ function safeUrl(url: string) {
 
 function formatValue(value: unknown) {
 	if (value === null || value === undefined) return ''
-	return typeof value === 'string' ? value : JSON.stringify(value)
+	// a JSON answer as its fields on one line: "industry: Software · employees: 120"
+	return typeof value === 'string' ? value : jsonFieldsText(value)
 }

@@ -1,6 +1,6 @@
 import * as RadixDialog from '@radix-ui/react-dialog'
 import { X } from 'lucide-react'
-import { useState, type ReactNode } from 'react'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { useLocation } from 'react-router'
 import { cn } from '../../utils/cn.ts'
 import { buttonClasses } from './button.tsx'
@@ -25,8 +25,21 @@ export function EnhancedDialog({
 	role = 'dialog',
 	className,
 	testId,
-}: DialogProps) {
-	const [open, setOpen] = useState(Boolean(defaultOpen))
+	autoFocus,
+	openOnMount,
+}: DialogProps & {
+	/** the native trigger had the focus: this one takes it */
+	autoFocus?: boolean
+	/** opened before this code arrived (unlike defaultOpen, not again after a navigation) */
+	openOnMount?: boolean
+}) {
+	const [open, setOpen] = useState(Boolean(defaultOpen || openOnMount))
+	const triggerRef = useRef<HTMLButtonElement>(null)
+	useEffect(() => {
+		// open, the dialog takes the focus itself (and gives it to the trigger when it closes)
+		if (autoFocus && !open) triggerRef.current?.focus()
+		// eslint-disable-next-line react-hooks/exhaustive-deps -- once, as it takes the native one's place
+	}, [])
 	// a link followed or a form answered from inside closes it, unless the answer opens it
 	const location = useLocation()
 	const [seen, setSeen] = useState(location.key)
@@ -38,7 +51,7 @@ export function EnhancedDialog({
 	return (
 		<div className={className} data-testid={testId}>
 			<RadixDialog.Root open={open} onOpenChange={setOpen}>
-				<RadixDialog.Trigger className={cn('cursor-pointer', triggerClassName)}>
+				<RadixDialog.Trigger ref={triggerRef} className={cn('cursor-pointer', triggerClassName)}>
 					{trigger}
 				</RadixDialog.Trigger>
 				<RadixDialog.Portal>

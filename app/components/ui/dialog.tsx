@@ -3,7 +3,7 @@ import { Form } from 'react-router'
 import { cn } from '../../utils/cn.ts'
 import { Button, type ButtonVariant } from './button.tsx'
 import type { CloseButton, DialogProps } from './dialog-props.ts'
-import { useEnhanced } from './enhance.ts'
+import { useEnhancedOnUse } from './enhance.ts'
 
 export type { CloseButton, DialogProps } from './dialog-props.ts'
 
@@ -11,26 +11,42 @@ const loadDialog = () => import('./dialog.enhanced.tsx')
 
 /**
  * A modal dialog (Radix Dialog: focus kept inside, Escape closes, focus returns to the
- * trigger). Without JavaScript, and until it loads, a <details> whose summary opens the same
- * body in place.
+ * trigger), whose code comes once the pointer or the focus reaches the trigger. Without
+ * JavaScript, and if it cannot load, a <details> whose summary opens the same body in place.
  */
 export function Dialog(props: DialogProps & { when?: () => boolean }) {
-	const { module, busy } = useEnhanced(loadDialog, props.when)
-	// opened before the dialog's code arrived: it opens as the dialog
-	const [openedEarly, setOpenedEarly] = useState(false)
+	const { hydrated, module, busy, waiting, tookFocus, use, rootRef } = useEnhancedOnUse(loadDialog)
+	// opened while the dialog's code is on its way: it opens as the dialog once there
+	const [openOnArrival, setOpenOnArrival] = useState(false)
+	// `when` (read once hydrated, on use): where the enhanced dialog is wanted at all
+	const wanted = () => !props.when || props.when()
 	if (module) {
-		return <module.EnhancedDialog {...props} defaultOpen={props.defaultOpen || openedEarly} />
+		return <module.EnhancedDialog {...props} openOnMount={openOnArrival} autoFocus={tookFocus} />
 	}
 	const body = typeof props.children === 'function' ? props.children(null) : props.children
 	return (
 		<details
+			ref={rootRef}
 			className={cn('group', props.className)}
 			open={props.defaultOpen || undefined}
-			onToggle={(event) => setOpenedEarly(event.currentTarget.open)}
 			aria-busy={busy || undefined}
 			data-testid={props.testId}
+			onPointerEnter={() => wanted() && use()}
+			onFocus={() => wanted() && use()}
 		>
-			<summary className={cn('cursor-pointer list-none', props.triggerClassName)}>
+			<summary
+				// once hydrated it is the button that opens the enhanced dialog (a click waits for its code)
+				role={hydrated ? 'button' : undefined}
+				aria-haspopup={hydrated ? 'dialog' : undefined}
+				className={cn('cursor-pointer list-none', props.triggerClassName)}
+				onClick={(event) => {
+					if (!waiting || !wanted() || event.currentTarget.parentElement?.hasAttribute('open'))
+						return
+					event.preventDefault()
+					use()
+					setOpenOnArrival(true)
+				}}
+			>
 				{props.trigger}
 			</summary>
 			<div

@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { useHydrated } from '../../utils/use-hydrated.ts'
 
-// The headless primitives (Radix UI) load after hydration, each in its own chunk, and only on
-// pages that use them: the server renders the native control (a <select>, a <details>), which
-// works without JavaScript and until the chunk arrives; then the enhanced one takes its place
-// (docs/decisions/0079-design-system-on-radix-primitives.md).
+// The headless primitives (Radix UI) load in their own chunks, only on pages that use them: the
+// server renders the native control (a <select>, a <details>), which works without JavaScript
+// and until the chunk arrives; then the enhanced one takes its place (decision 0079). Most load
+// on first use (useEnhancedOnUse), so that a page's JavaScript stays within the budget of issue
+// 34 until someone reaches for the control (decision 0084).
 const loaded = new Map<() => Promise<unknown>, unknown>()
 const pending = new Map<() => Promise<unknown>, Promise<unknown>>()
 
@@ -46,4 +47,57 @@ export function useEnhanced<T>(loader: () => Promise<T>, when: () => boolean = (
 	}, [wanted, loader])
 	/** aria-busy for the native control's box while the enhanced one loads (tests wait on it) */
 	return { hydrated, module, busy: wanted }
+}
+
+/**
+ * The module `loader` brings, loaded on first use: `use` is for the native control's
+ * pointerenter and focus (the chunk comes while the hand or the focus moves on), and for a click
+ * or a key that would open it while the chunk is on its way (`waiting`: the control keeps that
+ * intent and opens as the enhanced one). `root` marks the native control's box: `tookFocus`
+ * says the focus was in it when the module arrived, for the enhanced control to take it.
+ * `loader` must be a module-level constant (it keys the cache).
+ */
+export function useEnhancedOnUse<T>(loader: () => Promise<T>) {
+	const hydrated = useHydrated()
+	const root = useRef<HTMLElement | null>(null)
+	const [arrived, setArrived] = useState<{ module: T; tookFocus: boolean } | null>(() => {
+		const module = loaded.get(loader) as T | undefined
+		return module ? { module, tookFocus: false } : null
+	})
+	const [wanted, setWanted] = useState(false)
+	const [failed, setFailed] = useState(false)
+	const loading = hydrated && wanted && !arrived && !failed
+	useEffect(() => {
+		if (!loading) return
+		let live = true
+		load(loader).then(
+			(module) =>
+				live &&
+				setArrived({
+					module,
+					tookFocus: Boolean(root.current?.contains(document.activeElement)),
+				}),
+			// the native control stays
+			() => live && setFailed(true),
+		)
+		return () => {
+			live = false
+		}
+	}, [loading, loader])
+	const use = useCallback(() => setWanted(true), [])
+	const rootRef = useCallback((element: HTMLElement | null) => {
+		root.current = element
+	}, [])
+	return {
+		hydrated,
+		module: arrived?.module ?? null,
+		tookFocus: arrived?.tookFocus ?? false,
+		/** hydrated, and the enhanced control can still come: a click or key may wait for it */
+		waiting: hydrated && !arrived && !failed,
+		/** aria-busy for the native control's box while the enhanced one loads (tests wait on it) */
+		busy: loading,
+		use,
+		/** the native control's box */
+		rootRef,
+	}
 }

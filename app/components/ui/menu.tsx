@@ -1,7 +1,7 @@
-import type { ReactNode } from 'react'
+import { useState, type ReactNode } from 'react'
 import { Form, Link } from 'react-router'
 import { cn } from '../../utils/cn.ts'
-import { useEnhanced } from './enhance.ts'
+import { useEnhancedOnUse } from './enhance.ts'
 import type { MenuProps } from './menu-props.ts'
 
 export type { MenuEntry, MenuProps } from './menu-props.ts'
@@ -12,19 +12,44 @@ export const menuItemClasses =
 	'flex w-full items-center gap-2 rounded px-3 py-2 text-left text-sm text-slate-700 hover:bg-slate-100 focus-visible:bg-slate-100 focus-visible:outline-none'
 
 /**
- * A dropdown of actions: links, and forms that post. Radix DropdownMenu after hydration (arrow
- * keys, typeahead, Escape); without JavaScript a <details> with the same links and forms.
+ * A dropdown of actions: links, and forms that post. Radix DropdownMenu once the pointer or the
+ * focus comes to it (arrow keys, typeahead, Escape); without JavaScript a <details> with the
+ * same links and forms.
  */
 export function Menu(props: MenuProps) {
-	const { module, busy } = useEnhanced(loadMenu)
-	if (module) return <module.EnhancedMenu {...props} />
+	const { hydrated, module, busy, waiting, tookFocus, use, rootRef } = useEnhancedOnUse(loadMenu)
+	// opened (a click, Enter) while the menu's code is on its way: it opens once there
+	const [openOnArrival, setOpenOnArrival] = useState<'pointer' | 'keyboard' | null>(null)
+	if (module)
+		return (
+			<module.EnhancedMenu
+				{...props}
+				openedBy={openOnArrival}
+				autoFocus={tookFocus || openOnArrival !== null}
+			/>
+		)
 	return (
 		<details
+			ref={rootRef}
 			className={cn('relative', props.className)}
 			aria-busy={busy || undefined}
 			data-testid={props.testId}
+			onPointerEnter={use}
+			onFocus={use}
 		>
-			<summary className={cn('cursor-pointer list-none', props.triggerClassName)}>
+			<summary
+				// once hydrated it is the button that opens the enhanced menu (a click waits for its code)
+				role={hydrated ? 'button' : undefined}
+				aria-haspopup={hydrated ? 'menu' : undefined}
+				className={cn('cursor-pointer list-none', props.triggerClassName)}
+				onClick={(event) => {
+					if (!waiting || event.currentTarget.parentElement?.hasAttribute('open')) return
+					event.preventDefault()
+					use()
+					// a click from the keyboard (Enter, Space) has no pointer detail
+					setOpenOnArrival(event.detail === 0 ? 'keyboard' : 'pointer')
+				}}
+			>
 				{props.trigger}
 			</summary>
 			<ul

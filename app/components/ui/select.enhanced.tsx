@@ -1,6 +1,6 @@
 import * as RadixSelect from '@radix-ui/react-select'
 import { Check, ChevronDown } from 'lucide-react'
-import { useRef } from 'react'
+import { useEffect, useRef } from 'react'
 import { cn } from '../../utils/cn.ts'
 import { selectClasses, type SelectProps } from './select-props.ts'
 
@@ -21,12 +21,24 @@ export function EnhancedSelect({
 	value,
 	onChange,
 	describedBy,
+	defaultOpen,
+	autoFocus,
 }: SelectProps & {
 	value: string
 	onChange: (value: string, input: HTMLInputElement) => void
 	describedBy?: string
+	/** asked open before this code arrived (a click, Enter or Space on the native select) */
+	defaultOpen?: boolean
+	/** the native select had the focus: the trigger takes it */
+	autoFocus?: boolean
 }) {
 	const input = useRef<HTMLInputElement>(null)
+	const trigger = useRef<HTMLButtonElement>(null)
+	useEffect(() => {
+		// open, the listbox takes the focus itself (and gives it to the trigger when it closes)
+		if (autoFocus && !defaultOpen) trigger.current?.focus()
+		// eslint-disable-next-line react-hooks/exhaustive-deps -- once, as it takes the native one's place
+	}, [])
 	const invalid = Boolean(errors?.filter(Boolean).length)
 	return (
 		<>
@@ -40,8 +52,10 @@ export function EnhancedSelect({
 				}}
 				required={required}
 				disabled={disabled}
+				defaultOpen={defaultOpen}
 			>
 				<RadixSelect.Trigger
+					ref={trigger}
 					id={id}
 					aria-labelledby={`${id}-label`}
 					aria-invalid={invalid || undefined}

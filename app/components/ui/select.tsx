@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { ChevronDown } from 'lucide-react'
 import { cn } from '../../utils/cn.ts'
-import { useEnhanced } from './enhance.ts'
+import { useEnhancedOnUse } from './enhance.ts'
 import { ErrorList } from './field.tsx'
 import { selectClasses, type SelectProps } from './select-props.ts'
 
@@ -11,18 +11,26 @@ const loadSelect = () => import('./select.enhanced.tsx')
 
 /**
  * A labelled choice of one option. The server renders a native <select name>, which posts the
- * form without JavaScript; after hydration a listbox (Radix Select) takes its place and posts
- * the same name and value through a hidden input.
+ * form without JavaScript; once the pointer or the focus comes to it, a listbox (Radix Select)
+ * takes its place and posts the same name and value through a hidden input.
  */
 export function Select(props: SelectProps) {
 	const { id, name, label, options, hint, errors, className, labelClassName } = props
-	const { hydrated, module, busy } = useEnhanced(loadSelect)
+	const { hydrated, module, busy, waiting, tookFocus, use, rootRef } = useEnhancedOnUse(loadSelect)
 	const [value, setValue] = useState(props.defaultValue ?? options[0]?.value ?? '')
+	// a click or Enter/Space while the listbox's code is on its way: it opens once there
+	const [openOnArrival, setOpenOnArrival] = useState(false)
 	const errorId = errors?.filter(Boolean).length ? `${id}-error` : undefined
 	const hintId = hint ? `${id}-hint` : undefined
 	const describedBy = cn(errorId, hintId) || undefined
 	return (
-		<div className={className} aria-busy={busy || undefined}>
+		<div
+			ref={rootRef}
+			className={className}
+			aria-busy={busy || undefined}
+			onPointerEnter={use}
+			onFocus={use}
+		>
 			<label
 				id={`${id}-label`}
 				htmlFor={id}
@@ -39,6 +47,8 @@ export function Select(props: SelectProps) {
 						props.onValueChange?.(next, input)
 					}}
 					describedBy={describedBy}
+					defaultOpen={openOnArrival}
+					autoFocus={tookFocus || openOnArrival}
 				/>
 			) : (
 				<div className="relative mt-1">
@@ -58,6 +68,19 @@ export function Select(props: SelectProps) {
 									},
 								}
 							: { defaultValue: props.defaultValue })}
+						onMouseDown={(event) => {
+							if (!waiting || event.button !== 0) return
+							event.preventDefault()
+							event.currentTarget.focus()
+							use()
+							setOpenOnArrival(true)
+						}}
+						onKeyDown={(event) => {
+							if (!waiting || (event.key !== 'Enter' && event.key !== ' ')) return
+							event.preventDefault()
+							use()
+							setOpenOnArrival(true)
+						}}
 						aria-invalid={errorId ? true : undefined}
 						aria-describedby={describedBy}
 						className={cn(selectClasses, props.controlClassName)}
