@@ -21,6 +21,7 @@ export const jobPayloads = {
 	'check-server': z.object({}),
 	'prune-form-submissions': z.object({}),
 	'settle-ended-jobs': z.object({}),
+	verify: z.object({ runId: z.uuid() }),
 } as const
 
 export type JobName = keyof typeof jobPayloads

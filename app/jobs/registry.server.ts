@@ -11,6 +11,7 @@ import { checkServerJob } from './definitions/check-server.server.ts'
 import { pruneFormSubmissionsJob } from './definitions/prune-form-submissions.server.ts'
 import { leadPageMarksJob } from './definitions/lead-page-marks.server.ts'
 import { settleEndedJobsJob } from './definitions/settle-ended-jobs.server.ts'
+import { verifyJob } from './definitions/verify.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -25,6 +26,7 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	checkServerJob,
 	pruneFormSubmissionsJob,
 	leadPageMarksJob,
+	verifyJob,
 	// handed the list rather than importing this module: no circle (decision 0070)
 	settleEndedJobsJob(() => jobDefinitions),
 ]
