@@ -6,18 +6,19 @@ export type LedgerSubject = { label: string; href: string | null }
 
 type Parsed =
 	| { kind: 'enrich' | 'lead-scrape' | 'company-scrape'; id: string; attempt: number }
-	| { kind: 'checkout' | 'subscription'; id: string }
+	| { kind: 'checkout' | 'subscription' | 'verify'; id: string }
 
 // References the jobs and payments write (run-enrichment, run-lead-scrape,
 // run-company-scrape, checkout, subscriptions): `<kind>:<uuid>[:<attempt>]`.
 function parse(reference: string | null): Parsed | null {
 	const match =
-		/^(enrich|lead-scrape|company-scrape|checkout|subscription):([^:]+)(?::(\d+))?$/.exec(
+		/^(enrich|lead-scrape|company-scrape|checkout|subscription|verify):([^:]+)(?::(\d+))?$/.exec(
 			reference ?? '',
 		)
 	if (!match || !isUuid(match[2])) return null
 	const kind = match[1] as Parsed['kind']
-	if (kind === 'checkout' || kind === 'subscription') return { kind, id: match[2] }
+	if (kind === 'checkout' || kind === 'subscription' || kind === 'verify')
+		return { kind, id: match[2] }
 	return { kind, id: match[2], attempt: Number(match[3] ?? 1) }
 }
 
@@ -40,7 +41,7 @@ export async function ledgerSubjects(
 	const idsOf = (kind: Parsed['kind']) => [
 		...new Set([...parsed.values()].filter((p) => p.kind === kind).map((p) => p.id)),
 	]
-	const [runs, searches, companyLists] = await Promise.all([
+	const [runs, searches, companyLists, verifications] = await Promise.all([
 		idsOf('enrich').length
 			? db
 					.selectFrom('enrichment_runs as r')
@@ -69,10 +70,32 @@ export async function ledgerSubjects(
 					.where('id', 'in', idsOf('company-scrape'))
 					.execute()
 			: [],
+		idsOf('verify').length
+			? db
+					.selectFrom('verification_runs as v')
+					.innerJoin('processing_list as l', 'l.id', 'v.list_id')
+					.select(['v.id', 'v.list_id', 'l.name'])
+					.where('v.user_id', '=', accountId)
+					.where('v.id', 'in', idsOf('verify'))
+					.execute()
+			: [],
 	])
 	const subjects = new Map<string, LedgerSubject>()
 	for (const [reference, p] of parsed) {
 		if (p.kind === 'checkout') subjects.set(reference, { label: 'Checkout payment', href: null })
+		else if (p.kind === 'verify') {
+			// a verification is charged for its definitive answers (valid, invalid, disposable)
+			const run = verifications.find((v) => v.id === p.id)
+			subjects.set(
+				reference,
+				run
+					? {
+							label: `Email verification of “${run.name}” (valid, invalid and disposable answers)`,
+							href: `/lists/${run.list_id}/verify`,
+						}
+					: { label: 'Email verification (list deleted)', href: null },
+			)
+		}
 		else if (p.kind === 'subscription')
 			subjects.set(reference, { label: 'Subscription', href: '/subscription' })
 		else if (p.kind === 'enrich') {
