@@ -22,6 +22,23 @@ export const LEAD_COLUMNS = [
 	'email_status',
 ] as const
 
+/**
+ * Our own email check (decision 0086), beside the imported `email_status`: its status, the role
+ * flag, the provider and when (UTC); empty when never verified.
+ */
+const VERIFY_COLUMNS: CsvColumn[] = [
+	{ header: 'verification_status', expression: 'verify_status' },
+	{
+		header: 'verification_role',
+		expression: "case when verify_role then 'yes' when verify_role is false then 'no' end",
+	},
+	{ header: 'verification_provider', expression: 'verify_provider' },
+	{
+		header: 'verified_at',
+		expression: `to_char(verified_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
+	},
+]
+
 export const COMPANY_COLUMNS = [
 	'name',
 	'domain',
@@ -54,7 +71,8 @@ export async function streamListCsv(
 	const keys = await dataKeys('leads', list.id, await uploadColumnOrder(list.id))
 	const columns = [
 		...LEAD_COLUMNS.map((c) => ({ header: c, expression: quoteIdent(c) })),
-		...dataColumns(keys, LEAD_COLUMNS),
+		...VERIFY_COLUMNS,
+		...dataColumns(keys, [...LEAD_COLUMNS, ...VERIFY_COLUMNS.map((c) => c.header)]),
 	]
 	return {
 		fileName: csvFileName(list.name),
