@@ -10,7 +10,7 @@ const company = sql<string>`(coalesce(lower(company_name), '') collate "C")`
 
 // Email status, best first and never verified last, as its index holds it (migration
 // 2026-11-28T0150)
-const verify = sql<string>`((case verify_status when 'valid' then '1' when 'catch_all' then '2'
+export const VERIFY_RANK = sql<string>`((case verify_status when 'valid' then '1' when 'catch_all' then '2'
 	when 'risky' then '3' when 'unknown' then '4' when 'disposable' then '5' when 'invalid' then '6'
 	else '7' end) collate "C")`
 
@@ -29,7 +29,7 @@ const ORDER_KEYS: Record<LeadSort, RawBuilder<string>[]> = {
 	first_name: [firstName],
 	last_name: [lastName, firstName],
 	company: [company],
-	verify: [verify],
+	verify: [VERIFY_RANK],
 }
 
 export function orderKeys(sort: LeadSort) {
