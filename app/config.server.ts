@@ -186,7 +186,9 @@ const EnvSchema = z
 		// Email verification (issue 35, decision 0086): the provider credit-paid checks use, each
 		// provider's API and platform key, the price of a definitive answer, how long an answer
 		// is reused, checks in flight per job and requests per second per key (all processes)
-		VERIFY_PROVIDER: z.enum(['millionverifier', 'zerobounce', 'reacher']).default('millionverifier'),
+		VERIFY_PROVIDER: z
+			.enum(['millionverifier', 'zerobounce', 'reacher'])
+			.default('millionverifier'),
 		MILLIONVERIFIER_BASE_URL: z
 			.url({ protocol: /^https?$/ })
 			.default('https://api.millionverifier.com'),

@@ -115,7 +115,11 @@ export function createMillionVerifierClient(options: {
 							signal,
 						})
 						// a bad key or no credits: HTTP 200 with result "error" and no email answer
-						if (data.result === 'error' && data.error && (!data.email || /key|credit/i.test(data.error)))
+						if (
+							data.result === 'error' &&
+							data.error &&
+							(!data.email || /key|credit/i.test(data.error))
+						)
 							throw errorFromText(LABEL, data.error)
 						return {
 							email,
@@ -131,7 +135,11 @@ export function createMillionVerifierClient(options: {
 		uploadFile: (emails) =>
 			call(async () => {
 				const form = new FormData()
-				form.append('file_contents', new Blob([emails.join('\n')], { type: 'text/csv' }), 'list.csv')
+				form.append(
+					'file_contents',
+					new Blob([emails.join('\n')], { type: 'text/csv' }),
+					'list.csv',
+				)
 				const { data } = await bulk.request<unknown>('/bulkapi/v2/upload', {
 					method: 'POST',
 					query: { key: options.apiKey },
@@ -148,7 +156,11 @@ export function createMillionVerifierClient(options: {
 					query: { key: options.apiKey, file_id: fileId },
 				})
 				const parsed = fileAnswer.safeParse(safeJson(data))
-				if (!parsed.success) throw new VerifierError('unavailable', `${LABEL} sent a file status it does not document.`)
+				if (!parsed.success)
+					throw new VerifierError(
+						'unavailable',
+						`${LABEL} sent a file status it does not document.`,
+					)
 				if (parsed.data.error) throw errorFromText(LABEL, parsed.data.error)
 				return { status: parsed.data.status ?? 'unknown', percent: parsed.data.percent ?? 0 }
 			}),

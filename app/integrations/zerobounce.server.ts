@@ -45,7 +45,10 @@ const batchAnswer = z.union([
 const creditsAnswer = z.object({ Credits: z.union([z.string(), z.number()]) })
 
 /** ZeroBounce's answer for one email in our status set. */
-export function mapZeroBounce(answer: { status: string; sub_status?: string | null }): VerifyStatus {
+export function mapZeroBounce(answer: {
+	status: string
+	sub_status?: string | null
+}): VerifyStatus {
 	const sub = answer.sub_status ?? ''
 	if (sub === 'disposable') return 'disposable'
 	switch (answer.status) {

@@ -2,7 +2,8 @@
 // a test says what it expects in the address itself: valid…, invalid…, catchall…,
 // disposable…, risky…, unknown…, error… (the provider could not tell); role addresses (info@,
 // sales@, support@) are flagged; anything else is valid. Shared by the three fakes.
-export type Outcome = 'valid' | 'invalid' | 'catch_all' | 'disposable' | 'risky' | 'unknown' | 'error'
+export type Outcome =
+	'valid' | 'invalid' | 'catch_all' | 'disposable' | 'risky' | 'unknown' | 'error'
 
 export function outcomeOf(email: string): Outcome {
 	const local = email.toLowerCase().split('@')[0] ?? ''

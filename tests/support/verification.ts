@@ -1,7 +1,10 @@
 import { expect } from 'vitest'
 import { db } from '../../db/index.server.ts'
 import { resetSingleton } from '../../app/utils/singleton.server.ts'
-import { startFakeMillionVerifier, type FakeMillionVerifier } from '../fakes/millionverifier/server.ts'
+import {
+	startFakeMillionVerifier,
+	type FakeMillionVerifier,
+} from '../fakes/millionverifier/server.ts'
 import { startFakeReacher, type FakeReacher } from '../fakes/reacher/server.ts'
 import { startFakeZeroBounce, type FakeZeroBounce } from '../fakes/zerobounce/server.ts'
 

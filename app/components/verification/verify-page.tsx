@@ -11,8 +11,16 @@ import { Choice, ChoiceGroup } from '../ui/choice.tsx'
 import { Field, FormErrors } from '../ui/field.tsx'
 import type { VerifyActionResult } from '../../services/verification/verify-page.server.ts'
 import type { VerifyRunSummary } from '../../services/verification/verify-runs.server.ts'
-import { VerifySchema, VERIFY_ONLY, VERIFY_ONLY_LABELS } from '../../services/verification/schemas.ts'
-import { STATUS_FILTERS, STATUS_INFO, type StatusFilter } from '../../services/verification/statuses.ts'
+import {
+	VerifySchema,
+	VERIFY_ONLY,
+	VERIFY_ONLY_LABELS,
+} from '../../services/verification/schemas.ts'
+import {
+	STATUS_FILTERS,
+	STATUS_INFO,
+	type StatusFilter,
+} from '../../services/verification/statuses.ts'
 import { parseWithZod } from '../../utils/form-bounds.ts'
 import { useIsPending } from '../../utils/forms.ts'
 import { useLiveRefresh } from '../../utils/use-live-refresh.ts'
@@ -39,7 +47,13 @@ const BAR_COLOURS: Record<StatusFilter, string> = {
 }
 
 /** The list's leads by status: a bar, and a link to each group on the list page. */
-export function StatusSummary({ listId, counts }: { listId: string; counts: VerifyPageData['counts'] }) {
+export function StatusSummary({
+	listId,
+	counts,
+}: {
+	listId: string
+	counts: VerifyPageData['counts']
+}) {
 	const total = STATUS_FILTERS.reduce((sum, s) => sum + counts[s], 0)
 	return (
 		<div data-testid="status-summary">
@@ -90,8 +104,8 @@ function RunCard({ run, listId }: { run: VerifyRunSummary; listId: string }) {
 			</div>
 			<p className="text-slate-700">
 				{run.provider}, {run.keyKind === 'ownKey' ? 'your own key' : 'paid with credits'}
-				{run.filter.length ? ` · ${run.filter.join(' · ')}` : ''} · {run.cached.toLocaleString('en')}{' '}
-				from the cache (free)
+				{run.filter.length ? ` · ${run.filter.join(' · ')}` : ''} ·{' '}
+				{run.cached.toLocaleString('en')} from the cache (free)
 				{run.keyKind === 'credits'
 					? ` · ${(run.charged * run.creditsPerCheck).toLocaleString('en')} credits charged for definitive answers`
 					: ''}
@@ -175,7 +189,11 @@ export function VerifyPage({
 								errors={fields.q.errors}
 								inputProps={getInputProps(fields.q, { type: 'search' })}
 							/>
-							<ChoiceGroup legend="Which leads" errors={fields.only.errors} errorId={fields.only.errorId}>
+							<ChoiceGroup
+								legend="Which leads"
+								errors={fields.only.errors}
+								errorId={fields.only.errorId}
+							>
 								{VERIFY_ONLY.map((only) => (
 									<Choice
 										key={only}
@@ -244,7 +262,12 @@ export function VerifyPage({
 										)}
 									</p>
 									<IdempotencyKey value={loaderData.formKey} />
-									<SubmitButton name="intent" value="run" pending={starting} pendingText="Starting…">
+									<SubmitButton
+										name="intent"
+										value="run"
+										pending={starting}
+										pendingText="Starting…"
+									>
 										Verify now
 									</SubmitButton>
 								</div>
@@ -276,7 +299,8 @@ export function VerifyPage({
 							))}
 						</dl>
 						<p className="mt-2 text-sm text-slate-700">
-							<Badge>Role</Badge> marks addresses such as info@ or sales@: they reach a team, not a person.
+							<Badge>Role</Badge> marks addresses such as info@ or sales@: they reach a team, not a
+							person.
 						</p>
 					</section>
 				</Card>

@@ -15,5 +15,8 @@ export const verifyJob = defineJob({
 	expireInSeconds: 12 * 3600,
 	concurrency: 2,
 	handler: ({ runId }, context) => runVerification(runId, context),
-	settle: { unfinished: unfinishedVerifications, ended: ({ runId }) => settleEndedVerification(runId) },
+	settle: {
+		unfinished: unfinishedVerifications,
+		ended: ({ runId }) => settleEndedVerification(runId),
+	},
 })

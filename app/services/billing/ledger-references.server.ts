@@ -95,8 +95,7 @@ export async function ledgerSubjects(
 						}
 					: { label: 'Email verification (list deleted)', href: null },
 			)
-		}
-		else if (p.kind === 'subscription')
+		} else if (p.kind === 'subscription')
 			subjects.set(reference, { label: 'Subscription', href: '/subscription' })
 		else if (p.kind === 'enrich') {
 			const run = runs.find((r) => r.id === p.id)

@@ -40,7 +40,9 @@ async function listWithStatuses() {
 test('the list table shows our status, the role flag, and an imported status only where we never checked', async () => {
 	const { me, listId } = await listWithStatuses()
 	const page = await loadListPage('leads', me, listId, get(`/lists/${listId}`))
-	const rows = new Map(page.rows.map((r) => [(r as { email: string }).email, r as Record<string, unknown>]))
+	const rows = new Map(
+		page.rows.map((r) => [(r as unknown as { email: string }).email, r as Record<string, unknown>]),
+	)
 	expect(rows.get('b@x.com')).toMatchObject({ verify_status: 'valid', verify_role: true })
 	expect(rows.get('c@x.com')).toMatchObject({ verify_status: null, imported_status: 'verified' })
 	// our check wins over the file's word
@@ -51,7 +53,7 @@ test('filter and sort by status', async () => {
 	const { me, listId } = await listWithStatuses()
 	const emailsOf = async (search: string) =>
 		(await loadListPage('leads', me, listId, get(`/lists/${listId}?${search}`))).rows.map(
-			(r) => (r as { email: string }).email,
+			(r) => (r as unknown as { email: string }).email,
 		)
 	expect(await emailsOf('status=invalid')).toEqual(['a@x.com'])
 	expect((await emailsOf('status=unverified')).sort()).toEqual(['c@x.com', 'e@x.com'])

@@ -5,7 +5,6 @@ import { getConfig } from '../../config.server.ts'
 import {
 	VERIFIER_LABELS,
 	VerifierError,
-	type Verifier,
 	type VerifierName,
 	type VerifyAnswer,
 } from '../../integrations/email-verifiers.server.ts'
@@ -129,9 +128,7 @@ async function record(run: Run, outcomes: Outcome[]) {
 				select distinct on (v.email) ${run.user_id}::uuid, v.email, ${run.provider}, v.status, v.role, v.raw, now()
 				from jsonb_to_recordset(${JSON.stringify(fresh)}::jsonb) as v(email text, status text, role boolean, raw jsonb)
 				on conflict (user_id, email) do update set provider = excluded.provider,
-					status = excluded.status, role = excluded.role, raw = excluded.raw, checked_at = now()`.execute(
-				trx,
-			)
+					status = excluded.status, role = excluded.role, raw = excluded.raw, checked_at = now()`.execute(trx)
 		await sql`
 			update leads l set
 				verify_status = case when v.answered then v.status else coalesce(l.verify_status, v.status) end,
@@ -271,7 +268,7 @@ async function checkChunk(
 ) {
 	const label = VERIFIER_LABELS[run.provider]
 	let limited = 0
-	for (let attempt = 1; ; ) {
+	for (let attempt = 1; ;) {
 		if (pace.stop) return
 		const pause = pace.pausedUntil - Date.now()
 		if (pause > 0) await sleep(pause, signal)

@@ -43,7 +43,11 @@ const EMAILS = [
 test('credits: each email checked once, the one status set with role and raw kept, only definitive answers charged', async () => {
 	const me = await accountWithCredits(100)
 	const listId = await insertEmails(me.accountId!, EMAILS)
-	const estimate = await estimateVerification(me, { listId, payWith: 'credits', only: 'unverified' })
+	const estimate = await estimateVerification(me, {
+		listId,
+		payWith: 'credits',
+		only: 'unverified',
+	})
 	expect(estimate).toMatchObject({ rows: 7, cached: 0, toCheck: 7, credits: 7 })
 	const before = fakes.mv.checks.length
 	const { runId } = await startVerification(me, { listId, payWith: 'credits', only: 'unverified' })
@@ -77,7 +81,11 @@ test('credits: each email checked once, the one status set with role and raw kep
 	expect(again).toMatchObject({ rows: 7, cached: 6, toCheck: 1, credits: 1 })
 	const checks = fakes.mv.checks.length
 	const second = await startVerification(me, { listId, payWith: 'credits', only: 'all' })
-	expect(await settledVerification(second.runId)).toMatchObject({ status: 2, cached: 6, charged: 0 })
+	expect(await settledVerification(second.runId)).toMatchObject({
+		status: 2,
+		cached: 6,
+		charged: 0,
+	})
 	// only the unknown one (never cached) was asked again, free
 	expect(fakes.mv.checks.slice(checks)).toEqual(['unknown1@acme.com'])
 	expect(await getCreditBalance(me.accountId!)).toBe(96)
@@ -86,8 +94,16 @@ test('credits: each email checked once, the one status set with role and raw kep
 test('an imported email status stays as imported and is never taken for our check', async () => {
 	const me = await accountWithCredits(10)
 	const listId = await insertEmails(me.accountId!, ['valid2@acme.com'])
-	await db.updateTable('leads').set({ email_status: 'verified' }).where('list_id', '=', listId).execute()
-	const estimate = await estimateVerification(me, { listId, payWith: 'credits', only: 'unverified' })
+	await db
+		.updateTable('leads')
+		.set({ email_status: 'verified' })
+		.where('list_id', '=', listId)
+		.execute()
+	const estimate = await estimateVerification(me, {
+		listId,
+		payWith: 'credits',
+		only: 'unverified',
+	})
 	expect(estimate.toCheck).toBe(1)
 	const lead = (await statusesOf(listId)).get('valid2@acme.com')
 	expect(lead).toMatchObject({ email_status: 'verified', verify_status: null })
@@ -156,7 +172,11 @@ test('a bad own key: caught by the key test, and at job start the run fails sayi
 		startVerification(me, { listId, payWith: 'millionverifier', only: 'all' }),
 	).rejects.toThrow(/failed its last test/)
 	// one never tested fails the run with the reason
-	await db.updateTable('api_keys').set({ test_error: null }).where('user_id', '=', me.accountId!).execute()
+	await db
+		.updateTable('api_keys')
+		.set({ test_error: null })
+		.where('user_id', '=', me.accountId!)
+		.execute()
 	const { runId } = await startVerification(me, { listId, payWith: 'millionverifier', only: 'all' })
 	const run = await settledVerification(runId)
 	expect(run.status).toBe(3)
@@ -217,4 +237,34 @@ test("another account's list or run is a 404", async () => {
 		init: { status: 404 },
 	})
 	await settledVerification(runId)
+})
+
+test('the verify form sent twice (a double click) starts one run and holds credits once', async () => {
+	const { verifyPageAction } = await import('./verify-page.server.ts')
+	const me = await accountWithCredits(20)
+	const listId = await insertEmails(me.accountId!, ['valid1@twice.com', 'valid2@twice.com'])
+	const send = () =>
+		verifyPageAction(
+			me,
+			listId,
+			new Request(`http://localhost/lists/${listId}/verify`, {
+				method: 'POST',
+				body: new URLSearchParams({
+					intent: 'run',
+					payWith: 'credits',
+					only: 'all',
+					idempotencyKey: '0b9c7a4e-3f1d-4c55-9a61-2f4f0d7e8a11',
+				}),
+			}),
+		)
+	const answers = await Promise.all([send(), send()])
+	for (const answer of answers) expect((answer as Response).status).toBe(302)
+	const runs = await db
+		.selectFrom('verification_runs')
+		.select('id')
+		.where('list_id', '=', listId)
+		.execute()
+	expect(runs).toHaveLength(1)
+	await settledVerification(runs[0]!.id)
+	expect(await getCreditBalance(me.accountId!)).toBe(18)
 })

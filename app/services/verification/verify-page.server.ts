@@ -31,7 +31,11 @@ export type VerifyActionResult = {
 	estimate: VerifyEstimate | null
 }
 
-export async function loadVerifyPage(context: AccountContext | null, listId: unknown, request: Request) {
+export async function loadVerifyPage(
+	context: AccountContext | null,
+	listId: unknown,
+	request: Request,
+) {
 	const account = actingAccount(context)
 	const { list } = await findLeadList(account, listId)
 	const config = getConfig()
@@ -43,7 +47,9 @@ export async function loadVerifyPage(context: AccountContext | null, listId: unk
 	const search = new URL(request.url).searchParams
 	// what paying each way means, for the choice
 	const payOptions = PAY_WITH.filter((p) =>
-		p === 'credits' ? Boolean(platformKey(config.VERIFY_PROVIDER)) : account.apiKeyProviders.includes(p),
+		p === 'credits'
+			? Boolean(platformKey(config.VERIFY_PROVIDER))
+			: account.apiKeyProviders.includes(p),
 	).map((p) => ({
 		value: p,
 		label:
@@ -63,7 +69,11 @@ export async function loadVerifyPage(context: AccountContext | null, listId: unk
 	}
 }
 
-export async function verifyPageAction(context: AccountContext | null, listId: unknown, request: Request) {
+export async function verifyPageAction(
+	context: AccountContext | null,
+	listId: unknown,
+	request: Request,
+) {
 	// another account's list is a 404 before anything is read from the form
 	const { list } = await findLeadList(context, listId)
 	const here = `/lists/${list.id}/verify`
@@ -72,7 +82,10 @@ export async function verifyPageAction(context: AccountContext | null, listId: u
 	if (intent === 'cancel') {
 		const submission = parseWithZod(formData, { schema: CancelVerifySchema })
 		if (submission.status !== 'success')
-			return data<VerifyActionResult>({ intent, result: submission.reply(), estimate: null }, { status: 400 })
+			return data<VerifyActionResult>(
+				{ intent, result: submission.reply(), estimate: null },
+				{ status: 400 },
+			)
 		try {
 			await cancelVerification(context, list.id, submission.value.runId)
 			return redirectWithSuccess(here, 'Verification cancelled; unchecked emails are not charged')
@@ -82,7 +95,10 @@ export async function verifyPageAction(context: AccountContext | null, listId: u
 	}
 	const submission = parseWithZod(formData, { schema: VerifySchema })
 	if (submission.status !== 'success')
-		return data<VerifyActionResult>({ intent, result: submission.reply(), estimate: null }, { status: 400 })
+		return data<VerifyActionResult>(
+			{ intent, result: submission.reply(), estimate: null },
+			{ status: 400 },
+		)
 	const value = submission.value
 	const input = {
 		listId: list.id,

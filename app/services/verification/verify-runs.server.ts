@@ -40,8 +40,6 @@ export type VerifyInput = {
 	filter?: RunFilterInput
 }
 
-
-
 type Account = AccountContext & { accountId: string }
 
 /** The provider and key a run would use, or a form error saying what is missing. */
@@ -255,7 +253,11 @@ export async function startVerification(
 }
 
 /** The account's run, on a list this user may use; anything else is a 404. */
-export async function findVerification(context: AccountContext | null, listId: string, runId: unknown) {
+export async function findVerification(
+	context: AccountContext | null,
+	listId: string,
+	runId: unknown,
+) {
 	const account = actingAccount(context)
 	const { list } = await findLeadList(account, listId)
 	if (!isUuid(runId)) notFound('This run')
@@ -277,7 +279,10 @@ export async function cancelVerification(
 	runId: unknown,
 ) {
 	const run = await findVerification(context, listId, runId)
-	const cancelled = await settleVerification(run.id, { state: VerifyState.failed, error: 'Cancelled' })
+	const cancelled = await settleVerification(run.id, {
+		state: VerifyState.failed,
+		error: 'Cancelled',
+	})
 	if (!cancelled) throw new FormError('This run has already ended.')
 }
 
@@ -311,25 +316,23 @@ export async function listVerifications(context: AccountContext | null, listId: 
 		.orderBy('created_at', 'desc')
 		.limit(10)
 		.execute()
-	return runs.map(
-		(r): VerifyRunSummary => ({
-			id: r.id,
-			status: r.status,
-			error: r.error,
-			provider: VERIFIER_LABELS[r.provider as VerifierName] ?? r.provider,
-			keyKind: r.key_kind,
-			total: r.total,
-			done: r.checked,
-			cached: r.cached,
-			charged: r.charged,
-			creditsReserved: r.credits_reserved,
-			creditsPerCheck: r.credits_per_check,
-			filter: describeFilter(r.filter as RunFilter | null),
-			only: ((r.filter as { verify?: VerifyOnly } | null)?.verify ?? 'all') as VerifyOnly,
-			createdAt: r.created_at.toISOString(),
-			finishedAt: r.finished_at?.toISOString() ?? null,
-		}),
-	)
+	return runs.map((r): VerifyRunSummary => ({
+		id: r.id,
+		status: r.status,
+		error: r.error,
+		provider: VERIFIER_LABELS[r.provider as VerifierName] ?? r.provider,
+		keyKind: r.key_kind,
+		total: r.total,
+		done: r.checked,
+		cached: r.cached,
+		charged: r.charged,
+		creditsReserved: r.credits_reserved,
+		creditsPerCheck: r.credits_per_check,
+		filter: describeFilter(r.filter as RunFilter | null),
+		only: ((r.filter as { verify?: VerifyOnly } | null)?.verify ?? 'all') as VerifyOnly,
+		createdAt: r.created_at.toISOString(),
+		finishedAt: r.finished_at?.toISOString() ?? null,
+	}))
 }
 
 /** The list's leads by our status (and how many are not verified), for the summary bar. */
@@ -345,6 +348,7 @@ export async function statusCounts(listId: string) {
 		number
 	>
 	counts.unverified = 0
-	for (const row of rows) counts[(row.verify_status as VerifyStatus | null) ?? 'unverified'] = Number(row.n)
+	for (const row of rows)
+		counts[(row.verify_status as VerifyStatus | null) ?? 'unverified'] = Number(row.n)
 	return counts
 }

@@ -9,7 +9,9 @@
 //   file_contents) → {file_id, ...}, GET /bulkapi/v2/fileinfo?key=&file_id= → {status,
 //   percent}, GET /bulkapi/v2/download?key=&file_id=&filter=all → CSV;
 // - fault knobs: slow answers, 429 with Retry-After, 200s that are not JSON, no credits.
-// A check counts (`checks`) only when its answer was written to a connection still open.
+// A check counts (`checks`) only when its answer was written to a connection still open (a
+// client that hung up first, e.g. a killed worker, never got it; a real provider may still
+// bill such a check: at most the requests in flight at a kill).
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { isRole, outcomeOf, type VerifyFakeKnobs } from '../verify-outcomes.ts'
@@ -21,11 +23,7 @@ const RESULT_CODES = { ok: 1, catch_all: 2, unknown: 3, error: 4, disposable: 5,
 function answerFor(email: string) {
 	const outcome = outcomeOf(email)
 	const result =
-		outcome === 'valid' || outcome === 'risky'
-			? 'ok'
-			: outcome === 'error'
-				? 'error'
-				: outcome
+		outcome === 'valid' || outcome === 'risky' ? 'ok' : outcome === 'error' ? 'error' : outcome
 	return {
 		email,
 		quality: outcome === 'risky' ? 'risky' : outcome === 'valid' ? 'good' : 'bad',
@@ -62,7 +60,9 @@ export async function startFakeMillionVerifier(
 		req.on('data', (c: Buffer) => chunks.push(c))
 		req.on('end', () => {
 			const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-				if (res.destroyed) return false
+				// the client hung up before the answer (a killed worker): not a check it got
+				if (res.destroyed || !res.socket || res.socket.destroyed || res.socket.readableEnded)
+					return false
 				res.writeHead(status, {
 					'Content-Type': typeof body === 'string' ? 'text/plain' : 'application/json',
 					...headers,
@@ -87,7 +87,7 @@ export async function startFakeMillionVerifier(
 				if (url.pathname === '/api/v3/' || url.pathname === '/api/v3') {
 					if (noCredits) return keyError('Insufficient credits')
 					const email = url.searchParams.get('email') ?? ''
-					if (send(200, answerFor(email)) && !req.destroyed) checks.push(email.toLowerCase())
+					if (send(200, answerFor(email))) checks.push(email.toLowerCase())
 					return
 				}
 				if (url.pathname === '/bulkapi/v2/upload' && req.method === 'POST') {

@@ -8,7 +8,9 @@
 //   shared secret in `x-reacher-secret`; either is accepted here;
 // - fault knobs: slow answers (a check takes seconds), 429 with Retry-After, 200s that are not
 //   JSON, no credits (the SaaS answers 429 {"error": "...quota..."}, UNCONFIRMED: a knob).
-// A check counts (`checks`) only when its answer was written to a connection still open.
+// A check counts (`checks`) only when its answer was written to a connection still open (a
+// client that hung up first, e.g. a killed worker, never got it; a real provider may still
+// bill such a check: at most the requests in flight at a kill).
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { isRole, outcomeOf, type VerifyFakeKnobs } from '../verify-outcomes.ts'
@@ -30,7 +32,11 @@ function checkOf(email: string) {
 	return {
 		input: email,
 		is_reachable: reachable,
-		misc: { is_disposable: outcome === 'disposable', is_role_account: isRole(email), gravatar_url: null },
+		misc: {
+			is_disposable: outcome === 'disposable',
+			is_role_account: isRole(email),
+			gravatar_url: null,
+		},
 		mx: { accepts_mail: outcome !== 'invalid', records: ['mx.example.com.'] },
 		smtp: {
 			can_connect_smtp: true,
@@ -66,7 +72,9 @@ export async function startFakeReacher(
 		req.on('data', (c: Buffer) => chunks.push(c))
 		req.on('end', () => {
 			const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-				if (res.destroyed) return false
+				// the client hung up before the answer (a killed worker): not a check it got
+				if (res.destroyed || !res.socket || res.socket.destroyed || res.socket.readableEnded)
+					return false
 				res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
 				res.end(JSON.stringify(body))
 				return true
@@ -85,7 +93,8 @@ export async function startFakeReacher(
 					return send(404, { error: 'Not found' })
 				if (req.headers.authorization !== apiKey && req.headers['x-reacher-secret'] !== apiKey)
 					return send(401, { error: 'Unauthorized' })
-				if (noCredits) return send(200, { error: 'You have used up your monthly quota of credits.' })
+				if (noCredits)
+					return send(200, { error: 'You have used up your monthly quota of credits.' })
 				let body: { to_email?: string }
 				try {
 					body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
@@ -93,7 +102,7 @@ export async function startFakeReacher(
 					return send(400, { error: 'Invalid JSON' })
 				}
 				const email = body.to_email ?? ''
-				if (send(200, checkOf(email)) && !req.destroyed) checks.push(email.toLowerCase())
+				if (send(200, checkOf(email))) checks.push(email.toLowerCase())
 			}
 			if (delay > 0) setTimeout(answer, delay)
 			else answer()

@@ -8,7 +8,9 @@
 // - errors as HTTP 200 with an `error` field ("Invalid API Key or your account ran out of
 //   credits"); GET /v2/getcredits?api_key= → {Credits: "N"}, "-1" for a bad key;
 // - fault knobs: slow answers, 429 with Retry-After, 200s that are not JSON, no credits.
-// A check counts (`checks`) only when its answer was written to a connection still open.
+// A check counts (`checks`) only when its answer was written to a connection still open (a
+// client that hung up first, e.g. a killed worker, never got it; a real provider may still
+// bill such a check: at most the requests in flight at a kill).
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { isRole, outcomeOf, type VerifyFakeKnobs } from '../verify-outcomes.ts'
@@ -77,7 +79,9 @@ export async function startFakeZeroBounce(
 		req.on('data', (c: Buffer) => chunks.push(c))
 		req.on('end', () => {
 			const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-				if (res.destroyed) return false
+				// the client hung up before the answer (a killed worker): not a check it got
+				if (res.destroyed || !res.socket || res.socket.destroyed || res.socket.readableEnded)
+					return false
 				res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
 				res.end(JSON.stringify(body))
 				return true
@@ -100,7 +104,7 @@ export async function startFakeZeroBounce(
 					if (url.searchParams.get('api_key') !== apiKey || noCredits)
 						return send(200, { error: KEY_ERROR })
 					const email = url.searchParams.get('email') ?? ''
-					if (send(200, validation(email)) && !req.destroyed) checks.push(email.toLowerCase())
+					if (send(200, validation(email))) checks.push(email.toLowerCase())
 					return
 				}
 				if (url.pathname === '/v2/validatebatch' && req.method === 'POST') {
@@ -119,7 +123,7 @@ export async function startFakeZeroBounce(
 					const errors = emails
 						.filter((e) => outcomeOf(e) === 'error')
 						.map((e) => ({ error: 'Unable to validate this email at this time', email_address: e }))
-					if (send(200, { email_batch: answered.map(validation), errors }) && !req.destroyed)
+					if (send(200, { email_batch: answered.map(validation), errors }))
 						checks.push(...emails.map((e) => e.toLowerCase()))
 					return
 				}
