@@ -58,7 +58,7 @@ create table verification_run_rows (
 	run_id uuid not null references verification_runs(id) on delete cascade,
 	lead_id uuid not null references leads(id) on delete cascade,
 	email text not null,
-	-- 0 pending, 2 done
+	-- 0 pending, 1 asked (the provider has it), 2 done
 	state smallint not null default 0,
 	result text,
 	-- the answer came from the account's cache (free)

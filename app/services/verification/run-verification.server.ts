@@ -145,7 +145,7 @@ async function record(run: Run, outcomes: Outcome[]) {
 				cached = v.cached, charged = v.charged
 			from jsonb_to_recordset(${json}::jsonb)
 				as v(lead_id uuid, status text, error text, cached boolean, charged boolean)
-			where r.run_id = ${run.id} and r.lead_id = v.lead_id and r.state = 0
+			where r.run_id = ${run.id} and r.lead_id = v.lead_id and r.state < 2
 			returning r.cached, r.charged`.execute(trx)
 		await trx
 			.updateTable('verification_runs')
@@ -275,14 +275,15 @@ async function checkChunk(
 		if (signal.aborted) return
 		await takeSlot(tools.keyId, tools.perSecond, signal)
 		if (signal.aborted) return
+		// asked, before asking: a worker killed while the provider works on these is not followed
+		// by a second request for them (the provider checks, and may bill, each email once)
+		if (attempt === 1 && limited === 0) await markAsked(run.id, chunk)
 		let answers: VerifyAnswer[]
 		try {
-			answers = await tools.verifier.verify(
-				chunk.map((r) => r.email),
-				signal,
-			)
+			// not aborted when the worker stops: a request in flight finishes and is written (a
+			// graceful stop loses no answer the provider gave)
+			answers = await tools.verifier.verify(chunk.map((r) => r.email))
 		} catch (error) {
-			if (signal.aborted) return
 			const e =
 				error instanceof VerifierError
 					? error
@@ -352,6 +353,23 @@ async function checkChunk(
 		return
 	}
 }
+
+async function markAsked(runId: string, chunk: Row[]) {
+	await db
+		.updateTable('verification_run_rows')
+		.set({ state: 1 })
+		.where('run_id', '=', runId)
+		.where(
+			'lead_id',
+			'in',
+			chunk.map((r) => r.lead_id),
+		)
+		.where('state', '=', 0)
+		.execute()
+}
+
+export const INTERRUPTED =
+	'The check was interrupted (the worker running it stopped) and is not asked again, so the provider checks each email once. Not charged; verify again to check it.'
 
 async function stillRunning(runId: string) {
 	const row = await db
@@ -436,6 +454,8 @@ export async function runVerification(runId: string, job: JobContext) {
 			if (job.signal.aborted) throw new Error('worker stopping')
 			if (pace.stop) throw pace.stop
 		}
+		// asked by a worker that stopped before the answer came: unknown, not asked twice
+		await failRest(run, INTERRUPTED)
 		await settleVerification(run.id, { state: VerifyState.done })
 	} catch (error) {
 		if (error instanceof StopRun) {
@@ -460,7 +480,7 @@ async function failRest(run: Run, message: string) {
 			.selectFrom('verification_run_rows')
 			.select(['lead_id', 'email'])
 			.where('run_id', '=', run.id)
-			.where('state', '=', 0)
+			.where('state', '<', 2)
 			.limit(PAGE_SIZE)
 			.execute()
 		if (rows.length === 0) return
