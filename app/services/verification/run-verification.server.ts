@@ -506,23 +506,18 @@ export async function unfinishedVerifications(quietSeconds: number) {
 /** The sweep's end of a run whose job will not run again: failed, credits settled once. */
 export async function settleEndedVerification(runId: string) {
 	return db.transaction().execute(async (trx) => {
-		const locked = await trx
+		// the run's lock first: a retry queues its job while holding it (see endedJob); a run
+		// that ended meanwhile is left as it is by settleVerification
+		await trx
 			.selectFrom('verification_runs')
-			.select('status')
+			.select('id')
 			.where('id', '=', runId)
 			.forUpdate()
-			.executeTakeFirst()
-		if (locked?.status !== VerifyState.pending && locked?.status !== VerifyState.running)
-			return false
+			.execute()
 		const job = await endedJob(trx, 'verify', { runId })
-		if (!job) return false
-		return settleVerification(
-			runId,
-			{
-				state: VerifyState.failed,
-				error: `The run stopped. ${whyEnded(job)} Emails not checked were not charged; verify again to go on.`,
-			},
-			trx,
-		)
+		const error = job
+			? `The run stopped. ${whyEnded(job)} Emails not checked were not charged; verify again to go on.`
+			: null
+		return error !== null && settleVerification(runId, { state: VerifyState.failed, error }, trx)
 	})
 }
