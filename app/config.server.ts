@@ -183,6 +183,31 @@ const EnvSchema = z
 		CREDITS_PER_ENRICHMENT: z.coerce.number().int().min(0).default(1),
 		ENRICH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
 		ENRICH_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(20),
+		// Email verification (issue 35, decision 0086): the provider credit-paid checks use, each
+		// provider's API and platform key, the price of a definitive answer, how long an answer
+		// is reused, checks in flight per job and requests per second per key (all processes)
+		VERIFY_PROVIDER: z
+			.enum(['millionverifier', 'zerobounce', 'reacher'])
+			.default('millionverifier'),
+		MILLIONVERIFIER_BASE_URL: z
+			.url({ protocol: /^https?$/ })
+			.default('https://api.millionverifier.com'),
+		MILLIONVERIFIER_BULK_URL: z
+			.url({ protocol: /^https?$/ })
+			.default('https://bulkapi.millionverifier.com'),
+		MILLIONVERIFIER_API_KEY: z.string().min(1).optional(),
+		ZEROBOUNCE_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.zerobounce.net'),
+		ZEROBOUNCE_BULK_URL: z.url({ protocol: /^https?$/ }).default('https://bulkapi.zerobounce.net'),
+		ZEROBOUNCE_API_KEY: z.string().min(1).optional(),
+		ZEROBOUNCE_BATCH_SIZE: z.coerce.number().int().min(1).max(200).default(100),
+		REACHER_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.reacher.email'),
+		REACHER_API_KEY: z.string().min(1).optional(),
+		CREDITS_PER_VERIFICATION: z.coerce.number().int().min(0).default(1),
+		VERIFY_CACHE_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+		VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+		MILLIONVERIFIER_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(160),
+		ZEROBOUNCE_BATCH_PER_MINUTE: z.coerce.number().min(1).max(10000).default(30),
+		REACHER_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(5),
 		// Analytics (docs/decisions/0009-client-rules-and-analytics.md): off without a key
 		POSTHOG_KEY: z.string().min(1).optional(),
 		POSTHOG_HOST: z.url({ protocol: /^https?$/ }).default('https://us.i.posthog.com'),

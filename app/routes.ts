@@ -277,6 +277,14 @@ export const screens = [
 		title: 'Enrich list',
 	},
 	{
+		name: 'verify-list',
+		path: 'lists/:listId/verify',
+		file: 'routes/verify-list.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Verify emails',
+	},
+	{
 		name: 'admin-dashboard',
 		path: 'admin-dashboard',
 		file: 'routes/admin-dashboard.tsx',

@@ -383,6 +383,7 @@ export interface Credits {
   reference: string | null;
   subscription_id: string | null;
   user_id: string;
+  verification_run_id: string | null;
 }
 
 export interface CreditsSpentDaily {
@@ -492,6 +493,16 @@ export interface EmailbisonWorkspaceKeys {
   eb_workspace_id: string;
   encrypted_key: string;
   last4: string;
+  user_id: string;
+}
+
+export interface EmailChecks {
+  checked_at: Generated<Timestamp>;
+  email: string;
+  provider: string;
+  raw: Json | null;
+  role: Generated<boolean>;
+  status: string;
   user_id: string;
 }
 
@@ -660,6 +671,11 @@ export interface Leads {
   phone: string | null;
   title: string | null;
   user_id: string;
+  verified_at: Timestamp | null;
+  verify_provider: string | null;
+  verify_raw: Json | null;
+  verify_role: boolean | null;
+  verify_status: string | null;
   workspace_id: string | null;
 }
 
@@ -843,6 +859,38 @@ export interface TwoFactorRecoveryCodes {
   user_id: string;
 }
 
+export interface VerificationRunRows {
+  cached: Generated<boolean>;
+  charged: Generated<boolean>;
+  email: string;
+  error: string | null;
+  lead_id: string;
+  result: string | null;
+  run_id: string;
+  state: Generated<number>;
+}
+
+export interface VerificationRuns {
+  cached: Generated<number>;
+  charged: Generated<number>;
+  checked: Generated<number>;
+  created_at: Generated<Timestamp>;
+  credits_per_check: Generated<number>;
+  credits_reserved: Generated<number>;
+  error: string | null;
+  filter: Json | null;
+  finished_at: Timestamp | null;
+  id: Generated<string>;
+  key_kind: string;
+  list_id: string;
+  provider: string;
+  started_at: Timestamp | null;
+  status: Generated<number>;
+  total: Generated<number>;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+}
+
 export interface Workspaces {
   created_at: Generated<Timestamp>;
   id: Generated<string>;
@@ -883,6 +931,7 @@ export interface DB {
   csv_imports: CsvImports;
   domain_subscriptions: DomainSubscriptions;
   domains: Domains;
+  email_checks: EmailChecks;
   emailbison_upload: EmailbisonUpload;
   emailbison_upload_leads: EmailbisonUploadLeads;
   emailbison_workspace_keys: EmailbisonWorkspaceKeys;
@@ -916,5 +965,7 @@ export interface DB {
   team_member_workspace_acess: TeamMemberWorkspaceAcess;
   team_members: TeamMembers;
   two_factor_recovery_codes: TwoFactorRecoveryCodes;
+  verification_run_rows: VerificationRunRows;
+  verification_runs: VerificationRuns;
   workspaces: Workspaces;
 }

@@ -38,6 +38,7 @@ export const jobPayloads = {
 			'email_status',
 		]),
 	}),
+	verify: z.object({ runId: z.uuid() }),
 } as const
 
 export type JobName = keyof typeof jobPayloads

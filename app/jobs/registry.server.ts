@@ -14,6 +14,7 @@ import { settleEndedJobsJob } from './definitions/settle-ended-jobs.server.ts'
 import { notificationMailJob } from './definitions/notification-mail.server.ts'
 import { bulkActionJob } from './definitions/bulk-action.server.ts'
 import { leadRemapJob } from './definitions/lead-remap.server.ts'
+import { verifyJob } from './definitions/verify.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -31,6 +32,7 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	notificationMailJob,
 	bulkActionJob,
 	leadRemapJob,
+	verifyJob,
 	// handed the list rather than importing this module: no circle (decision 0070)
 	settleEndedJobsJob(() => jobDefinitions),
 ]

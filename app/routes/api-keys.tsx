@@ -107,7 +107,7 @@ function ProviderCard({
 		constraint: getZodConstraint(SaveKeySchema),
 		defaultValue: {
 			provider,
-			baseUrl: summary?.baseUrl ?? defaultBaseUrl,
+			baseUrl: summary?.baseUrl ?? (provider === 'openai' ? defaultBaseUrl : undefined),
 			label: summary?.label ?? '',
 		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: SaveKeySchema }),
@@ -177,6 +177,13 @@ function ProviderCard({
 					<Field
 						label="Base URL"
 						hint="https://api.openai.com/v1, your Azure resource's …/openai/v1, https://openrouter.ai/api/v1, or http://localhost:11434/v1 for Ollama where the server allows private URLs."
+						errors={fields.baseUrl.errors}
+						inputProps={getInputProps(fields.baseUrl, { type: 'url' })}
+					/>
+				) : provider === 'reacher' ? (
+					<Field
+						label="Base URL (optional)"
+						hint="Your self-hosted Reacher server, e.g. https://reacher.example.com; leave empty for Reacher's SaaS."
 						errors={fields.baseUrl.errors}
 						inputProps={getInputProps(fields.baseUrl, { type: 'url' })}
 					/>

@@ -16,6 +16,7 @@ export function ListCost({ cost }: { cost: ListCostBreakdown }) {
 			</summary>
 			<ul className="mt-2 space-y-1 pl-4">
 				{cost.search !== 0 ? <li>Search: {credits(cost.search)}</li> : null}
+				{cost.verification !== 0 ? <li>Email verification: {credits(cost.verification)}</li> : null}
 				{cost.runs.map((run) => (
 					<li key={run.id} data-testid="run-cost">
 						<Link to={run.href} className="text-indigo-700 hover:underline">

@@ -17,6 +17,8 @@ import {
 import { listSearch, type ListQuery } from '../../services/lists/list-query.ts'
 import { useLiveRefresh } from '../../utils/use-live-refresh.ts'
 import { jsonFieldsText } from '../ui/json-fields.tsx'
+import { EmailStatusBadge } from '../verification/status-badge.tsx'
+import { StatusFilterLinks } from '../verification/status-filter-links.tsx'
 
 /**
  * The page of a lead list or of a company list (its kind's descriptor says which): status and
@@ -39,9 +41,14 @@ export function ListPage({
 	const running = isRunning(list.status)
 	useLiveRefresh(running, 2000)
 
-	const base = { q: query.q, sort: query.sort, dir: query.dir }
+	const base = { q: query.q, sort: query.sort, dir: query.dir, status: query.status }
 	const sortLink = (sort: string) =>
-		search({ q: query.q, sort, dir: query.sort === sort && query.dir === 'asc' ? 'desc' : 'asc' })
+		search({
+			q: query.q,
+			status: query.status,
+			sort,
+			dir: query.sort === sort && query.dir === 'asc' ? 'desc' : 'asc',
+		})
 	const importReport = summary && words.importReportPath?.(list.id)
 	return (
 		<>
@@ -68,6 +75,11 @@ export function ListPage({
 							</Link>
 						) : null}
 						<EnrichLink words={words} listId={list.id} q={query.q} matching={matching} />
+						{words.verifyPath ? (
+							<Link to={words.verifyPath(list.id)} className={buttonClasses('secondary')}>
+								Verify emails
+							</Link>
+						) : null}
 						{words.uploadPath ? (
 							<Link to={words.uploadPath(list.id)} className={buttonClasses('secondary')}>
 								Upload to EmailBison
@@ -116,6 +128,7 @@ export function ListPage({
 					<input type="hidden" name="sort" value={query.sort} />
 				) : null}
 				{query.dir === 'desc' ? <input type="hidden" name="dir" value="desc" /> : null}
+				{query.status ? <input type="hidden" name="status" value={query.status} /> : null}
 				<button type="submit" className={buttonClasses('secondary')}>
 					Search
 				</button>
@@ -128,6 +141,9 @@ export function ListPage({
 					</Link>
 				) : null}
 			</Form>
+			{words.verifyPath ? (
+				<StatusFilterLinks current={query.status} link={(status) => search({ ...base, status })} />
+			) : null}
 			{words.sortMenu ? (
 				<div className="mb-3 flex flex-wrap items-center gap-2 text-sm text-slate-700">
 					<span id="sort-by">Sort by</span>
@@ -309,6 +325,18 @@ function Cell({ column, row }: { column: ListColumn; row: ListPageRow }) {
 			</td>
 		)
 	if (column.shows === 'count') return <td>{value?.toLocaleString('en') ?? ''}</td>
+	if (column.shows === 'status') {
+		const lead = row as { verify_role?: boolean | null; imported_status?: string | null }
+		return (
+			<td>
+				<EmailStatusBadge
+					status={value as string | null}
+					role={lead.verify_role}
+					imported={lead.imported_status}
+				/>
+			</td>
+		)
+	}
 	return <td title={value ? String(value) : undefined}>{value ?? ''}</td>
 }
 

@@ -9,6 +9,7 @@ import {
 	emailBisonBase,
 	EmailBisonError,
 } from '../../integrations/emailbison.server.ts'
+import { VerifierError } from '../../integrations/email-verifiers.server.ts'
 import { listModels, ModelError } from '../../integrations/openai.server.ts'
 import { COULD_NOT_CONNECT, internalUrlReason } from '../../integrations/outbound.server.ts'
 import { forbidden, FormError } from '../../utils/http-errors.server.ts'
@@ -16,6 +17,7 @@ import { lastFour, sealSecret } from '../../utils/secrets.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import { API_KEY_PURPOSE, apiKeyOwner, getProviderKey } from './get-provider-key.server.ts'
 import { PROVIDER_LABELS, type Provider } from './schemas.ts'
+import { isVerifier, verifierFor } from './verifier-for.server.ts'
 
 /** What the browser may see of a key: never the key, only its last 4 characters. */
 export type ApiKeySummary = {
@@ -67,7 +69,7 @@ export async function saveApiKey(
 	assertCanManage(account)
 	// a key is kept with the URL it is for, and only ever sent there (decision 0024, point 7)
 	let baseUrl: string | null = null
-	if (input.provider === 'openai') {
+	if (input.provider === 'openai' || input.provider === 'reacher') {
 		baseUrl = input.baseUrl ?? null
 		const internal = baseUrl ? internalUrlReason(baseUrl) : null
 		if (internal) throw new FormError(internal, 'baseUrl')
@@ -158,7 +160,7 @@ async function testEmailBisonKey(accountId: string, key: string, savedFor: strin
 /**
  * A cheap authenticated call with the stored key: OpenAI-compatible lists its models,
  * Apify reads /v2/users/me, Apollo its health call, EmailBison /api/users on the
- * account's instance. Returns a sentence for the person;
+ * account's instance, MillionVerifier and ZeroBounce their credits, Reacher one check. Returns a sentence for the person;
  * throws FormError with a clear reason when the key fails.
  */
 export async function testApiKey(context: AccountContext | null, provider: Provider) {
@@ -220,11 +222,18 @@ async function callWithKey(
 				retryDelayMs: 300,
 			}).health()
 			message = 'The key works: Apollo answered its health check.'
+		} else if (isVerifier(provider)) {
+			message = await verifierFor(provider, stored).checkKey()
 		} else {
 			message = await testEmailBisonKey(accountId, stored.key, stored.baseUrl)
 		}
 	} catch (error) {
-		if (error instanceof ModelError || error instanceof ApifyError || error instanceof ApolloError)
+		if (
+			error instanceof ModelError ||
+			error instanceof ApifyError ||
+			error instanceof ApolloError ||
+			error instanceof VerifierError
+		)
 			throw new FormError(`The test failed: ${error.message}`)
 		throw error
 	}

@@ -1,6 +1,14 @@
 import { z } from 'zod'
 
-export const PROVIDERS = ['openai', 'apify', 'apollo', 'emailbison'] as const
+export const PROVIDERS = [
+	'openai',
+	'apify',
+	'apollo',
+	'emailbison',
+	'millionverifier',
+	'zerobounce',
+	'reacher',
+] as const
 export type Provider = (typeof PROVIDERS)[number]
 
 export const PROVIDER_LABELS: Record<Provider, string> = {
@@ -8,6 +16,9 @@ export const PROVIDER_LABELS: Record<Provider, string> = {
 	apify: 'Apify',
 	apollo: 'Apollo',
 	emailbison: 'EmailBison',
+	millionverifier: 'MillionVerifier (email verification)',
+	zerobounce: 'ZeroBounce (email verification)',
+	reacher: 'Reacher (email verification, self-hosted or SaaS)',
 }
 
 const provider = z.enum(PROVIDERS, { error: 'Choose a provider.' })

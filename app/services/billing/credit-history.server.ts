@@ -46,6 +46,7 @@ type LineRow = {
 	list_id: string | null
 	company_list_id: string | null
 	enrichment_run_id: string | null
+	verification_run_id: string | null
 	checkout_session_id: string | null
 	subscription_id: string | null
 	list_name: string | null
@@ -79,6 +80,14 @@ export function subjectOf(row: LineRow): CreditSubjectView | null {
 			href: `${base}?run=${row.enrichment_run_id}`,
 		}
 	}
+	if (row.verification_run_id)
+		// charged for its definitive answers only (valid, invalid, disposable)
+		return row.list_name && row.list_id
+			? {
+					label: `Email verification of ${quoted(row.list_name)}`,
+					href: `/lists/${row.list_id}/verify`,
+				}
+			: { label: 'Email verification (list since deleted)', href: null }
 	if (row.list_id)
 		return row.list_name
 			? { label: `Lead search ${quoted(row.list_name)}${retry}`, href: `/lists/${row.list_id}` }
@@ -133,6 +142,7 @@ function linesQuery(db: Kysely<DB>, accountId: string) {
 			'c.list_id',
 			'c.company_list_id',
 			'c.enrichment_run_id',
+			'c.verification_run_id',
 			'c.checkout_session_id',
 			'c.subscription_id',
 			'l.name as list_name',
@@ -239,6 +249,8 @@ export type ListCostBreakdown = {
 	total: number
 	/** its search (lead or company scrape), retries included */
 	search: number
+	/** its email verifications */
+	verification: number
 	runs: { id: string; name: string; credits: number; href: string }[]
 }
 
@@ -252,7 +264,7 @@ export async function listCostBreakdown(
 	listId: string,
 	db: Kysely<DB> = defaultDb,
 ): Promise<ListCostBreakdown> {
-	if (!isUuid(listId)) return { total: 0, search: 0, runs: [] }
+	if (!isUuid(listId)) return { total: 0, search: 0, verification: 0, runs: [] }
 	const column = kind === 'leads' ? 'c.list_id' : 'c.company_list_id'
 	const rows = await db
 		.selectFrom('credits as c')
@@ -261,13 +273,14 @@ export async function listCostBreakdown(
 		)
 		.select([
 			'c.enrichment_run_id',
+			sql<boolean>`c.verification_run_id is not null`.as('verification'),
 			sql<string | null>`min(r.name)`.as('run_name'),
 			sql<Date>`min(c.created_at)`.as('first_at'),
 			sql<number>`-sum(c.delta)::bigint`.as('credits'),
 		])
 		.where('c.user_id', '=', accountId)
 		.where(column, '=', listId)
-		.groupBy('c.enrichment_run_id')
+		.groupBy(['c.enrichment_run_id', sql`c.verification_run_id is not null`])
 		.execute()
 	const enrich = kind === 'leads' ? `/lists/${listId}/enrich` : `/company-lists/${listId}/enrich`
 	const runs = rows
@@ -279,6 +292,12 @@ export async function listCostBreakdown(
 			credits: Number(r.credits),
 			href: `${enrich}?run=${r.enrichment_run_id}`,
 		}))
-	const search = Number(rows.find((r) => !r.enrichment_run_id)?.credits ?? 0)
-	return { total: search + runs.reduce((sum, r) => sum + r.credits, 0), search, runs }
+	const search = Number(rows.find((r) => !r.enrichment_run_id && !r.verification)?.credits ?? 0)
+	const verification = Number(rows.find((r) => r.verification)?.credits ?? 0)
+	return {
+		total: search + verification + runs.reduce((sum, r) => sum + r.credits, 0),
+		search,
+		verification,
+		runs,
+	}
 }

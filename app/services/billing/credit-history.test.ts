@@ -353,6 +353,7 @@ describe('what a list and a run cost', () => {
 		expect(await listCostBreakdown(accountId, 'leads', emptyList)).toEqual({
 			total: 0,
 			search: 0,
+			verification: 0,
 			runs: [],
 		})
 		expect(breakdown.search).toBe(70)

@@ -45,6 +45,7 @@ export type CreditSubject = {
 	listId?: string | null
 	companyListId?: string | null
 	enrichmentRunId?: string | null
+	verificationRunId?: string | null
 	checkoutSessionId?: string | null
 	subscriptionId?: string | null
 	note?: string | null
@@ -63,6 +64,7 @@ function subjectColumns(subject: CreditSubject = {}) {
 		list_id: subject.listId ?? null,
 		company_list_id: subject.companyListId ?? null,
 		enrichment_run_id: subject.enrichmentRunId ?? null,
+		verification_run_id: subject.verificationRunId ?? null,
 		checkout_session_id: subject.checkoutSessionId ?? null,
 		subscription_id: subject.subscriptionId ?? null,
 		note: subject.note ?? null,
@@ -270,7 +272,7 @@ async function holdSubject(
 ): Promise<CreditSubject> {
 	const hold = await trx
 		.selectFrom('credits')
-		.select(['list_id', 'company_list_id', 'enrichment_run_id'])
+		.select(['list_id', 'company_list_id', 'enrichment_run_id', 'verification_run_id'])
 		.where('user_id', '=', accountId)
 		.where('reason', '=', 'reservation')
 		.where('reference', '=', reference)
@@ -279,6 +281,7 @@ async function holdSubject(
 		listId: hold?.list_id,
 		companyListId: hold?.company_list_id,
 		enrichmentRunId: hold?.enrichment_run_id,
+		verificationRunId: hold?.verification_run_id,
 	}
 }
 

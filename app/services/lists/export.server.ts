@@ -8,6 +8,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { csvSafe, formulaStartsSql } from '../../utils/csv-safe.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { findCompanyList, findLeadList } from './find-list.server.ts'
+import { ofList, VERIFY_RANK } from './lead-order.server.ts'
 
 export const LEAD_COLUMNS = [
 	'email',
@@ -21,6 +22,24 @@ export const LEAD_COLUMNS = [
 	'phone',
 	'email_status',
 ] as const
+
+/**
+ * Our own email check (decision 0086), beside the imported `email_status`: its status, the role
+ * flag, the provider and when (UTC), once any lead of the list was verified (a list never
+ * verified exports as it always did).
+ */
+const VERIFY_COLUMNS: CsvColumn[] = [
+	{ header: 'verification_status', expression: 'verify_status' },
+	{
+		header: 'verification_role',
+		expression: "case when verify_role then 'yes' when verify_role is false then 'no' end",
+	},
+	{ header: 'verification_provider', expression: 'verify_provider' },
+	{
+		header: 'verified_at',
+		expression: `to_char(verified_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`,
+	},
+]
 
 export const COMPANY_COLUMNS = [
 	'name',
@@ -51,10 +70,14 @@ export async function streamListCsv(
 	listId: unknown,
 ): Promise<CsvDownload> {
 	const { list } = await findLeadList(context, listId)
-	const keys = await dataKeys('leads', list.id, await uploadColumnOrder(list.id))
+	const [keys, verified] = await Promise.all([
+		uploadColumnOrder(list.id).then((order) => dataKeys('leads', list.id, order)),
+		anyVerified(list.id),
+	])
 	const columns = [
 		...LEAD_COLUMNS.map((c) => ({ header: c, expression: quoteIdent(c) })),
-		...dataColumns(keys, LEAD_COLUMNS),
+		...(verified ? VERIFY_COLUMNS : []),
+		...dataColumns(keys, [...LEAD_COLUMNS, ...VERIFY_COLUMNS.map((c) => c.header)]),
 	]
 	return {
 		fileName: csvFileName(list.name),
@@ -89,6 +112,18 @@ function dataColumns(keys: string[], standard: readonly string[]): CsvColumn[] {
 		header: standard.includes(key) ? `data.${key}` : key,
 		expression: `data ->> ${quoteLiteral(key)}`,
 	}))
+}
+
+/** Whether any lead of the list has our own check (the status index's first entries). */
+async function anyVerified(listId: string) {
+	const row = await db
+		.selectFrom('leads')
+		.select('id')
+		.where(ofList(listId))
+		.where(sql<boolean>`${VERIFY_RANK} < '7'`)
+		.limit(1)
+		.executeTakeFirst()
+	return Boolean(row)
 }
 
 /** The upload's extra columns in file order (the rest of the keys follow alphabetically). */

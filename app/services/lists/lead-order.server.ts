@@ -8,6 +8,12 @@ const firstName = sql<string>`(coalesce(lower(first_name), '') collate "C")`
 const lastName = sql<string>`(coalesce(lower(last_name), '') collate "C")`
 const company = sql<string>`(coalesce(lower(company_name), '') collate "C")`
 
+// Email status, best first and never verified last, as its index holds it (migration
+// 2026-11-28T0150)
+export const VERIFY_RANK = sql<string>`((case verify_status when 'valid' then '1' when 'catch_all' then '2'
+	when 'risky' then '3' when 'unknown' then '4' when 'disposable' then '5' when 'invalid' then '6'
+	else '7' end) collate "C")`
+
 /** Each searchable column as the indexes hold it. */
 export const SORT_KEY = { email, first_name: firstName, last_name: lastName, company }
 
@@ -23,6 +29,7 @@ const ORDER_KEYS: Record<LeadSort, RawBuilder<string>[]> = {
 	first_name: [firstName],
 	last_name: [lastName, firstName],
 	company: [company],
+	verify: [VERIFY_RANK],
 }
 
 export function orderKeys(sort: LeadSort) {

@@ -16,6 +16,7 @@ import {
 } from './lead-order.server.ts'
 import { LIST_KINDS, type LeadSort } from './list-kinds.ts'
 import { parseListQuery, type ListQuery } from './list-query.ts'
+import type { StatusFilter } from '../verification/statuses.ts'
 import { MARK_EVERY, requestPageMarks, rowFromMarks } from './page-marks.server.ts'
 
 export { encodeCursor } from './keyset-page.server.ts'
@@ -36,6 +37,9 @@ export type LeadRow = {
 	location: string | null
 	phone: string | null
 	email_status: string | null
+	/** our own check (decision 0086); null: never verified */
+	verify_status: string | null
+	verify_role: boolean | null
 	data: Record<string, unknown>
 }
 
@@ -74,7 +78,7 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 	if (!after && !before && query.page > 1) {
 		// a typed ?page= without a cursor: a search counts its way there; a whole list finds
 		// the row before the page on the index alone, then reads on by keyset
-		if (query.q) offset = (query.page - 1) * LEADS_PAGE_SIZE
+		if (query.q || query.status) offset = (query.page - 1) * LEADS_PAGE_SIZE
 		else {
 			after = await rowBeforePage(list, query.sort, descending, query.page)
 			pastTheEnd = after === null
@@ -98,7 +102,7 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 		leads: page.rows as LeadRow[],
 		dataKeys: page.dataKeys,
 		/** the whole list's size (kept on the list row, so no count over 1,000,000 rows) */
-		total: query.q ? null : list.found,
+		total: query.q || query.status ? null : list.found,
 		/** how many leads the search matches, counted up to SEARCH_COUNT_CAP */
 		matching: searched?.matching ?? null,
 		firstIndex: page.firstIndex,
@@ -110,7 +114,7 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 /** The SQL of one page (without the list's access check): LEADS_PAGE_SIZE + 1 rows. */
 export function leadsPageQuery(
 	listId: string,
-	query: Pick<LeadsQuery, 'q' | 'sort' | 'dir'>,
+	query: Pick<LeadsQuery, 'q' | 'sort' | 'dir' | 'status'>,
 	cursors: { after: Cursor | null; before: Cursor | null },
 	offset = 0,
 ) {
@@ -124,6 +128,7 @@ export function leadsPageQuery(
 		.select(sortKeyOf(query.sort).as('sort_key'))
 		.where(ofList(listId))
 	if (query.q) builder = builder.where(searchCondition(query.q))
+	if (query.status) builder = builder.where(statusCondition(query.status))
 	const cursor = after ?? before
 	if (cursor) {
 		const greater = (after !== null) !== descending
@@ -150,6 +155,8 @@ const LEAD_COLUMNS = [
 	'location',
 	'phone',
 	'email_status',
+	'verify_status',
+	'verify_role',
 	'data',
 ] as const
 
@@ -182,6 +189,7 @@ async function searchPage(
 				sql``,
 			)}
 			from leads where ${ofList(listId)} and ${searchCondition(query.q)}
+				and ${query.status ? statusCondition(query.status) : sql`true`}
 			limit ${SEARCH_COUNT_CAP + 1}
 		), counted as (
 			select count(*)::int as matched from hit
@@ -227,7 +235,8 @@ async function rowBeforePage(
 	const fromEnd = list.found - 1 - position
 	const finished = list.status >= 2
 	if (finished && fromEnd < 0) return null
-	if (finished && Math.min(position, fromEnd) > MARK_EVERY) {
+	// no marks by email status: a verification reorders the list without changing its size
+	if (finished && sort !== 'verify' && Math.min(position, fromEnd) > MARK_EVERY) {
 		const marked = await rowFromMarks(list, sort, descending, position)
 		if (marked !== undefined) return marked
 		await requestPageMarks(list, sort)
@@ -243,6 +252,13 @@ async function rowBeforePage(
 		.limit(1)
 		.executeTakeFirst()
 	return row ? { key: row.key, id: row.id } : null
+}
+
+/** The list page's email status filter: one of our statuses, or never verified. */
+export function statusCondition(status: StatusFilter) {
+	return status === 'unverified'
+		? sql<boolean>`verify_status is null`
+		: sql<boolean>`verify_status = ${status}`
 }
 
 /** The list page's search as a condition on `leads` (also what a run on a search takes). */

@@ -12,6 +12,7 @@ export const LEAD_SORTS = [
 	{ key: 'first_name', label: 'First name' },
 	{ key: 'last_name', label: 'Last name' },
 	{ key: 'company', label: 'Company' },
+	{ key: 'verify', label: 'Email status' },
 ] as const
 
 export const COMPANY_SORTS = [
@@ -28,8 +29,11 @@ export type ListColumn = {
 	key: string
 	label: string
 	sort?: string
-	/** a link to the profile ('link'), or a count shown with thousands separators ('count') */
-	shows?: 'link' | 'count'
+	/**
+	 * a link to the profile ('link'), a count shown with thousands separators ('count'), or
+	 * the email's verification badge ('status')
+	 */
+	shows?: 'link' | 'count' | 'status'
 }
 
 export type ListKindDescriptor = {
@@ -58,6 +62,7 @@ export type ListKindDescriptor = {
 	downloadPath: (listId: string) => string
 	/** pages only a lead list has */
 	uploadPath?: (listId: string) => string
+	verifyPath?: (listId: string) => string
 	importReportPath?: (listId: string) => string
 	/** a row's own page (edit, delete), and the page that maps kept columns to fields */
 	rowPath?: (listId: string, rowId: string) => string
@@ -96,6 +101,7 @@ export const LIST_KINDS: { leads: ListKindDescriptor; companies: ListKindDescrip
 		sortMenu: true,
 		columns: [
 			{ key: 'email', label: 'Email', sort: 'email' },
+			{ key: 'verify_status', label: 'Email status', sort: 'verify', shows: 'status' },
 			{ key: 'first_name', label: 'First name', sort: 'first_name' },
 			{ key: 'last_name', label: 'Last name', sort: 'last_name' },
 			{ key: 'title', label: 'Title' },
@@ -118,6 +124,7 @@ export const LIST_KINDS: { leads: ListKindDescriptor; companies: ListKindDescrip
 		enrichPath: (listId) => `/lists/${listId}/enrich`,
 		downloadPath: (listId) => `/lists/${listId}/download`,
 		uploadPath: (listId) => `/lists/${listId}/upload`,
+		verifyPath: (listId) => `/lists/${listId}/verify`,
 		importReportPath: (listId) => `/lists/${listId}/import-report`,
 		runRows: {
 			table: 'enrichment_run_rows',

@@ -83,8 +83,11 @@ export async function loadListPage(
 	return {
 		...page,
 		kind,
-		// only what the table shows: no email status sent to the browser
-		rows: leads.map(({ email_status: _, ...lead }) => lead),
+		// only what the table shows: an imported email status only where we never checked
+		rows: leads.map(({ email_status, ...lead }) => ({
+			...lead,
+			imported_status: lead.verify_status ? null : email_status,
+		})),
 		summary,
 		list: {
 			id: list.id,

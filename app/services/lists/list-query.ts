@@ -1,5 +1,6 @@
 // A list page's URL state (?q=&sort=&dir=&page=&after=|before=), for either kind of list,
 // shared by the server and the browser.
+import { isStatusFilter, type StatusFilter } from '../verification/statuses.ts'
 import { LIST_KINDS, type ListKind, type SortOf } from './list-kinds.ts'
 
 export type ListQuery<Sort extends string = string> = {
@@ -9,6 +10,8 @@ export type ListQuery<Sort extends string = string> = {
 	page: number
 	after?: string
 	before?: string
+	/** a lead list's email status filter (a group of the verify summary) */
+	status?: StatusFilter
 }
 
 export function parseListQuery<K extends ListKind>(
@@ -29,6 +32,9 @@ export function parseListQuery<K extends ListKind>(
 		page: Number.isInteger(page) && page >= 1 && page <= 1_000_000 ? page : 1,
 		after: cursor('after'),
 		before: cursor('before'),
+		...(kind === 'leads' && isStatusFilter(params.get('status'))
+			? { status: params.get('status') as StatusFilter }
+			: {}),
 	}
 }
 
@@ -36,6 +42,7 @@ export function parseListQuery<K extends ListKind>(
 export function listSearch(kind: ListKind, query: Partial<ListQuery>) {
 	const params = new URLSearchParams()
 	if (query.q) params.set('q', query.q)
+	if (query.status) params.set('status', query.status)
 	if (query.sort && query.sort !== LIST_KINDS[kind].defaultSort) params.set('sort', query.sort)
 	if (query.dir === 'desc') params.set('dir', 'desc')
 	if (query.page && query.page > 1) params.set('page', String(query.page))

@@ -59,7 +59,7 @@ export async function rowFromMarks(
  * Asks for a finished list's marks in one order, once: a job builds them. Asked again when the
  * list's size changed since, or when a request went unanswered for ten minutes.
  */
-export async function requestPageMarks(list: MarkedList, sort: LeadSort) {
+export async function requestPageMarks(list: MarkedList, sort: Exclude<LeadSort, 'verify'>) {
 	await db.transaction().execute(async (trx) => {
 		const { rows } = await sql<{ list_id: string }>`
 			insert into lead_page_marks (list_id, sort, found) values (${list.id}, ${sort}, ${list.found})

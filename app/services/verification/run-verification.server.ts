@@ -1,0 +1,523 @@
+import { sql, type Kysely } from 'kysely'
+import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
+import { getConfig } from '../../config.server.ts'
+import {
+	VERIFIER_LABELS,
+	VerifierError,
+	type VerifierName,
+	type VerifyAnswer,
+} from '../../integrations/email-verifiers.server.ts'
+import type { JobContext } from '../../jobs/define.server.ts'
+import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
+import { logger } from '../../utils/logger.server.ts'
+import { sleep } from '../../utils/patience.server.ts'
+import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
+import { requestsPerSecond, verifierFor } from '../api-keys/verifier-for.server.ts'
+import { commitCredits } from '../billing/credits.server.ts'
+import { providerKeyId, takeSlot } from '../enrichments/rate-limit.server.ts'
+import { CHARGED_STATUSES, type VerifyStatus } from './statuses.ts'
+
+// The verify job (decision 0086): every pending row of a run, a page at a time; answers
+// cached for the account are used free, the rest go to the provider in its batch size, with
+// the key's rate limit shared by every process (decision 0016). Each request's answers are
+// written at once, with the run's counts, in one transaction (the checkpoint): a worker
+// killed mid-run loses at most the requests in flight, and the resumed job asks only for the
+// rows still pending, so each email is checked once. Credits: the hold covers every email to
+// check; the run is charged for definitive answers only, settled once when it ends.
+
+export const VerifyState = { pending: 0, running: 1, done: 2, failed: 3 } as const
+export const VERIFY_JOB_RETRY_LIMIT = 5
+const PAGE_SIZE = 1000
+/** tries of one request that fails because the provider is down or answers garbage */
+const REQUEST_TRIES = 3
+/** 429s in a row one request waits out before its emails are given up as unknown */
+const RATE_LIMIT_TRIES = 20
+/** requests in a row that fail for good before the run stops (the provider is down) */
+const DOWN_REQUESTS = 3
+
+export const verifyReference = (runId: string) => `verify:${runId}`
+
+type Run = {
+	id: string
+	user_id: string
+	provider: VerifierName
+	key_kind: string
+	status: number
+	credits_reserved: number
+	credits_per_check: number
+}
+
+type Row = { lead_id: string; email: string }
+
+/** An answer for a row: from the provider, the cache, or a failure (unknown, with why). */
+type Outcome = {
+	leadId: string
+	email: string
+	status: VerifyStatus
+	role: boolean
+	raw: unknown
+	error: string | null
+	/** the provider answered for this email (false: a failure made it unknown) */
+	answered: boolean
+	cached: boolean
+}
+
+async function loadRun(runId: string, executor: Kysely<DB> = db): Promise<Run | undefined> {
+	return (await executor
+		.selectFrom('verification_runs')
+		.select([
+			'id',
+			'user_id',
+			'provider',
+			'key_kind',
+			'status',
+			'credits_reserved',
+			'credits_per_check',
+		])
+		.where('id', '=', runId)
+		.executeTakeFirst()) as Run | undefined
+}
+
+/**
+ * Writes outcomes: the account's cache (real answers other than unknown), the leads' status
+ * (a failure never replaces an earlier answer), the run's rows and counts. Under the run's
+ * lock: a run that ended meanwhile (cancelled) keeps its settled counts and charges nothing.
+ */
+async function record(run: Run, outcomes: Outcome[]) {
+	if (outcomes.length === 0) return
+	await db.transaction().execute(async (trx) => {
+		const live = await trx
+			.selectFrom('verification_runs')
+			.select(['status', 'charged'])
+			.where('id', '=', run.id)
+			.forUpdate()
+			.executeTakeFirstOrThrow()
+		const running = live.status === VerifyState.pending || live.status === VerifyState.running
+		// never charged past the hold (an answer cached at start that expired since is free)
+		let room =
+			run.credits_per_check > 0
+				? Math.floor(run.credits_reserved / run.credits_per_check) - live.charged
+				: 0
+		const rows = outcomes.map((o) => {
+			const charge =
+				running &&
+				run.key_kind === 'credits' &&
+				o.answered &&
+				!o.cached &&
+				CHARGED_STATUSES.includes(o.status) &&
+				room > 0
+			if (charge) room -= 1
+			return {
+				lead_id: o.leadId,
+				email: o.email,
+				status: o.status,
+				role: o.role,
+				raw: o.raw ?? null,
+				error: o.error,
+				answered: o.answered,
+				cached: o.cached,
+				charged: charge,
+			}
+		})
+		const json = JSON.stringify(rows)
+		const fresh = rows.filter((r) => r.answered && !r.cached && r.status !== 'unknown')
+		if (fresh.length)
+			await sql`
+				insert into email_checks (user_id, email, provider, status, role, raw, checked_at)
+				select distinct on (v.email) ${run.user_id}::uuid, v.email, ${run.provider}, v.status, v.role, v.raw, now()
+				from jsonb_to_recordset(${JSON.stringify(fresh)}::jsonb) as v(email text, status text, role boolean, raw jsonb)
+				on conflict (user_id, email) do update set provider = excluded.provider,
+					status = excluded.status, role = excluded.role, raw = excluded.raw, checked_at = now()`.execute(trx)
+		await sql`
+			update leads l set
+				verify_status = case when v.answered then v.status else coalesce(l.verify_status, v.status) end,
+				verify_role = case when v.answered then v.role else l.verify_role end,
+				verify_raw = case when v.answered then v.raw else l.verify_raw end,
+				verify_provider = case when v.answered then ${run.provider} else l.verify_provider end,
+				verified_at = case when v.answered then now() else l.verified_at end
+			from jsonb_to_recordset(${json}::jsonb)
+				as v(lead_id uuid, status text, role boolean, raw jsonb, answered boolean)
+			where l.id = v.lead_id`.execute(trx)
+		if (!running) return
+		const { rows: done } = await sql<{ cached: boolean; charged: boolean }>`
+			update verification_run_rows r set state = 2, result = v.status, error = v.error,
+				cached = v.cached, charged = v.charged
+			from jsonb_to_recordset(${json}::jsonb)
+				as v(lead_id uuid, status text, error text, cached boolean, charged boolean)
+			where r.run_id = ${run.id} and r.lead_id = v.lead_id and r.state < 2
+			returning r.cached, r.charged`.execute(trx)
+		await trx
+			.updateTable('verification_runs')
+			.set({
+				checked: sql`checked + ${done.length}`,
+				cached: sql`cached + ${done.filter((d) => d.cached).length}`,
+				charged: sql`charged + ${done.filter((d) => d.charged).length}`,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', run.id)
+			.execute()
+	})
+}
+
+/**
+ * Ends a run that has not ended (done, failed, cancelled) and settles its credits: the
+ * definitive answers it charged are spent, the rest of the hold comes back, once (the
+ * ledger's reference). False when it had ended already.
+ */
+export async function settleVerification(
+	runId: string,
+	end: { state: number; error?: string | null },
+	executor: Kysely<DB> = db,
+) {
+	const work = async (trx: Kysely<DB>) => {
+		const run = await trx
+			.updateTable('verification_runs')
+			.set({
+				status: end.state,
+				error: end.error ?? null,
+				finished_at: sql`now()`,
+				updated_at: sql`now()`,
+			})
+			.where('id', '=', runId)
+			.where('status', 'in', [VerifyState.pending, VerifyState.running])
+			.returning(['user_id', 'charged', 'credits_reserved', 'credits_per_check'])
+			.executeTakeFirst()
+		if (!run) return false
+		if (run.credits_reserved > 0)
+			await commitCredits(trx, {
+				accountId: run.user_id,
+				reference: verifyReference(runId),
+				used: Math.min(run.credits_reserved, run.charged * run.credits_per_check),
+			})
+		return true
+	}
+	return executor.isTransaction ? work(executor) : db.transaction().execute(work)
+}
+
+/** Why a run stops early, with the sentence the person reads. */
+class StopRun extends Error {
+	/** the emails not checked yet become unknown (the provider's account has no credits) */
+	readonly failRest: boolean
+	constructor(message: string, failRest: boolean) {
+		super(message)
+		this.failRest = failRest
+	}
+}
+
+type Pace = { pausedUntil: number; downInARow: number; stop: StopRun | null }
+
+/** The run's client, its key's name in the shared limiter and the key's requests per second. */
+async function toolsFor(run: Run) {
+	const config = getConfig()
+	const label = VERIFIER_LABELS[run.provider]
+	let key: { key: string; baseUrl: string | null } | null
+	if (run.key_kind === 'ownKey') {
+		key = await getProviderKey(run.user_id, run.provider)
+		if (!key)
+			throw new StopRun(
+				`Your ${label} key was deleted. Add it again on the API keys page, then verify again. Nothing was charged.`,
+				false,
+			)
+	} else {
+		const platform =
+			run.provider === 'millionverifier'
+				? config.MILLIONVERIFIER_API_KEY
+				: run.provider === 'zerobounce'
+					? config.ZEROBOUNCE_API_KEY
+					: config.REACHER_API_KEY
+		if (!platform)
+			throw new StopRun(`${label} is not configured on this server. Nothing was charged.`, false)
+		key = { key: platform, baseUrl: null }
+	}
+	const verifier = verifierFor(run.provider, key)
+	const base =
+		key.baseUrl ??
+		(run.provider === 'millionverifier'
+			? config.MILLIONVERIFIER_BASE_URL
+			: run.provider === 'zerobounce'
+				? config.ZEROBOUNCE_BULK_URL
+				: config.REACHER_BASE_URL)
+	return {
+		verifier,
+		keyId: providerKeyId({ baseUrl: base, apiKey: key.key }),
+		perSecond: requestsPerSecond(run.provider),
+	}
+}
+
+function failed(row: Row, message: string): Outcome {
+	return {
+		leadId: row.lead_id,
+		email: row.email,
+		status: 'unknown',
+		role: false,
+		raw: null,
+		error: message,
+		answered: false,
+		cached: false,
+	}
+}
+
+/** One request for a chunk of emails, waiting out 429s and trying a failing provider again. */
+async function checkChunk(
+	run: Run,
+	chunk: Row[],
+	tools: Awaited<ReturnType<typeof toolsFor>>,
+	pace: Pace,
+	signal: AbortSignal,
+) {
+	const label = VERIFIER_LABELS[run.provider]
+	let limited = 0
+	for (let attempt = 1; ;) {
+		if (pace.stop) return
+		const pause = pace.pausedUntil - Date.now()
+		if (pause > 0) await sleep(pause, signal)
+		if (signal.aborted) return
+		await takeSlot(tools.keyId, tools.perSecond, signal)
+		if (signal.aborted) return
+		// asked, before asking: a worker killed while the provider works on these is not followed
+		// by a second request for them (the provider checks, and may bill, each email once)
+		if (attempt === 1 && limited === 0) await markAsked(run.id, chunk)
+		let answers: VerifyAnswer[]
+		try {
+			// not aborted when the worker stops: a request in flight finishes and is written (a
+			// graceful stop loses no answer the provider gave)
+			answers = await tools.verifier.verify(chunk.map((r) => r.email))
+		} catch (error) {
+			const e =
+				error instanceof VerifierError
+					? error
+					: new VerifierError('other', `${label} failed unexpectedly.`)
+			if (!(error instanceof VerifierError)) logger.error({ err: error }, 'verification failed')
+			if (e.kind === 'key' || e.kind === 'url') {
+				pace.stop ??= new StopRun(
+					`${e.message} Check the key on the API keys page, then verify again. Unchecked emails were not charged.`,
+					false,
+				)
+				return
+			}
+			if (e.kind === 'credits') {
+				await record(
+					run,
+					chunk.map((r) => failed(r, `${e.message} This email was not checked and not charged.`)),
+				)
+				pace.stop ??= new StopRun(
+					`${e.message} The emails not checked are marked unknown and were not charged.`,
+					true,
+				)
+				return
+			}
+			if (e.kind === 'rate-limited' && limited < RATE_LIMIT_TRIES) {
+				limited += 1
+				const wait = (e.retryAfterSeconds ?? Math.min(30, 2 ** limited)) * 1000
+				pace.pausedUntil = Math.max(pace.pausedUntil, Date.now() + wait)
+				continue
+			}
+			if (e.retryable && attempt < REQUEST_TRIES && pace.downInARow === 0) {
+				attempt += 1
+				await sleep(500 * 2 ** (attempt - 2), signal)
+				continue
+			}
+			// given up: these emails are unknown (free), with the reason
+			await record(
+				run,
+				chunk.map((r) => failed(r, `${e.message} Not charged; verify it again later.`)),
+			)
+			pace.downInARow += 1
+			if (pace.downInARow >= DOWN_REQUESTS)
+				pace.stop ??= new StopRun(
+					`The run stopped after ${DOWN_REQUESTS} requests in a row failed: ${e.message} Emails not checked were not charged; verify again later.`,
+					false,
+				)
+			return
+		}
+		pace.downInARow = 0
+		const byEmail = new Map(answers.map((a) => [a.email.toLowerCase(), a]))
+		await record(
+			run,
+			chunk.map((row): Outcome => {
+				const a = byEmail.get(row.email)
+				if (!a) return failed(row, `${label} gave no answer for this email. Not charged.`)
+				return {
+					leadId: row.lead_id,
+					email: row.email,
+					status: a.status,
+					role: a.role,
+					raw: a.raw,
+					error: a.error ?? null,
+					answered: true,
+					cached: false,
+				}
+			}),
+		)
+		return
+	}
+}
+
+async function markAsked(runId: string, chunk: Row[]) {
+	await db
+		.updateTable('verification_run_rows')
+		.set({ state: 1 })
+		.where('run_id', '=', runId)
+		.where(
+			'lead_id',
+			'in',
+			chunk.map((r) => r.lead_id),
+		)
+		.where('state', '=', 0)
+		.execute()
+}
+
+export const INTERRUPTED =
+	'The check was interrupted (the worker running it stopped) and is not asked again, so the provider checks each email once. Not charged; verify again to check it.'
+
+async function stillRunning(runId: string) {
+	const row = await db
+		.selectFrom('verification_runs')
+		.select('status')
+		.where('id', '=', runId)
+		.executeTakeFirst()
+	return row?.status === VerifyState.running
+}
+
+/** The verify job: see the top of this file. */
+export async function runVerification(runId: string, job: JobContext) {
+	const run = await loadRun(runId)
+	if (!run || (run.status !== VerifyState.pending && run.status !== VerifyState.running)) return
+	await db
+		.updateTable('verification_runs')
+		.set({ status: VerifyState.running, started_at: sql`coalesce(started_at, now())` })
+		.where('id', '=', run.id)
+		.where('status', '=', VerifyState.pending)
+		.execute()
+	const pace: Pace = { pausedUntil: 0, downInARow: 0, stop: null }
+	try {
+		const tools = await toolsFor(run)
+		const cacheDays = getConfig().VERIFY_CACHE_DAYS
+		const concurrency = getConfig().VERIFY_CONCURRENCY
+		let after: string | null = null
+		for (;;) {
+			if (!(await stillRunning(run.id))) return
+			const rows: Row[] = await db
+				.selectFrom('verification_run_rows')
+				.select(['lead_id', 'email'])
+				.where('run_id', '=', run.id)
+				.where('state', '=', 0)
+				.$if(after !== null, (q) => q.where('lead_id', '>', after!))
+				.orderBy('lead_id')
+				.limit(PAGE_SIZE)
+				.execute()
+			if (rows.length === 0) break
+			after = rows.at(-1)!.lead_id
+			// the account's answers of the last VERIFY_CACHE_DAYS: free, no request
+			const hits = await db
+				.selectFrom('email_checks')
+				.select(['email', 'status', 'role', 'raw'])
+				.where('user_id', '=', run.user_id)
+				.where(
+					'email',
+					'in',
+					rows.map((r) => r.email),
+				)
+				.where(sql<boolean>`checked_at > now() - make_interval(days => ${cacheDays})`)
+				.execute()
+			const cache = new Map(hits.map((h) => [h.email, h]))
+			await record(
+				run,
+				rows
+					.filter((r) => cache.has(r.email))
+					.map((r): Outcome => {
+						const hit = cache.get(r.email)!
+						return {
+							leadId: r.lead_id,
+							email: r.email,
+							status: hit.status as VerifyStatus,
+							role: hit.role,
+							raw: hit.raw,
+							error: null,
+							answered: true,
+							cached: true,
+						}
+					}),
+			)
+			const todo = rows.filter((r) => !cache.has(r.email))
+			const chunks: Row[][] = []
+			for (let i = 0; i < todo.length; i += tools.verifier.batchSize)
+				chunks.push(todo.slice(i, i + tools.verifier.batchSize))
+			let next = 0
+			const worker = async () => {
+				while (next < chunks.length && !pace.stop && !job.signal.aborted) {
+					await checkChunk(run, chunks[next++]!, tools, pace, job.signal)
+				}
+			}
+			await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker))
+			if (job.signal.aborted) throw new Error('worker stopping')
+			if (pace.stop) throw pace.stop
+		}
+		// asked by a worker that stopped before the answer came: unknown, not asked twice
+		await failRest(run, INTERRUPTED)
+		await settleVerification(run.id, { state: VerifyState.done })
+	} catch (error) {
+		if (error instanceof StopRun) {
+			if (error.failRest) await failRest(run, error.message)
+			await settleVerification(run.id, { state: VerifyState.failed, error: error.message })
+			return
+		}
+		// the worker stopping, the database away: the job is retried and resumes
+		if (job.retryCount < VERIFY_JOB_RETRY_LIMIT) throw error
+		logger.error({ err: error, runId }, 'verification run failed')
+		await settleVerification(run.id, {
+			state: VerifyState.failed,
+			error: 'Something went wrong while verifying. Emails not checked were not charged.',
+		})
+	}
+}
+
+/** The rows still pending become unknown with the reason (never replacing a lead's answer). */
+async function failRest(run: Run, message: string) {
+	for (;;) {
+		const rows = await db
+			.selectFrom('verification_run_rows')
+			.select(['lead_id', 'email'])
+			.where('run_id', '=', run.id)
+			.where('state', '<', 2)
+			.limit(PAGE_SIZE)
+			.execute()
+		if (rows.length === 0) return
+		await record(
+			run,
+			rows.map((r) => failed(r, message)),
+		)
+	}
+}
+
+/** Runs still pending or running while no job of theirs is queued or running. */
+export async function unfinishedVerifications(quietSeconds: number) {
+	const rows = await db
+		.selectFrom('verification_runs as r')
+		.select('r.id')
+		.where('r.status', 'in', [VerifyState.pending, VerifyState.running])
+		.where(quietFor('r.updated_at', quietSeconds))
+		.where(withoutLiveJob('verify', sql`jsonb_build_object('runId', r.id)`))
+		.execute()
+	return rows.map((r) => ({ runId: r.id }))
+}
+
+/** The sweep's end of a run whose job will not run again: failed, credits settled once. */
+export async function settleEndedVerification(runId: string) {
+	return db.transaction().execute(async (trx) => {
+		// the run's lock first: a retry queues its job while holding it (see endedJob); a run
+		// that ended meanwhile is left as it is by settleVerification
+		await trx
+			.selectFrom('verification_runs')
+			.select('id')
+			.where('id', '=', runId)
+			.forUpdate()
+			.execute()
+		const job = await endedJob(trx, 'verify', { runId })
+		const error = job
+			? `The run stopped. ${whyEnded(job)} Emails not checked were not charged; verify again to go on.`
+			: null
+		return error !== null && settleVerification(runId, { state: VerifyState.failed, error }, trx)
+	})
+}
