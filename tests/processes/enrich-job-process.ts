@@ -7,6 +7,7 @@ import readline from 'node:readline'
 import { sql } from 'kysely'
 import { runEnrichment } from '../../app/services/enrichments/run-enrichment.server.ts'
 import { db } from '../../db/index.server.ts'
+import { stopBoss } from '../../app/jobs/boss.server.ts'
 
 await sql`select 1`.execute(db)
 const lines = readline.createInterface({ input: process.stdin })
@@ -27,4 +28,6 @@ await runEnrichment(process.argv[2]!, {
 	retryCount: 0,
 	signal: new AbortController().signal,
 })
+// the run's end queues its notification's mail, which starts a job queue client here
+await stopBoss()
 await db.destroy()
