@@ -13,6 +13,7 @@ import {
 	signOut,
 	uniqueEmail,
 	withDatabase,
+	firstLeadOf,
 } from './support.ts'
 
 /** At 390 and 1280 px: no serious axe violation, and nothing makes the page scroll sideways. */
@@ -169,11 +170,12 @@ test.describe('every screen without JavaScript has no serious violation @no-js',
 			...['index', 'settings', 'subscription', 'purchase', 'test-payment', 'team-members'],
 			...['workspaces', 'attach-workspace', 'api-keys', 'domains', 'domains-import'],
 			...['domain-subscriptions', 'url-forward', 'ordering-inboxes', 'checkout', 'inboxes'],
+			'notifications',
 		],
 		lists: [
 			...['create-leads', 'create-companies', 'scrape', 'file-list', 'list'],
 			...['list-import-report', 'company-list', 'enrich-company-list', 'emailbison-upload'],
-			...['uploads', 'enrichments', 'enrich-list'],
+			...['uploads', 'enrichments', 'enrich-list', 'lead', 'list-columns', 'verify-list'],
 		],
 		onboarding: ['onboarding'],
 		admin: [
@@ -275,6 +277,7 @@ test.describe('every screen without JavaScript has no serious violation @no-js',
 			{ screen: 'ordering-inboxes', path: '/ordering-inboxes' },
 			{ screen: 'checkout', path: `/checkout?domain=${unsubscribedId}` },
 			{ screen: 'inboxes', path: '/inboxes' },
+			{ screen: 'notifications', path: '/notifications' },
 		])
 	})
 
@@ -314,6 +317,9 @@ test.describe('every screen without JavaScript has no serious violation @no-js',
 			{ screen: 'uploads', path: '/uploads' },
 			{ screen: 'enrichments', path: '/enrichments' },
 			{ screen: 'enrich-list', path: `/lists/${listId}/enrich` },
+			{ screen: 'lead', path: `/lists/${listId}/leads/${await firstLeadOf(listId)}` },
+			{ screen: 'list-columns', path: `/lists/${listId}/columns` },
+			{ screen: 'verify-list', path: `/lists/${listId}/verify` },
 		])
 		await page.context().clearCookies()
 		await subscribedAccount(page, { onboarded: false })

@@ -11,6 +11,7 @@ import {
 	signIn,
 	signOut,
 	withDatabase,
+	firstLeadOf,
 } from './support.ts'
 
 // Every screen of the route table at 390 and 1280 px: no serious axe violation, the page never
@@ -112,6 +113,7 @@ const accountScreens = [
 	'workspaces',
 	'attach-workspace',
 	'api-keys',
+	'notifications',
 ]
 const listScreens = [
 	'create-leads',
@@ -126,6 +128,9 @@ const listScreens = [
 	'uploads',
 	'enrichments',
 	'enrich-list',
+	'lead',
+	'list-columns',
+	'verify-list',
 	'onboarding',
 ]
 const sendingScreens = [
@@ -214,6 +219,7 @@ test.describe('every screen at 390 and 1280 px', () => {
 				path: `/attach-workspace?type=list&id=${listId}&redirectTo=%2Ffile-list`,
 			},
 			{ screen: 'api-keys', path: '/api-keys' },
+			{ screen: 'notifications', path: '/notifications' },
 		]
 		expect(visits.map((v) => v.screen)).toEqual(accountScreens)
 		for (const visit of visits) await checkScreen(page, visit)
@@ -280,6 +286,9 @@ test.describe('every screen at 390 and 1280 px', () => {
 			{ screen: 'uploads', path: '/uploads' },
 			{ screen: 'enrichments', path: '/enrichments' },
 			{ screen: 'enrich-list', path: `/lists/${listId}/enrich` },
+			{ screen: 'lead', path: `/lists/${listId}/leads/${await firstLeadOf(listId)}` },
+			{ screen: 'list-columns', path: `/lists/${listId}/columns` },
+			{ screen: 'verify-list', path: `/lists/${listId}/verify` },
 		]
 		for (const visit of visits) await checkScreen(page, visit)
 

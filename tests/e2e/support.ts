@@ -163,3 +163,13 @@ export async function withDatabase<T>(
 		await client.end()
 	}
 }
+
+/** A lead of the list (its page's id), for screens that show one lead. */
+export async function firstLeadOf(listId: string) {
+	const { rows } = await withDatabase((client) =>
+		client.query<{ id: string }>(`select id from leads where list_id = $1 order by id limit 1`, [
+			listId,
+		]),
+	)
+	return rows[0]!.id
+}

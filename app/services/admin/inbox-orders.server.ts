@@ -1,13 +1,9 @@
 import type { Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
-import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { logger } from '../../utils/logger.server.ts'
-import { findBillingOwnerEmail } from '../billing/access.server.ts'
 import { failOrder, fulfilOrder, startOrder } from '../inboxes/fulfilment.server.ts'
 import { plannedInboxes } from '../inboxes/planned.ts'
-import { getMailer } from '../mail/mailer.server.ts'
 import { assertStaff } from './access.server.ts'
 
 export const ORDER_STATUS_LABELS = ['pending', 'processing', 'success', 'fail'] as const
@@ -64,35 +60,16 @@ export async function listOrderQueue(
 
 export { failOrder, startOrder }
 
-/** Fulfils the order (the service checks the CSV row by row) and tells the owner by email. */
+/**
+ * Fulfils the order (the service checks the CSV row by row). The owner is told once the last
+ * inbox is delivered, by the order's notification and its mail ("Your N inboxes are ready"),
+ * recorded in the transaction that completes the order (notifications/record.server.ts).
+ */
 export async function fulfilOrderAndNotify(
 	account: AccountContext | null,
 	id: string,
 	csv: string,
 	db: Kysely<DB> = defaultDb,
 ) {
-	const result = await fulfilOrder(account, id, csv, db)
-	// a partial delivery mails nobody yet: the order is ready when its last inbox is
-	if (!result.complete) return result
-	try {
-		const order = await db
-			.selectFrom('inbox_orders')
-			.select('user_id')
-			.where('id', '=', id)
-			.executeTakeFirstOrThrow()
-		const to = await findBillingOwnerEmail(db, order.user_id)
-		if (to) {
-			const { APP_NAME, APP_URL } = getConfig()
-			await getMailer().send({
-				to,
-				subject: `Your ${result.delivered} inboxes are ready`,
-				// the link ends the line: mail clients would take a full stop after it into the link
-				text: `Your inbox order is fulfilled: ${result.delivered} inboxes are ready.\n\nSee them on ${APP_URL}/inboxes\n\n${APP_NAME}`,
-			})
-		}
-	} catch (error) {
-		// the order is fulfilled; a mail that did not go out must not undo it
-		logger.error({ err: error, order: id }, 'could not tell the owner about a fulfilled order')
-	}
-	return result
+	return fulfilOrder(account, id, csv, db)
 }

@@ -4,6 +4,7 @@ import { loadAccountContext } from '../../context.server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
 import { auditActions, newOwner } from '../../../tests/support/billing.ts'
 import { outcomeOf } from '../../../tests/support/team.ts'
+import { sendNotificationMail } from '../notifications/mail.server.ts'
 import {
 	failOrder,
 	fulfilOrderAndNotify,
@@ -40,6 +41,16 @@ async function order() {
 	return { owner, domain: domain.name, id: row.id }
 }
 
+/** Runs the mail job of the order's notifications, as the worker does. */
+async function sendOrderMails(orderId: string) {
+	const notes = await db
+		.selectFrom('notifications')
+		.select('id')
+		.where('subject_id', '=', orderId)
+		.execute()
+	for (const note of notes) await sendNotificationMail(note.id)
+}
+
 const HEADER = 'email,first_name,last_name,password,smtp_host,smtp_port,imap_host,imap_port'
 const line = (address: string) =>
 	`${address},Ada,Lovelace,s3cret-pass,smtp.gmail.com,587,imap.gmail.com,993`
@@ -67,6 +78,7 @@ describe('inbox orders in the admin area', () => {
 			complete: true,
 		})
 		expect(await inboxCount(id)).toBe(2)
+		await sendOrderMails(id)
 		const mail = await db
 			.selectFrom('mailbox')
 			.select(['subject', 'text_body'])
@@ -118,6 +130,7 @@ describe('inbox orders in the admin area', () => {
 				.select('subject')
 				.where('to_address', '=', owner.user.email)
 				.execute()
+		await sendOrderMails(id)
 		expect(await mails()).toEqual([])
 		// the share of a domain counts what was delivered before
 		await expect(
@@ -148,6 +161,8 @@ describe('inbox orders in the admin area', () => {
 			done.paid_through!.getTime(),
 			done.paid_through!.getTime(),
 		])
+		await sendOrderMails(id)
+		await sendOrderMails(id)
 		expect((await mails()).map((m) => m.subject)).toEqual(['Your 2 inboxes are ready'])
 		expect((await auditActions(id)).map((a) => a.action)).toEqual([
 			'inboxes.order.start',

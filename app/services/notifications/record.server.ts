@@ -167,7 +167,15 @@ async function describeEnd(trx: Kysely<DB>, end: JobEnd): Promise<Ended | undefi
 		case 'inbox-order': {
 			const order = await trx
 				.selectFrom('inbox_orders')
-				.select(['user_id', 'workspace_id', 'status', 'error', 'quantity', 'provider'])
+				.select(['user_id', 'workspace_id', 'status', 'error', 'provider'])
+				// what was delivered (`quantity` is not the inbox count of every kind of order)
+				.select((eb) =>
+					eb
+						.selectFrom('inboxes')
+						.select(eb.fn.countAll<number>().as('n'))
+						.where('inboxes.order_id', '=', end.id)
+						.as('delivered'),
+				)
 				.where('id', '=', end.id)
 				.executeTakeFirst()
 			if (!order || order.status < 2) return
@@ -178,7 +186,11 @@ async function describeEnd(trx: Kysely<DB>, end: JobEnd): Promise<Ended | undefi
 				workspaceId: order.workspace_id,
 				round: 0,
 				failed,
-				title: failed ? 'Your inbox order failed' : 'Your inboxes are ready',
+				title: failed
+					? 'Your inbox order failed'
+					: Number(order.delivered) === 1
+						? 'Your inbox is ready'
+						: `Your ${n(Number(order.delivered))} inboxes are ready`,
 				body: failed
 					? (order.error ?? '')
 					: 'Their addresses and passwords are on the Inboxes page.',
