@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { expect, test, type Page } from '@playwright/test'
 import { baseURL } from '../../playwright.config.ts'
 import { pageSettled, withDatabase } from './support.ts'
@@ -118,8 +119,7 @@ for (const who of ['owner', 'admin', 'nobody'] as const) {
 					await expect(page).toHaveScreenshot(`${shot.name}-${viewport.width}.png`, {
 						fullPage: true,
 						mask: volatile(page),
-						// a toast left from the set-up's actions (its flash) comes and goes with timing
-						style: '[data-sonner-toaster] { display: none !important; }',
+						stylePath: fileURLToPath(new URL('./visual-hide.css', import.meta.url)),
 					})
 					expect(foreign, 'fonts, styles, scripts or images from other origins').toEqual([])
 				})
