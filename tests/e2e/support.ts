@@ -121,33 +121,6 @@ export async function expectNoSeriousA11yViolations(page: Page) {
 	expect(violations, `axe on ${page.url()}`).toEqual([])
 }
 
-/**
- * axe on the page as it stands without JavaScript, at each of `widths`. Chromium runs no timer in
- * a page whose JavaScript is off, and axe needs them: the page's DOM (as parsed without scripts,
- * <noscript> content included) is served, its scripts taken out, to `scanner`, a page with
- * JavaScript on, which runs axe on it at the same URL, so that the page's styles load as they did.
- */
-export async function expectNoSeriousA11yViolationsWithoutJs(
-	page: Page,
-	scanner: Page,
-	widths: number[],
-) {
-	const url = page.url()
-	const html = (await page.content())
-		.replace(/<script\b[\s\S]*?<\/script>/gi, '')
-		.replace(/<\/?noscript>/gi, '')
-	await scanner.route(
-		(u) => u.href === url,
-		(route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: html }),
-		{ times: 1 },
-	)
-	for (const [i, width] of widths.entries()) {
-		await scanner.setViewportSize({ width, height: 900 })
-		if (i === 0) await scanner.goto(url)
-		await expectNoSeriousA11yViolations(scanner)
-	}
-}
-
 /** The e2e server's own database (the port is fixed in playwright.config.ts), or a keyed server's. */
 export async function withDatabase<T>(
 	work: (client: pg.Client) => Promise<T>,
