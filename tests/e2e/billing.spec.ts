@@ -45,7 +45,8 @@ test('a new user subscribes through the test-payment page and is let through @no
 })
 
 test('cancel at period end keeps access; resume takes it back @no-js', async ({ page }) => {
-	await signUp(page)
+	// the sign-up form is walked in auth.spec.ts and the first test here
+	await signedUp(page)
 	await subscribeTo(page, 'Yearly Starter', '$470.00')
 	await expect(page).toHaveURL((url) => url.pathname === '/')
 
@@ -142,7 +143,7 @@ test('team members see who owns billing, have nothing to press, and get 403', as
 	page,
 }) => {
 	test.setTimeout(180_000) // four accounts
-	const owner = await signUp(page)
+	const owner = await signedUp(page)
 	await subscribeTo(page, 'Monthly Starter', '$49.00')
 	await page.goto('/purchase')
 	await page.getByRole('button', { name: 'Buy 1,000 credits' }).click()
@@ -152,7 +153,7 @@ test('team members see who owns billing, have nothing to press, and get 403', as
 	for (const role of ['admin', 'editor'] as const) {
 		const context = await browser.newContext()
 		const memberPage = await context.newPage()
-		const member = await signUp(memberPage)
+		const member = await signedUp(memberPage)
 		await joinTeam(owner.email, member.email, role)
 
 		await memberPage.goto('/subscription')
