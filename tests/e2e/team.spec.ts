@@ -16,7 +16,8 @@ test.describe.configure({ timeout: 180_000 })
 
 /** A new account owner with an active plan (billing is another screen's business). */
 async function ownerWithPlan(page: Page) {
-	const owner = await signUp(page, { name: 'Olivia Owner' })
+	// posted, not walked: the sign-up form is auth.spec.ts's business
+	const owner = await signedUp(page, { name: 'Olivia Owner' })
 	await withDatabase((db) =>
 		db.query(
 			`insert into subscriptions (user_id, active_plan, status, billing_date, expire_date)
