@@ -141,6 +141,8 @@ const sendingScreens = [
 	'ordering-inboxes',
 	'checkout',
 	'inboxes',
+	'domains-health',
+	'domain-health',
 ]
 
 test.describe('every screen at 390 and 1280 px', () => {
@@ -340,6 +342,8 @@ test.describe('every screen at 390 and 1280 px', () => {
 			{ screen: 'ordering-inboxes', path: '/ordering-inboxes' },
 			{ screen: 'checkout', path: `/checkout?domain=${unsubscribedId}` },
 			{ screen: 'inboxes', path: '/inboxes' },
+			{ screen: 'domains-health', path: '/domains/health' },
+			{ screen: 'domain-health', path: `/domains/${domainId}/health` },
 		]
 		expect(visits.map((v) => v.screen)).toEqual(sendingScreens)
 		for (const visit of visits) await checkScreen(page, visit)
