@@ -442,3 +442,28 @@ export async function checkDomainHealth(
 	const ipLists = await ipListsCheck(dns, domain, mx.hosts)
 	return summarise([mx.result, spf, dkim, dmarc, lists, ipLists])
 }
+
+/**
+ * Checks many domains with a pool of `pool` domains in progress at once: the DNS client bounds
+ * the queries in flight, and the pool keeps the queue in front of it short (a thousand domains
+ * started at once would hold thousands of waiting lookups and their promises).
+ */
+export async function checkDomains<T extends { name: string }>(
+	dns: DnsClient,
+	domains: T[],
+	ctx: (domain: T) => DomainContext,
+	pool = 128,
+): Promise<{ domain: T; report: HealthReport }[]> {
+	const results: { domain: T; report: HealthReport }[] = new Array(domains.length)
+	let next = 0
+	await Promise.all(
+		Array.from({ length: Math.min(pool, domains.length) }, async () => {
+			while (next < domains.length) {
+				const i = next++
+				const domain = domains[i]!
+				results[i] = { domain, report: await checkDomainHealth(dns, domain.name, ctx(domain)) }
+			}
+		}),
+	)
+	return results
+}

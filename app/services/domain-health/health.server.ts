@@ -8,7 +8,7 @@ import { notFound } from '../../utils/http-errors.server.ts'
 import { domainAccount } from '../domains/access.server.ts'
 import { findDomain, unicodeName, visibleDomains } from '../domains/domains.server.ts'
 import { notifyJobEnd } from '../notifications/record.server.ts'
-import { checkDomainHealth, type InboxProvider } from './checks.server.ts'
+import { checkDomains, type InboxProvider } from './checks.server.ts'
 import { createDnsClient, type DnsClient } from './dns.server.ts'
 import { STATUS_RANK, type HealthReport, type HealthStatus } from './report.ts'
 
@@ -40,8 +40,8 @@ async function providers(db: Kysely<DB>, domainIds: string[]) {
 }
 
 /**
- * The domain-health job's work: checks each domain (all at once, the DNS client bounds the
- * queries in flight), stores its report and a history row, and when a domain that was healthy
+ * The domain-health job's work: checks the domains (a pool of them at once, the DNS client
+ * bounding the queries in flight), stores its report and a history row, and when a domain that was healthy
  * (or only warned) at its last conclusive check now fails, notifies the owner in the app and by
  * mail, once per such change (the history row is the notification's subject).
  */
@@ -60,16 +60,12 @@ export async function runHealthChecks(
 		.where('domains.id', 'in', domainIds)
 		.execute()
 	const provider = await providers(db, domainIds)
-	return Promise.all(
-		rows.map(async (row) => {
-			const report = await checkDomainHealth(dns, row.name, {
-				provider: provider.get(row.id),
-				dkimSelector: row.dkim_selector,
-			})
-			await record(db, row, report)
-			return { id: row.id, name: row.name, report }
-		}),
-	)
+	const checked = await checkDomains(dns, rows, (row) => ({
+		provider: provider.get(row.id),
+		dkimSelector: row.dkim_selector,
+	}))
+	for (const { domain, report } of checked) await record(db, domain, report)
+	return checked.map(({ domain, report }) => ({ id: domain.id, name: domain.name, report }))
 }
 
 async function record(
