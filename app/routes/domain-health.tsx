@@ -3,6 +3,7 @@ import { HeartPulse } from 'lucide-react'
 import { data, Form, Link } from 'react-router'
 import type { Route } from './+types/domain-health'
 import { HealthCard } from '../components/domains/health-card.tsx'
+import { InboxesBesideEmailBison } from '../components/domains/inboxes-beside.tsx'
 import { Badge } from '../components/ui/badge.tsx'
 import { Button } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -17,6 +18,7 @@ import {
 import { STATUS_WORDS } from '../services/domain-health/report.ts'
 import { HealthActionSchema } from '../services/domain-health/schemas.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
+import { inboxesBesideEmailBison } from '../services/inboxes/emailbison-view.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
 import { parseWithZod } from '../utils/form-bounds.ts'
 import { formErrorReply, redirectOnFormError } from '../utils/form-errors.server.ts'
@@ -29,8 +31,13 @@ import { redirectWithSuccess } from '../utils/toast.server.ts'
 export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const { account } = context.get(requestContext)
 	const acting = domainAccount(account, 'view')
+	const [health, inboxes] = await Promise.all([
+		domainHealth(account, params.id),
+		inboxesBesideEmailBison(account, params.id),
+	])
 	return {
-		health: await domainHealth(account, params.id),
+		health,
+		inboxes,
 		canChange: canChangeDomains(acting),
 		locale: requestLocale(request),
 	}
@@ -121,6 +128,7 @@ export default function DomainHealth({ loaderData, actionData }: Route.Component
 					) : null
 				}
 			/>
+			<InboxesBesideEmailBison view={loaderData.inboxes} />
 			{canChange ? (
 				<Card className="mt-4">
 					<SelectorForm selector={health.dkimSelector} result={actionData} />
