@@ -59,6 +59,10 @@ test('a failing domain shows its grade and the exact records to fix @no-js', asy
 	])
 	await expect(card.getByTestId('check-dkim')).toHaveAttribute('data-status', 'fail')
 	await expect(card.getByTestId('check-mx')).toHaveAttribute('data-status', 'pass')
+	// the domain's inbox beside EmailBison's view (not connected here: the page says so)
+	const inboxes = page.getByTestId('inboxes-beside')
+	await expect(inboxes).toContainText(`ada@${failing}`)
+	await expect(inboxes).toContainText('Connect EmailBison in Settings')
 	// a copy button only where JavaScript runs; the value is there to select either way
 	await expect(spf.getByRole('button', { name: /^Copy/ })).toHaveCount(jsEnabled(testInfo) ? 2 : 0)
 	if (jsEnabled(testInfo)) await expectNoSeriousA11yViolations(page)
