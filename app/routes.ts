@@ -357,6 +357,22 @@ export const screens = [
 		title: 'Import domains',
 	},
 	{
+		name: 'domains-health',
+		path: 'domains/health',
+		file: 'routes/domains-health.tsx',
+		layout: 'default',
+		middleware: ['auth', 'scope'],
+		title: 'Domain health',
+	},
+	{
+		name: 'domain-health',
+		path: 'domains/:id/health',
+		file: 'routes/domain-health.tsx',
+		layout: 'default',
+		middleware: ['auth', 'scope'],
+		title: 'Domain health',
+	},
+	{
 		name: 'domain-subscriptions',
 		path: 'domain-subscriptions',
 		file: 'routes/domain-subscriptions.tsx',

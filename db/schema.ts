@@ -420,6 +420,30 @@ export interface CsvImports {
   user_id: string;
 }
 
+export interface DomainHealth {
+  account_id: string;
+  checked_at: Timestamp | null;
+  dkim_selector: string | null;
+  domain_id: string;
+  grade: string | null;
+  pending: Generated<boolean>;
+  report: Json | null;
+  score: number | null;
+  status: string | null;
+  status_rank: Generated<number>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface DomainHealthHistory {
+  checked_at: Generated<Timestamp>;
+  domain_id: string;
+  grade: string | null;
+  id: Generated<number>;
+  report: Json;
+  score: number | null;
+  status: string;
+}
+
 export interface Domains {
   created_at: Generated<Timestamp>;
   dns: Json | null;
@@ -929,6 +953,8 @@ export interface DB {
   credits_spent_daily: CreditsSpentDaily;
   csv_import_errors: CsvImportErrors;
   csv_imports: CsvImports;
+  domain_health: DomainHealth;
+  domain_health_history: DomainHealthHistory;
   domain_subscriptions: DomainSubscriptions;
   domains: Domains;
   email_checks: EmailChecks;

@@ -347,6 +347,14 @@ export function createEmailBisonClient(options: {
 					body: { name, type: 'outbound' },
 				}),
 			).then((r) => ({ id: r.data.data.id, name: r.data.data.name ?? name })),
+		/**
+		 * GET /api/sender-emails (all pages): the key's workspace's sending inboxes. Only `id` and
+		 * `email` are documented; each item comes back whole for the caller to read defensively.
+		 */
+		listSenderEmails: () =>
+			allPages('/sender-emails', z.looseObject({ id, email: z.string() })).then(
+				(items) => items as ({ id: number; email: string } & Record<string, unknown>)[],
+			),
 		listCustomVariables: () =>
 			allPages('/custom-variables', z.object({ name: z.string() })).then((vs) =>
 				vs.map((v) => v.name),

@@ -39,6 +39,8 @@ export const jobPayloads = {
 		]),
 	}),
 	verify: z.object({ runId: z.uuid() }),
+	'domain-health': z.object({ domainIds: z.array(z.uuid()).min(1).max(100) }),
+	'domain-health-daily': z.object({}),
 } as const
 
 export type JobName = keyof typeof jobPayloads

@@ -13,6 +13,7 @@ import { requestContext, type AccountContext } from '../context.server.ts'
 import { startBulkAction, findBulkAction } from '../services/bulk/bulk-actions.server.ts'
 import { bulkSelection } from '../services/bulk/schemas.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
+import { healthOf } from '../services/domain-health/health.server.ts'
 import { domainBulk } from '../services/domains/bulk.server.ts'
 import { deleteDomain } from '../services/domains/delete.server.ts'
 import {
@@ -58,6 +59,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			? findBulkAction(acting, url.searchParams.get('bulk'))
 			: Promise.resolve(null),
 	])
+	const health = await healthOf(
+		acting,
+		domains.map((d) => d.id),
+	)
 	const pageHref = (n: number) => {
 		const params = new URLSearchParams(url.searchParams)
 		params.set('page', String(n))
@@ -97,6 +102,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			dns: d.dns,
 			checkedAt: d.dns_checked_at ? new Date(d.dns_checked_at).toISOString() : null,
 			addedAt: new Date(d.created_at).toISOString(),
+			health: health.get(d.id),
 		})),
 	}
 }
@@ -203,6 +209,9 @@ export default function Domains({ loaderData, actionData }: Route.ComponentProps
 				actions={
 					canChange ? (
 						<div className="flex gap-2">
+							<Link to="/domains/health" className={buttonClasses('secondary')}>
+								Domain health
+							</Link>
 							{domains.length ? (
 								<Form method="post">
 									<Button type="submit" name="intent" value="check-all" variant="secondary">

@@ -92,6 +92,8 @@ const SCREENS: Visit[] = [
 	{ group: 'sending', screen: 'ordering-inboxes', state: 'with a quote', path: '/ordering-inboxes', act: getAQuote },
 	{ group: 'sending', screen: 'checkout', path: (ids) => `/checkout?domain=${ids.unsubscribedId}` },
 	{ group: 'sending', screen: 'inboxes', path: '/inboxes', shows: (p, ids) => expect(p.locator(`tr[data-inbox="grace@${ids.domain}"]`)).toContainText('Ends') },
+	{ group: 'sending', screen: 'domains-health', path: '/domains/health' },
+	{ group: 'sending', screen: 'domain-health', path: (ids) => `/domains/${ids.domainId}/health` },
 	{ group: 'admin', screen: 'admin-dashboard', path: '/admin-dashboard' },
 	{ group: 'admin', screen: 'admin-user', path: (ids) => `/admin-dashboard/users/${ids.userId}` },
 	{ group: 'admin', screen: 'admin-plans', path: '/admin-dashboard/plans' },
@@ -408,7 +410,7 @@ test.describe('every screen at 390 and 1280 px @no-js', () => {
 			)
 			return rows[0]!.id
 		})
-		await checkGroup(page, browser, 'sending', { domain, unsubscribedId })
+		await checkGroup(page, browser, 'sending', { domain, domainId: domainId!, unsubscribedId })
 	})
 
 	test('admin screens', async ({ page, browser }) => {

@@ -1,6 +1,7 @@
 import type { SubmissionResult } from '@conform-to/react'
 import { Form, useLocation } from 'react-router'
 import type { DnsResult } from '../../services/domains/domains.server.ts'
+import type { DomainHealthView } from '../../services/domain-health/health.server.ts'
 import type { TableSort } from '../../utils/table-sort.ts'
 import { BulkToolbar } from '../ui/bulk-toolbar.tsx'
 import { Button } from '../ui/button.tsx'
@@ -12,6 +13,7 @@ import { LocalTime } from '../ui/local-time.tsx'
 import { PageLinks } from '../ui/page-links.tsx'
 import { Tooltip } from '../ui/tooltip.tsx'
 import { MoveToWorkspace } from '../workspaces/move-to-workspace.tsx'
+import { HealthGrade } from './health-card.tsx'
 
 export type DomainRow = {
 	id: string
@@ -28,6 +30,8 @@ export type DomainRow = {
 	dns: DnsResult | null
 	checkedAt: string | null
 	addedAt: string
+	/** the health checks' grade (issue 38); absent: never checked */
+	health?: Pick<DomainHealthView, 'grade' | 'status' | 'pending' | 'checkedAt'>
 }
 
 export const DOMAINS_BULK_FORM = 'domains-bulk'
@@ -192,6 +196,12 @@ export function DomainsTable({
 			label: 'DNS health',
 			sortable: true,
 			cell: (d) => <DnsHealth row={d} locale={locale} />,
+		},
+		{
+			key: 'grade',
+			label: 'Health',
+			nowrap: true,
+			cell: (d) => <HealthGrade health={d.health} href={`/domains/${d.id}/health`} />,
 		},
 		{
 			key: 'added',

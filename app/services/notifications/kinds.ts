@@ -6,6 +6,7 @@ export const NOTIFICATION_KINDS = [
 	'upload',
 	'inbox-order',
 	'renewal',
+	'domain-health',
 ] as const
 
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number]
@@ -17,4 +18,5 @@ export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
 	upload: 'EmailBison uploads',
 	'inbox-order': 'Inbox orders',
 	renewal: 'Failed renewal payments',
+	'domain-health': 'Domains that start failing their health checks',
 }

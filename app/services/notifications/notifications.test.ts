@@ -180,6 +180,7 @@ describe('mail settings', () => {
 			upload: true,
 			'inbox-order': true,
 			renewal: false,
+			'domain-health': true,
 		})
 		expect(await getNotificationMail(user.id)).toMatchObject({ import: true, renewal: false })
 		await notifyJobEnd(db, { kind: 'renewal', id: `in_${user.id}`, accountId: user.id })

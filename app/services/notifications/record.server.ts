@@ -13,6 +13,16 @@ export type JobEnd =
 	| { kind: 'inbox-order'; id: string }
 	/** `id`: the Stripe invoice whose payment failed */
 	| { kind: 'renewal'; id: string; accountId: string; link?: string }
+	/** `id`: the health check (history row) that found a healthy domain failing (issue 38) */
+	| {
+			kind: 'domain-health'
+			id: string
+			accountId: string
+			workspaceId: string | null
+			title: string
+			body: string
+			link: string
+	  }
 
 type Ended = {
 	kind: NotificationKind
@@ -208,5 +218,7 @@ async function describeEnd(trx: Kysely<DB>, end: JobEnd): Promise<Ended | undefi
 				body: 'Stripe could not take the payment for your subscription. Update your card in the billing portal to keep what you pay for.',
 				link: end.link ?? '/subscription',
 			}
+		case 'domain-health':
+			return { ...end, round: 0, failed: true }
 	}
 }

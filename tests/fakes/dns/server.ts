@@ -14,6 +14,10 @@ export type ZoneRecords = {
 	CNAME?: string
 	MX?: { priority: number; exchange: string }[]
 	TXT?: string[]
+	/** answer SERVFAIL (a broken authoritative server) */
+	SERVFAIL?: boolean
+	/** never answer (a resolver timeout) */
+	TIMEOUT?: boolean
 }
 export type Zone = Record<string, ZoneRecords>
 
@@ -100,11 +104,13 @@ export async function startFakeDns(zone: Zone, options: { port?: number; zoneDir
 		const type = message.readUInt16BE(end)
 		const question = message.subarray(12, end + 4)
 		const entry = zone[name] ?? fromFile(options.zoneDir, name)
-		const answers = records(entry, type)
+		if (entry?.TIMEOUT) return
+		const answers = entry?.SERVFAIL ? [] : records(entry, type)
 		const header = Buffer.alloc(12)
 		message.copy(header, 0, 0, 2) // id
 		const known = Boolean(entry)
-		header.writeUInt16BE(0x8180 | (known ? 0 : 3), 2) // response, recursion, NXDOMAIN when unknown
+		// response, recursion; NXDOMAIN when unknown, SERVFAIL when asked to
+		header.writeUInt16BE(0x8180 | (entry?.SERVFAIL ? 2 : known ? 0 : 3), 2)
 		header.writeUInt16BE(1, 4)
 		header.writeUInt16BE(answers.length, 6)
 		socket.send(Buffer.concat([header, question, ...answers]), remote.port, remote.address)

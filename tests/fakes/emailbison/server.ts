@@ -55,6 +55,11 @@ export type FakeWorkspace = {
 	leads: Map<string, FakeLead>
 	leadIds: Set<number>
 	customVariables: Set<string>
+	/**
+	 * GET /api/sender-emails items (issue 38): `id` and `email` are documented; the rest of an
+	 * item's fields are UNCONFIRMED, so tests put whatever shape they probe here
+	 */
+	senderEmails: Record<string, unknown>[]
 }
 
 export type FakeEmailBison = {
@@ -140,6 +145,7 @@ export async function startFakeEmailBison(
 			leads: new Map(),
 			leadIds: new Set(),
 			customVariables: new Set(),
+			senderEmails: [],
 		}
 		workspaces.set(ws.id, ws)
 		if (!current) current = ws.id
@@ -293,6 +299,9 @@ export async function startFakeEmailBison(
 			return send(404, { message: 'Not found.' })
 		}
 		if (!workspace) return send(404, { message: 'No current workspace.' })
+
+		if (method === 'GET' && path === '/api/sender-emails')
+			return send(200, paged(workspace.senderEmails))
 
 		if (path === '/api/custom-variables') {
 			if (method === 'GET')

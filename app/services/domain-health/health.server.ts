@@ -1,0 +1,322 @@
+import { sql, type Kysely } from 'kysely'
+import { db as defaultDb } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
+import { getConfig } from '../../config.server.ts'
+import type { AccountContext } from '../../context.server.ts'
+import { enqueue } from '../../jobs/enqueue.server.ts'
+import { notFound } from '../../utils/http-errors.server.ts'
+import { domainAccount } from '../domains/access.server.ts'
+import { findDomain, unicodeName, visibleDomains } from '../domains/domains.server.ts'
+import { notifyJobEnd } from '../notifications/record.server.ts'
+import { checkDomains, type InboxProvider } from './checks.server.ts'
+import { createDnsClient, type DnsClient } from './dns.server.ts'
+import { STATUS_RANK, type HealthReport, type HealthStatus } from './report.ts'
+
+/** DNS queries in flight at once in one run (one job or one "check now"). */
+export const HEALTH_DNS_CONCURRENCY = 64
+/** Domains per domain-health job. */
+export const HEALTH_BATCH = 100
+
+export function healthDnsClient(concurrency = HEALTH_DNS_CONCURRENCY): DnsClient {
+	return createDnsClient({ servers: getConfig().DNS_SERVERS, concurrency })
+}
+
+/** The provider most of a domain's live inboxes are at (its SPF include and DKIM selector). */
+async function providers(db: Kysely<DB>, domainIds: string[]) {
+	const rows = await db
+		.selectFrom('inboxes')
+		.select(['domain_id', 'provider'])
+		.select((eb) => eb.fn.countAll<string>().as('n'))
+		.where('domain_id', 'in', domainIds)
+		.where('ended_at', 'is', null)
+		.groupBy(['domain_id', 'provider'])
+		.orderBy(sql`count(*)`, 'desc')
+		.execute()
+	const by = new Map<string, InboxProvider>()
+	for (const row of rows)
+		if (row.domain_id && !by.has(row.domain_id) && ['google', 'microsoft'].includes(row.provider))
+			by.set(row.domain_id, row.provider as InboxProvider)
+	return by
+}
+
+/**
+ * The domain-health job's work: checks the domains (a pool of them at once, the DNS client
+ * bounding the queries in flight), stores its report and a history row, and when a domain that was healthy
+ * (or only warned) at its last conclusive check now fails, notifies the owner in the app and by
+ * mail, once per such change (the history row is the notification's subject).
+ */
+export async function runHealthChecks(
+	domainIds: string[],
+	options: { db?: Kysely<DB>; dns?: DnsClient } = {},
+) {
+	const db = options.db ?? defaultDb
+	if (!domainIds.length) return []
+	const dns = options.dns ?? healthDnsClient()
+	const rows = await db
+		.selectFrom('domains')
+		.leftJoin('domain_health as h', 'h.domain_id', 'domains.id')
+		.select(['domains.id', 'domains.name', 'domains.user_id', 'domains.workspace_id'])
+		.select('h.dkim_selector')
+		.where('domains.id', 'in', domainIds)
+		.execute()
+	const provider = await providers(db, domainIds)
+	const checked = await checkDomains(dns, rows, (row) => ({
+		provider: provider.get(row.id),
+		dkimSelector: row.dkim_selector,
+	}))
+	for (const { domain, report } of checked) await record(db, domain, report)
+	return checked.map(({ domain, report }) => ({ id: domain.id, name: domain.name, report }))
+}
+
+async function record(
+	db: Kysely<DB>,
+	row: { id: string; name: string; user_id: string; workspace_id: string | null },
+	report: HealthReport,
+) {
+	await db.transaction().execute(async (trx) => {
+		const last = await trx
+			.selectFrom('domain_health_history')
+			.select('status')
+			.where('domain_id', '=', row.id)
+			.where('status', '!=', 'unknown')
+			.orderBy('id', 'desc')
+			.limit(1)
+			.executeTakeFirst()
+		const values = {
+			status: report.status,
+			status_rank: STATUS_RANK[report.status],
+			score: report.score,
+			grade: report.grade,
+			report: JSON.stringify(report),
+			pending: false,
+			checked_at: new Date(),
+			updated_at: new Date(),
+		}
+		await trx
+			.insertInto('domain_health')
+			.values({ domain_id: row.id, account_id: row.user_id, ...values })
+			.onConflict((oc) => oc.column('domain_id').doUpdateSet(values))
+			.execute()
+		const history = await trx
+			.insertInto('domain_health_history')
+			.values({
+				domain_id: row.id,
+				status: report.status,
+				score: report.score,
+				grade: report.grade,
+				report: JSON.stringify(report),
+			})
+			.returning('id')
+			.executeTakeFirstOrThrow()
+		const wasFine = last?.status === 'healthy' || last?.status === 'warning'
+		if (wasFine && report.status === 'failing') {
+			const failing = report.checks.filter((c) => c.status === 'fail').map((c) => c.label)
+			await notifyJobEnd(trx, {
+				kind: 'domain-health',
+				id: String(history.id),
+				accountId: row.user_id,
+				workspaceId: row.workspace_id,
+				title: `${unicodeName(row.name)} is failing its health checks`,
+				body: `Failing: ${failing.join(', ')}. The page shows the records to fix.`,
+				link: `/domains/${row.id}/health`,
+			})
+		}
+	})
+}
+
+/** Marks domains pending and queues their checks in batches, in the caller's transaction. */
+export async function queueHealthChecks(trx: Kysely<DB>, rows: { id: string; user_id: string }[]) {
+	for (let i = 0; i < rows.length; i += 1000) {
+		const batch = rows.slice(i, i + 1000)
+		await trx
+			.insertInto('domain_health')
+			.values(batch.map((r) => ({ domain_id: r.id, account_id: r.user_id, pending: true })))
+			.onConflict((oc) => oc.column('domain_id').doUpdateSet({ pending: true }))
+			.execute()
+	}
+	for (let i = 0; i < rows.length; i += HEALTH_BATCH)
+		await enqueue(
+			'domain-health',
+			{ domainIds: rows.slice(i, i + HEALTH_BATCH).map((r) => r.id) },
+			{ db: trx },
+		)
+	return rows.length
+}
+
+/** The daily schedule: every domain of every account, in batches. */
+export async function queueDailyHealthChecks(db: Kysely<DB> = defaultDb) {
+	return db.transaction().execute(async (trx) => {
+		const rows = await trx.selectFrom('domains').select(['id', 'user_id']).execute()
+		return queueHealthChecks(trx, rows)
+	})
+}
+
+/** "Check all now": the user's visible domains, through the job. */
+export async function requestHealthChecks(
+	account: AccountContext | null,
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'change')
+	return db.transaction().execute(async (trx) => {
+		const rows = await trx
+			.selectFrom('domains')
+			.select(['id', 'user_id'])
+			.where(visibleDomains(acting))
+			.execute()
+		return queueHealthChecks(trx, rows)
+	})
+}
+
+/** "Check now" on one domain: at once, so its owner sees the answer on the next page. */
+export async function checkHealthNow(
+	account: AccountContext | null,
+	domainId: string,
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'change')
+	const domain = await findDomain(acting, domainId, db)
+	const [result] = await runHealthChecks([domain.id], { db })
+	return result!
+}
+
+/** Records the DKIM selector the owner's mail provider gave (empty: the provider's default). */
+export async function setDkimSelector(
+	account: AccountContext | null,
+	domainId: string,
+	selector: string | null,
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'change')
+	const domain = await findDomain(acting, domainId, db)
+	await db
+		.insertInto('domain_health')
+		.values({ domain_id: domain.id, account_id: domain.user_id, dkim_selector: selector })
+		.onConflict((oc) => oc.column('domain_id').doUpdateSet({ dkim_selector: selector }))
+		.execute()
+	return domain
+}
+
+export type DomainHealthView = {
+	id: string
+	name: string
+	display: string
+	status: HealthStatus | null
+	score: number | null
+	grade: string | null
+	report: HealthReport | null
+	pending: boolean
+	checkedAt: string | null
+	dkimSelector: string | null
+}
+
+function view(row: {
+	id: string
+	name: string
+	status: string | null
+	score: number | null
+	grade: string | null
+	report: unknown
+	pending: boolean | null
+	checked_at: Date | string | null
+	dkim_selector: string | null
+}): DomainHealthView {
+	return {
+		id: row.id,
+		name: row.name,
+		display: unicodeName(row.name),
+		status: row.status as HealthStatus | null,
+		score: row.score,
+		grade: row.grade,
+		report: row.report as HealthReport | null,
+		pending: Boolean(row.pending),
+		checkedAt: row.checked_at ? new Date(row.checked_at).toISOString() : null,
+		dkimSelector: row.dkim_selector,
+	}
+}
+
+function healthQuery(db: Kysely<DB>) {
+	return db
+		.selectFrom('domains')
+		.leftJoin('domain_health as h', 'h.domain_id', 'domains.id')
+		.select(['domains.id', 'domains.name'])
+		.select(['h.status', 'h.score', 'h.grade', 'h.report', 'h.pending', 'h.checked_at'])
+		.select('h.dkim_selector')
+}
+
+/** The health of some of the user's domains (the /domains table's grade column). */
+export async function healthOf(
+	account: AccountContext | null,
+	domainIds: string[],
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'view')
+	if (!domainIds.length) return new Map<string, DomainHealthView>()
+	const rows = await healthQuery(db)
+		.where(visibleDomains(acting))
+		.where('domains.id', 'in', domainIds)
+		.execute()
+	return new Map(rows.map((r) => [r.id, view(r)]))
+}
+
+/** The whole account's domains, worst first (failing, warning, could not check, healthy, never checked). */
+export async function accountHealth(
+	account: AccountContext | null,
+	options: { limit: number; offset: number },
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'view')
+	const [rows, counts] = await Promise.all([
+		healthQuery(db)
+			.where(visibleDomains(acting))
+			.orderBy(sql`coalesce(h.status_rank, 4)`)
+			.orderBy(sql`h.score asc nulls last`)
+			.orderBy('domains.name')
+			.limit(options.limit)
+			.offset(options.offset)
+			.execute(),
+		db
+			.selectFrom('domains')
+			.leftJoin('domain_health as h', 'h.domain_id', 'domains.id')
+			.select(sql<string>`coalesce(h.status, 'unchecked')`.as('status'))
+			.select((eb) => eb.fn.countAll<string>().as('n'))
+			.where(visibleDomains(acting))
+			.groupBy(sql`coalesce(h.status, 'unchecked')`)
+			.execute(),
+	])
+	return {
+		domains: rows.map(view),
+		counts: Object.fromEntries(counts.map((c) => [c.status, Number(c.n)])) as Partial<
+			Record<HealthStatus | 'unchecked', number>
+		>,
+	}
+}
+
+/** One domain's health and its last checks (another account's domain is 404). */
+export async function domainHealth(
+	account: AccountContext | null,
+	domainId: string,
+	db: Kysely<DB> = defaultDb,
+) {
+	const acting = domainAccount(account, 'view')
+	const domain = await findDomain(acting, domainId, db)
+	const row = await healthQuery(db).where('domains.id', '=', domain.id).executeTakeFirst()
+	if (!row) notFound('This domain')
+	const history = await db
+		.selectFrom('domain_health_history')
+		.select(['id', 'status', 'grade', 'score', 'checked_at'])
+		.where('domain_id', '=', domain.id)
+		.orderBy('id', 'desc')
+		.limit(10)
+		.execute()
+	return {
+		...view(row),
+		workspaceId: domain.workspace_id,
+		history: history.map((h) => ({
+			id: h.id,
+			status: h.status as HealthStatus,
+			grade: h.grade,
+			score: h.score,
+			checkedAt: new Date(h.checked_at).toISOString(),
+		})),
+	}
+}

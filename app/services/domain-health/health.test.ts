@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { startFakeDns, type Zone } from '../../../tests/fakes/dns/server.ts'
+import { insertUser } from '../../../tests/support/factories.ts'
+import { contextOf, insertWorkspace, outcomeOf } from '../../../tests/support/team.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
+import {
+	accountHealth,
+	checkHealthNow,
+	domainHealth,
+	healthOf,
+	queueDailyHealthChecks,
+	runHealthChecks,
+	setDkimSelector,
+} from './health.server.ts'
+
+let dns: Awaited<ReturnType<typeof startFakeDns>>
+
+const healthy = (name: string): Zone => ({
+	[name]: {
+		A: ['203.0.113.10'],
+		MX: [{ priority: 1, exchange: 'smtp.google.com' }],
+		TXT: ['v=spf1 include:_spf.google.com ~all'],
+	},
+	[`_dmarc.${name}`]: { TXT: [`v=DMARC1; p=none; rua=mailto:d@${name}`] },
+	[`google._domainkey.${name}`]: { TXT: ['v=DKIM1; k=rsa; p=MIIB'] },
+})
+
+beforeAll(async () => {
+	dns = await startFakeDns({ '_spf.google.com': { TXT: ['v=spf1 ip4:35.190.247.0/24 ~all'] } })
+	process.env.DNS_SERVERS = dns.server
+	resetSingleton('config')
+})
+afterAll(async () => {
+	await dns.close()
+	delete process.env.DNS_SERVERS
+	resetSingleton('config')
+})
+
+const unique = () => Math.random().toString(36).slice(2, 8)
+
+async function ownerWith(names: string[]) {
+	const user = await insertUser(db)
+	const workspaceId = await insertWorkspace(db, user.id, 'Main')
+	const ids: string[] = []
+	for (const name of names) {
+		const row = await db
+			.insertInto('domains')
+			.values({ user_id: user.id, workspace_id: workspaceId, name, source: 'imported' })
+			.returning('id')
+			.executeTakeFirstOrThrow()
+		await db
+			.insertInto('inboxes')
+			.values({
+				user_id: user.id,
+				workspace_id: workspaceId,
+				domain_id: row.id,
+				address: `a@${name}`,
+				provider: 'google',
+			})
+			.execute()
+		ids.push(row.id)
+	}
+	return { user, ids, account: await contextOf(db, user) }
+}
+
+async function notificationsOf(accountId: string) {
+	return db
+		.selectFrom('notifications')
+		.select(['kind', 'title', 'body', 'link'])
+		.where('account_id', '=', accountId)
+		.where('kind', '=', 'domain-health')
+		.execute()
+}
+
+describe('checking and storing', () => {
+	test('a check stores the grade and report, the history grows, and the worst come first', async () => {
+		const good = `good-${unique()}.com`
+		const bad = `bad-${unique()}.com`
+		Object.assign(dns.zone, healthy(good), { [bad]: { A: ['203.0.113.11'] } })
+		const { account, ids } = await ownerWith([good, bad])
+		const [goodId, badId] = ids as [string, string]
+		await runHealthChecks(ids)
+		const list = await accountHealth(account, { limit: 50, offset: 0 })
+		expect(list.domains.map((d) => [d.name, d.status, d.grade])).toEqual([
+			[bad, 'failing', 'F'],
+			[good, 'healthy', 'A'],
+		])
+		expect(list.counts).toEqual({ failing: 1, healthy: 1 })
+		const detail = await domainHealth(account, badId)
+		expect(detail.report?.checks.find((c) => c.key === 'spf')?.fix).toEqual({
+			action: 'add',
+			host: '@',
+			type: 'TXT',
+			value: 'v=spf1 include:_spf.google.com ~all',
+		})
+		await checkHealthNow(account, goodId)
+		expect((await domainHealth(account, goodId)).history).toHaveLength(2)
+		expect((await healthOf(account, [goodId])).get(goodId)?.grade).toBe('A')
+	})
+
+	test('a recorded DKIM selector is checked instead of the provider’s', async () => {
+		const name = `sel-${unique()}.com`
+		const zone = healthy(name)
+		delete zone[`google._domainkey.${name}`]
+		Object.assign(dns.zone, zone)
+		const { account, ids } = await ownerWith([name])
+		await checkHealthNow(account, ids[0]!)
+		expect((await domainHealth(account, ids[0]!)).report?.checks[2]?.status).toBe('fail')
+		dns.zone[`k1._domainkey.${name}`] = { TXT: ['v=DKIM1; p=ABC'] }
+		await setDkimSelector(account, ids[0]!, 'k1')
+		await checkHealthNow(account, ids[0]!)
+		expect((await domainHealth(account, ids[0]!)).report?.checks[2]?.status).toBe('pass')
+	})
+
+	test('the daily schedule marks every domain pending and queues its checks', async () => {
+		const { account, ids } = await ownerWith([`daily-${unique()}.com`])
+		await queueDailyHealthChecks()
+		expect((await healthOf(account, ids)).get(ids[0]!)?.pending).toBe(true)
+	})
+})
+
+describe('healthy to failing', () => {
+	test('notifies the owner once, in the app with a mail queued; could-not-check never does', async () => {
+		const name = `turn-${unique()}.com`
+		Object.assign(dns.zone, healthy(name))
+		const { user, account, ids } = await ownerWith([name])
+		await checkHealthNow(account, ids[0]!)
+		expect(await notificationsOf(user.id)).toEqual([])
+
+		// the DNS server fails: could not check, no alarm
+		dns.zone[name] = { SERVFAIL: true }
+		await checkHealthNow(account, ids[0]!)
+		expect((await domainHealth(account, ids[0]!)).status).toBe('unknown')
+		expect(await notificationsOf(user.id)).toEqual([])
+
+		// the SPF record is gone: failing, one notification
+		Object.assign(dns.zone, healthy(name))
+		dns.zone[name] = { ...dns.zone[name], TXT: [] }
+		await checkHealthNow(account, ids[0]!)
+		await checkHealthNow(account, ids[0]!)
+		expect(await notificationsOf(user.id)).toEqual([
+			{
+				kind: 'domain-health',
+				title: `${name} is failing its health checks`,
+				body: 'Failing: Sender list (SPF). The page shows the records to fix.',
+				link: `/domains/${ids[0]}/health`,
+			},
+		])
+	})
+})
+
+describe('another account’s domain', () => {
+	test('is 404 for every health read and action', async () => {
+		const theirs = await ownerWith([`theirs-${unique()}.com`])
+		const mine = await ownerWith([])
+		const id = theirs.ids[0]!
+		expect(await outcomeOf(() => domainHealth(mine.account, id))).toBe(404)
+		expect(await outcomeOf(() => checkHealthNow(mine.account, id))).toBe(404)
+		expect(await outcomeOf(() => setDkimSelector(mine.account, id, 'x'))).toBe(404)
+		expect((await healthOf(mine.account, [id])).size).toBe(0)
+		expect((await accountHealth(mine.account, { limit: 50, offset: 0 })).domains).toEqual([])
+	})
+})
