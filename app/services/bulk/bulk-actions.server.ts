@@ -305,3 +305,59 @@ export async function settleEndedBulkAction(bulkId: string) {
 		return true
 	})
 }
+
+/**
+ * A selection kept for a download (decision 0089): an export streams in the answer, so it is no
+ * job; the form's ticked ids (too many for a URL) or its filter are kept as a finished status
+ * row, and the download's URL names that row. Ids are checked by the download, as by a job.
+ */
+export async function recordSelection(
+	account: AccountContext | null,
+	handler: BulkHandler,
+	selection: BulkSelection,
+	db: Kysely<DB> = defaultDb,
+) {
+	handler.authorize(account)
+	const acting = actingAccount(account)
+	const ids = 'ids' in selection ? [...new Set(selection.ids.map((id) => id.toLowerCase()))] : null
+	if (ids && ids.length === 0) throw new FormError('Select at least one row.', 'ids')
+	if (ids && ids.length > MAX_FORM_IDS)
+		throw new FormError(`Select at most ${MAX_FORM_IDS} rows, or all matching the filter.`, 'ids')
+	const row = await db
+		.insertInto('bulk_actions')
+		.values({
+			user_id: acting.accountId,
+			created_by: acting.user.id,
+			kind: handler.kind,
+			action: 'export',
+			ids,
+			filter: 'filter' in selection ? JSON.stringify(selection.filter) : null,
+			total: ids?.length ?? 0,
+			status: 'done',
+			finished_at: new Date(),
+		})
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	return row.id
+}
+
+/** A selection kept by recordSelection, of the account and of this kind of rows; else 404. */
+export async function readSelection(
+	account: AccountContext | null,
+	kind: string,
+	id: unknown,
+	db: Kysely<DB> = defaultDb,
+): Promise<BulkSelection> {
+	const acting = actingAccount(account)
+	if (!isUuid(id)) notFound('This selection')
+	const row = await db
+		.selectFrom('bulk_actions')
+		.select(['ids', 'filter'])
+		.where('id', '=', id)
+		.where('user_id', '=', acting.accountId)
+		.where('kind', '=', kind)
+		.where('action', '=', 'export')
+		.executeTakeFirst()
+	if (!row) notFound('This selection')
+	return row.ids ? { ids: row.ids } : { filter: (row.filter ?? {}) as BulkFilter }
+}

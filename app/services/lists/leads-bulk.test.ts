@@ -20,12 +20,11 @@ import { leadBulk } from './leads-bulk.server.ts'
 type Account = Awaited<ReturnType<typeof contextOf>>
 let owner: Account
 let stranger: Account
-let workspaceId: string
 
 beforeAll(async () => {
 	const user = await insertUser(db)
 	await insertSubscription(db, user.id)
-	workspaceId = await insertWorkspace(db, user.id, 'Main')
+	await insertWorkspace(db, user.id, 'Main')
 	owner = await contextOf(db, user)
 	const other = await insertUser(db)
 	await insertSubscription(db, other.id)
