@@ -1,13 +1,12 @@
 import type { SubmissionResult } from '@conform-to/react'
-import { Form, Link, useLocation } from 'react-router'
+import { Form, Link } from 'react-router'
 import type { ScrapeListRow } from '../../services/leads/scrape-lists.server.ts'
 import type { TableSort } from '../../utils/table-sort.ts'
 import { MoveToWorkspace } from '../workspaces/move-to-workspace.tsx'
 import { BulkToolbar } from '../ui/bulk-toolbar.tsx'
-import { Button } from '../ui/button.tsx'
+import { TableFilter } from '../ui/table-filter.tsx'
 import { Badge } from '../ui/choice.tsx'
 import { DataTable, type RowColumn, type TablePreferencesView } from '../ui/data-table.tsx'
-import { inputClasses } from '../ui/field.tsx'
 import { LocalTime } from '../ui/local-time.tsx'
 import { Select } from '../ui/select.tsx'
 import { ConfirmAction, ConfirmDelete } from './confirm-delete.tsx'
@@ -121,7 +120,6 @@ export function ScrapeTable({
 	payWith: 'ownKey' | 'credits'
 	bulkResult?: SubmissionResult<string[]> | null
 }) {
-	const location = useLocation()
 	const columns: RowColumn<ScrapeTableRow>[] = [
 		{
 			key: 'name',
@@ -197,28 +195,7 @@ export function ScrapeTable({
 	]
 	return (
 		<>
-			<Form method="get" className="mb-3 flex flex-wrap items-end gap-2" role="search">
-				<label className="text-sm font-medium text-slate-800" htmlFor="lists-q">
-					Filter lists
-					<input
-						id="lists-q"
-						name="q"
-						type="search"
-						defaultValue={q}
-						className={`${inputClasses} mt-1 w-64`}
-						placeholder="Part of a name"
-					/>
-				</label>
-				{new URLSearchParams(location.search).get('sort') ? (
-					<>
-						<input type="hidden" name="sort" value={sort.sort} />
-						<input type="hidden" name="dir" value={sort.dir} />
-					</>
-				) : null}
-				<Button type="submit" variant="secondary">
-					Filter
-				</Button>
-			</Form>
+			<TableFilter id="lists-q" label="Filter lists" q={q} sort={sort} />
 			<DataTable
 				label="Scrapes"
 				testId="lists"
