@@ -460,6 +460,7 @@ export const resourceRoutes = [
 		path: 'table-preferences',
 		file: 'routes/resources/table-preferences.ts',
 	},
+	{ name: 'lists-export', path: 'lists/export', file: 'routes/resources/lists-export.ts' },
 ] as const
 
 export type ScreenName = (typeof screens)[number]['name']

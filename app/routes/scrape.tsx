@@ -1,39 +1,67 @@
-import { data, Form, Link } from 'react-router'
+import { data, Link } from 'react-router'
 import { z } from 'zod'
 import type { Route } from './+types/scrape'
-import {
-	isCancelled,
-	isRunning,
-	JobStatusBadge,
-	ProgressBar,
-} from '../components/lists/job-status.tsx'
-import { IdempotencyKey } from '../components/idempotency-key.tsx'
-import { ConfirmAction, ConfirmDelete } from '../components/lists/confirm-delete.tsx'
-import { Badge } from '../components/ui/choice.tsx'
-import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
+import { isRunning } from '../components/lists/job-status.tsx'
+import { ScrapeTable } from '../components/lists/scrape-table.tsx'
+import { BulkProgress } from '../components/ui/bulk-progress.tsx'
 import { buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { requestContext } from '../context.server.ts'
+import { findBulkAction } from '../services/bulk/bulk-actions.server.ts'
+import { listChains, listEnrichments } from '../services/enrichments/enrichments.server.ts'
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
+import { listsBulkForm } from '../services/lists/bulk-forms.server.ts'
+import { listBulk } from '../services/lists/lists-bulk.server.ts'
+import { tablePreferences } from '../services/tables/preferences.server.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import {
 	cancelScrape,
 	deleteScrapeList,
 	listScrapeLists,
 	retryScrape,
+	SCRAPE_SORTS,
 } from '../services/leads/scrape-lists.server.ts'
 import { redirectOnFormError } from '../utils/form-errors.server.ts'
+import { requestLocale } from '../utils/locale.server.ts'
 import { pageTitle } from '../utils/meta.ts'
+import { readSort } from '../utils/table-sort.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
-import { DataTable } from '../components/ui/data-table.tsx'
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
 	const { account, currentWorkspaceId } = context.get(requestContext)
-	const lists = await listScrapeLists(account, currentWorkspaceId)
-	const workspaces = account?.workspaces ?? []
+	const acting = actingAccount(account)
+	const url = new URL(request.url)
+	const q = url.searchParams.get('q')?.slice(0, 200) ?? ''
+	const sort = readSort(url.searchParams, SCRAPE_SORTS, { sort: 'created', dir: 'desc' })
+	const bulkId = url.searchParams.get('bulk')
+	const [lists, preferences, bulk, enrichments, chains] = await Promise.all([
+		listScrapeLists(account, currentWorkspaceId, { q, sort }),
+		tablePreferences(acting.user.id, 'scrape'),
+		bulkId ? findBulkAction(acting, bulkId) : null,
+		listEnrichments(acting),
+		listChains(acting),
+	])
+	const workspaces = acting.workspaces
+	url.searchParams.delete('bulk')
 	return {
+		q,
+		sort,
+		locale: requestLocale(request),
+		preferences: { table: 'scrape', ...preferences },
+		bulk: bulk ? { ...bulk, label: listBulk.actions[bulk.action]?.label ?? bulk.action } : null,
+		closeBulk: `/scrape${url.search}`,
+		workspaceId: currentWorkspaceId ?? 'none',
+		workspaces,
+		enrichTargets: [
+			...enrichments.map((e) => ({
+				value: `enrich:enrichment:${e.id}`,
+				label: `Enrich: ${e.name}`,
+			})),
+			...chains.map((c) => ({ value: `enrich:chain:${c.id}`, label: `Enrich (chain): ${c.name}` })),
+		],
+		payWith: acting.apiKeyProviders.includes('openai') ? ('ownKey' as const) : ('credits' as const),
 		// a list can move when there is a workspace it is not in
 		lists: lists.map((list) => ({
 			...list,
@@ -63,6 +91,7 @@ const ListActionSchema = z.object({
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
 	const formData = await readFormData(request)
+	if (formData.get('intent') === 'bulk') return listsBulkForm(account, formData)
 	const parsed = ListActionSchema.safeParse(Object.fromEntries(formData))
 	if (!parsed.success) throw data('Unknown action', { status: 400 })
 	const { intent, kind, listId } = parsed.data
@@ -92,39 +121,8 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 }
 
-function ActionButton({
-	intent,
-	kind,
-	listId,
-	label,
-	danger,
-	formKey,
-}: {
-	formKey?: string
-	intent: string
-	kind: string
-	listId: string
-	label: string
-	danger?: boolean
-}) {
-	return (
-		<Form method="post">
-			<input type="hidden" name="intent" value={intent} />
-			<input type="hidden" name="kind" value={kind} />
-			<input type="hidden" name="listId" value={listId} />
-			{formKey ? <IdempotencyKey value={formKey} /> : null}
-			<button
-				type="submit"
-				className={`text-sm font-medium hover:underline ${danger ? 'text-red-700' : 'text-indigo-700'}`}
-			>
-				{label}
-			</button>
-		</Form>
-	)
-}
-
-export default function Scrape({ loaderData }: Route.ComponentProps) {
-	const { lists, workspaceName, hasWorkspaces } = loaderData
+export default function Scrape({ loaderData, actionData }: Route.ComponentProps) {
+	const { lists, workspaceName, hasWorkspaces, bulk, q } = loaderData
 	const running = lists.some((l) => isRunning(l.status))
 	useLiveRefresh(running, 2000)
 
@@ -149,7 +147,8 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 					</div>
 				}
 			/>
-			{lists.length === 0 ? (
+			{bulk ? <BulkProgress bulk={bulk} closeTo={loaderData.closeBulk} /> : null}
+			{lists.length === 0 && !q ? (
 				<Card>
 					<p className="text-slate-700">No lists yet.</p>
 					<p className="mt-1 text-sm text-slate-600">
@@ -161,102 +160,20 @@ export default function Scrape({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<DataTable
-					label="Scrapes"
-					columns={[
-						{ label: 'List' },
-						{ label: 'Status' },
-						{ label: 'Progress' },
-						{ label: 'Requested', align: 'right' },
-						{ label: 'Found', align: 'right' },
-						{ label: 'Created' },
-						{ label: 'Actions' },
-					]}
-				>
-					{lists.map((list) => (
-						<tr key={list.id} id={`list-${list.id}`} data-testid="scrape-row">
-							<td className="px-4 py-3">
-								<Link
-									to={list.kind === 'leads' ? `/lists/${list.id}` : `/company-lists/${list.id}`}
-									className="font-medium text-indigo-700 hover:underline"
-								>
-									{list.name}
-								</Link>
-								{hasWorkspaces && list.workspaceId === null ? (
-									<span className="ml-2" data-testid="unassigned">
-										<Badge>Unassigned</Badge>
-									</span>
-								) : null}
-								<span className="block text-xs text-slate-500">
-									{list.kind === 'leads' ? 'Leads' : 'Companies'} · {list.source}
-								</span>
-								{list.error && !isCancelled(list.status, list.error) ? (
-									<span className="mt-1 block text-xs text-red-700">{list.error}</span>
-								) : null}
-							</td>
-							<td className="px-4 py-3">
-								<JobStatusBadge status={list.status} error={list.error} />
-							</td>
-							<td className="px-4 py-3">
-								<ProgressBar value={list.progress} label={`Progress of ${list.name}`} />
-							</td>
-							<td className="px-4 py-3 text-right tabular-nums">
-								{list.requested.toLocaleString('en')}
-							</td>
-							<td className="px-4 py-3 text-right tabular-nums" data-testid="found">
-								{list.found.toLocaleString('en')}
-							</td>
-							<td className="px-4 py-3 whitespace-nowrap text-slate-600">
-								{new Date(list.createdAt).toLocaleString('en', {
-									dateStyle: 'medium',
-									timeStyle: 'short',
-								})}
-							</td>
-							<td className="px-4 py-3">
-								<div className="flex flex-wrap gap-x-3 gap-y-1">
-									{list.status === 2 ? (
-										<a
-											href={`/lists/${list.id}/download?kind=${list.kind}`}
-											className="text-sm font-medium text-indigo-700 hover:underline"
-										>
-											Download CSV
-										</a>
-									) : null}
-									{isRunning(list.status) ? (
-										<ConfirmAction
-											label="Cancel"
-											name={list.name}
-											confirmLabel={`Stop “${list.name}”`}
-											consequence={`The search stops now: the ${list.kind === 'leads' ? 'leads' : 'companies'} found so far are kept and charged, the credits for the rest come back.`}
-											fields={{ intent: 'cancel', kind: list.kind, listId: list.id }}
-										/>
-									) : null}
-									{list.status === 3 ? (
-										<ActionButton
-											intent="retry"
-											formKey={loaderData.formKey}
-											kind={list.kind}
-											listId={list.id}
-											label="Retry"
-										/>
-									) : null}
-									{list.canMove ? (
-										<MoveToWorkspace
-											type={list.kind === 'leads' ? 'list' : 'company-list'}
-											id={list.id}
-											name={list.name}
-										/>
-									) : null}
-									<ConfirmDelete
-										name={list.name}
-										consequence={`“${list.name}” is deleted with its ${list.found.toLocaleString('en')} ${list.kind === 'leads' ? 'leads' : 'companies'}.`}
-										fields={{ intent: 'delete', kind: list.kind, listId: list.id }}
-									/>
-								</div>
-							</td>
-						</tr>
-					))}
-				</DataTable>
+				<ScrapeTable
+					rows={lists}
+					hasWorkspaces={hasWorkspaces}
+					locale={loaderData.locale}
+					sort={loaderData.sort}
+					preferences={loaderData.preferences}
+					q={q}
+					workspaceId={loaderData.workspaceId}
+					formKey={loaderData.formKey}
+					workspaces={loaderData.workspaces}
+					enrichTargets={loaderData.enrichTargets}
+					payWith={loaderData.payWith}
+					bulkResult={actionData && 'result' in actionData ? actionData.result : undefined}
+				/>
 			)}
 		</>
 	)

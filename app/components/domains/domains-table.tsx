@@ -4,11 +4,11 @@ import type { DnsResult } from '../../services/domains/domains.server.ts'
 import type { DomainHealthView } from '../../services/domain-health/health.server.ts'
 import type { TableSort } from '../../utils/table-sort.ts'
 import { BulkToolbar } from '../ui/bulk-toolbar.tsx'
+import { TableFilter } from '../ui/table-filter.tsx'
 import { Button } from '../ui/button.tsx'
 import { Badge } from '../ui/choice.tsx'
 import { DataTable, type RowColumn, type TablePreferencesView } from '../ui/data-table.tsx'
 import { ConfirmDialog } from '../ui/dialog.tsx'
-import { inputClasses } from '../ui/field.tsx'
 import { LocalTime } from '../ui/local-time.tsx'
 import { PageLinks } from '../ui/page-links.tsx'
 import { Tooltip } from '../ui/tooltip.tsx'
@@ -145,7 +145,6 @@ export function DomainsTable({
 	workspaces: { id: string; name: string }[]
 	bulkResult?: SubmissionResult<string[]> | null
 }) {
-	const location = useLocation()
 	const columns: RowColumn<DomainRow>[] = [
 		{
 			key: 'name',
@@ -232,28 +231,7 @@ export function DomainsTable({
 	]
 	return (
 		<>
-			<Form method="get" className="mb-3 flex flex-wrap items-end gap-2" role="search">
-				<label className="text-sm font-medium text-slate-800" htmlFor="domains-q">
-					Filter domains
-					<input
-						id="domains-q"
-						name="q"
-						type="search"
-						defaultValue={q}
-						className={`${inputClasses} mt-1 w-64`}
-						placeholder="Part of a name"
-					/>
-				</label>
-				{new URLSearchParams(location.search).get('sort') ? (
-					<>
-						<input type="hidden" name="sort" value={sort.sort} />
-						<input type="hidden" name="dir" value={sort.dir} />
-					</>
-				) : null}
-				<Button type="submit" variant="secondary">
-					Filter
-				</Button>
-			</Form>
+			<TableFilter id="domains-q" label="Filter domains" q={q} sort={sort} />
 			<DataTable
 				label="Domains"
 				testId="domains"

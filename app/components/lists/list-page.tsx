@@ -1,10 +1,13 @@
+import type { ReactNode } from 'react'
 import { Form, Link, useNavigation } from 'react-router'
+import { LEADS_BULK_FORM, LeadCheckbox } from './leads-bulk.tsx'
 import { isCancelled, isRunning, JobStatusBadge, ProgressBar } from './job-status.tsx'
 import { ListCost } from './list-cost.tsx'
 import type { ListCostBreakdown } from '../../services/billing/credit-history.server.ts'
 import { buttonClasses } from '../ui/button.tsx'
 import { PageHeader } from '../ui/card.tsx'
 import { inputClasses } from '../ui/field.tsx'
+import { SelectPage } from '../ui/data-table.tsx'
 import { PageLinks } from '../ui/page-links.tsx'
 import { ScrollRegion } from '../ui/scroll-region.tsx'
 import type { ListPageData, ListPageRow } from '../../services/lists/list-page.server.ts'
@@ -28,10 +31,13 @@ import { StatusFilterLinks } from '../verification/status-filter-links.tsx'
 export function ListPage({
 	loaderData,
 	cost,
+	bulk,
 }: {
 	loaderData: ListPageData
 	/** what the list cost (its loader reads it beside the page) */
 	cost?: ListCostBreakdown
+	/** a lead list's bulk form and the progress of its last action (decision 0089) */
+	bulk?: { toolbar: ReactNode; progress: ReactNode }
 }) {
 	const { list, rows, query, summary, total, firstIndex, previous, next, dataKeys, matching } =
 		loaderData
@@ -110,6 +116,7 @@ export function ListPage({
 				</p>
 			) : null}
 			{cost ? <ListCost cost={cost} /> : null}
+			{bulk?.progress}
 			<Form method="get" className="mb-4 flex flex-wrap items-end gap-3" role="search">
 				<div className="min-w-64 flex-1">
 					<label htmlFor="q" className="block text-sm font-medium text-slate-800">
@@ -162,6 +169,11 @@ export function ListPage({
 					</span>
 				</div>
 			) : null}
+			{bulk ? (
+				<div className="mb-3 rounded-lg bg-white px-4 py-3 shadow-sm ring-1 ring-slate-200">
+					{bulk.toolbar}
+				</div>
+			) : null}
 			<ScrollRegion
 				className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200"
 				label={words.caption}
@@ -175,6 +187,11 @@ export function ListPage({
 					</caption>
 					<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
 						<tr>
+							{bulk ? (
+								<th scope="col" className="w-10 px-4 py-3">
+									<SelectPage formId={LEADS_BULK_FORM} />
+								</th>
+							) : null}
 							{words.columns.map((column) => (
 								<th
 									key={column.key}
@@ -214,7 +231,12 @@ export function ListPage({
 						{rows.length === 0 ? (
 							<tr>
 								<td
-									colSpan={words.columns.length + dataKeys.length + (words.rowPath ? 1 : 0)}
+									colSpan={
+										words.columns.length +
+										dataKeys.length +
+										(words.rowPath ? 1 : 0) +
+										(bulk ? 1 : 0)
+									}
 									className="px-4 py-6 text-slate-600"
 								>
 									{query.q ? words.empty.search : running ? words.empty.running : words.empty.none}
@@ -229,6 +251,11 @@ export function ListPage({
 									data-testid={words.rowTestId}
 									className="*:max-w-64 *:truncate *:px-4 *:py-2 *:text-slate-800"
 								>
+									{bulk ? (
+										<td className="w-10">
+											<LeadCheckbox id={row.id} label={rowName(row)} />
+										</td>
+									) : null}
 									{words.columns.map((column) => (
 										<Cell key={column.key} column={column} row={row} />
 									))}

@@ -284,7 +284,7 @@ function HeaderCell<T>({
 }
 
 /** With JavaScript: the heading checkbox selects (or clears) every row of the page. */
-function SelectPage({ formId }: { formId: string }) {
+export function SelectPage({ formId }: { formId: string }) {
 	const hydrated = useHydrated()
 	const { count, total } = useSelectedCount(formId)
 	if (!hydrated) return <span className="sr-only">Select</span>

@@ -9,7 +9,7 @@ import { FormError, isUuid, notFound, statusOf } from '../../utils/http-errors.s
 import { logger } from '../../utils/logger.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import { MAX_FORM_IDS } from './schemas.ts'
-import type { BulkFilter, BulkHandler, BulkRow } from './types.ts'
+import type { BulkFilter, BulkHandler, BulkOutcome, BulkRow } from './types.ts'
 
 /** Rows read and worked through per step of the job. */
 const BATCH = 100
@@ -161,40 +161,76 @@ export async function runBulkAction(
 		options.signal?.throwIfAborted()
 		let batch: { id: string; row: BulkRow | null }[]
 		if (ids) {
-			const next = ids.filter((id) => lastId === null || id > lastId).slice(0, BATCH)
+			const next = ids
+				.filter((id) => lastId === null || id > lastId)
+				.slice(0, handler.batchSize ?? BATCH)
 			const mine = new Map((await handler.owned(account, next)).map((r) => [r.id, r]))
 			batch = next.map((id) => ({ id, row: mine.get(id) ?? null }))
 		} else {
-			const rows = await handler.matching(account, bulk.filter as BulkFilter, lastId, BATCH)
+			const rows = await handler.matching(
+				account,
+				bulk.filter as BulkFilter,
+				lastId,
+				handler.batchSize ?? BATCH,
+			)
 			batch = rows.map((row) => ({ id: row.id, row }))
 		}
 		if (batch.length === 0) break
+		if (action.runBatch) {
+			// a set operation over the batch's rows (decision 0089): one statement, then one checkpoint
+			options.signal?.throwIfAborted()
+			const owned = batch.flatMap(({ row }) => (row ? [row] : []))
+			const outcomes = owned.length ? await action.runBatch(account, owned, params) : new Map()
+			for (const { id, row } of batch) {
+				const outcome: BulkOutcome | undefined = row ? outcomes.get(id) : undefined
+				const note: 'done' | BulkNote =
+					outcome === 'done'
+						? 'done'
+						: {
+								outcome: 'skipped',
+								reason: outcome?.skipped ?? NOT_YOURS,
+								name: row?.name ?? id,
+							}
+				tallyOne(tally, note)
+			}
+			lastId = batch.at(-1)!.id
+			await checkpoint(db, bulkId, tally, lastId)
+			continue
+		}
 		for (const { id, row } of batch) {
 			options.signal?.throwIfAborted()
 			const note = row
 				? await runOne(action.run, account, row, params)
 				: { outcome: 'skipped' as const, reason: NOT_YOURS, name: id }
-			if (note === 'done') tally.done++
-			else {
-				tally[note.outcome]++
-				if (tally.notes.length < MAX_NOTES) tally.notes.push(note)
-			}
+			tallyOne(tally, note)
 			lastId = id
-			await db
-				.updateTable('bulk_actions')
-				.set({
-					done: tally.done,
-					skipped: tally.skipped,
-					failed: tally.failed,
-					notes: JSON.stringify(tally.notes),
-					last_id: id,
-					updated_at: new Date(),
-				})
-				.where('id', '=', bulkId)
-				.execute()
+			await checkpoint(db, bulkId, tally, id)
 		}
 	}
 	await finish(db, bulkId, null)
+}
+
+function tallyOne(tally: Tally, note: 'done' | BulkNote) {
+	if (note === 'done') tally.done++
+	else {
+		tally[note.outcome]++
+		if (tally.notes.length < MAX_NOTES) tally.notes.push(note)
+	}
+}
+
+async function checkpoint(db: Kysely<DB>, bulkId: string, tally: Tally, lastId: string) {
+	await db
+		.updateTable('bulk_actions')
+		.set({
+			done: tally.done,
+			skipped: tally.skipped,
+			failed: tally.failed,
+			notes: JSON.stringify(tally.notes),
+			last_id: lastId,
+			updated_at: new Date(),
+		})
+		.where('id', '=', bulkId)
+		.execute()
 }
 
 async function runOne(
@@ -268,4 +304,60 @@ export async function settleEndedBulkAction(bulkId: string) {
 		await finish(trx, bulkId, `Stopped. ${whyEnded(job)} The rows counted as done are done.`)
 		return true
 	})
+}
+
+/**
+ * A selection kept for a download (decision 0089): an export streams in the answer, so it is no
+ * job; the form's ticked ids (too many for a URL) or its filter are kept as a finished status
+ * row, and the download's URL names that row. Ids are checked by the download, as by a job.
+ */
+export async function recordSelection(
+	account: AccountContext | null,
+	handler: BulkHandler,
+	selection: BulkSelection,
+	db: Kysely<DB> = defaultDb,
+) {
+	handler.authorize(account)
+	const acting = actingAccount(account)
+	const ids = 'ids' in selection ? [...new Set(selection.ids.map((id) => id.toLowerCase()))] : null
+	if (ids && ids.length === 0) throw new FormError('Select at least one row.', 'ids')
+	if (ids && ids.length > MAX_FORM_IDS)
+		throw new FormError(`Select at most ${MAX_FORM_IDS} rows, or all matching the filter.`, 'ids')
+	const row = await db
+		.insertInto('bulk_actions')
+		.values({
+			user_id: acting.accountId,
+			created_by: acting.user.id,
+			kind: handler.kind,
+			action: 'export',
+			ids,
+			filter: 'filter' in selection ? JSON.stringify(selection.filter) : null,
+			total: ids?.length ?? 0,
+			status: 'done',
+			finished_at: new Date(),
+		})
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	return row.id
+}
+
+/** A selection kept by recordSelection, of the account and of this kind of rows; else 404. */
+export async function readSelection(
+	account: AccountContext | null,
+	kind: string,
+	id: unknown,
+	db: Kysely<DB> = defaultDb,
+): Promise<BulkSelection> {
+	const acting = actingAccount(account)
+	if (!isUuid(id)) notFound('This selection')
+	const row = await db
+		.selectFrom('bulk_actions')
+		.select(['ids', 'filter'])
+		.where('id', '=', id)
+		.where('user_id', '=', acting.accountId)
+		.where('kind', '=', kind)
+		.where('action', '=', 'export')
+		.executeTakeFirst()
+	if (!row) notFound('This selection')
+	return row.ids ? { ids: row.ids } : { filter: (row.filter ?? {}) as BulkFilter }
 }

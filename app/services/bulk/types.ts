@@ -26,6 +26,8 @@ export type BulkHandler = {
 		limit: number,
 	) => Promise<BulkRow[]>
 	count: (account: AccountContext, filter: BulkFilter) => Promise<number>
+	/** rows per step of the job (100 unless said) */
+	batchSize?: number
 	/** each action: checks its params when the action is asked for, then runs per row */
 	actions: Record<
 		string,
@@ -37,6 +39,15 @@ export type BulkHandler = {
 				row: BulkRow,
 				params: Record<string, string>,
 			) => Promise<BulkOutcome>
+			/**
+			 * one set operation over a batch of owned rows (decision 0089), instead of `run` per
+			 * row: each row's outcome by id (a row missing from the map is skipped as not found)
+			 */
+			runBatch?: (
+				account: AccountContext,
+				rows: BulkRow[],
+				params: Record<string, string>,
+			) => Promise<Map<string, BulkOutcome>>
 		}
 	>
 }

@@ -18,6 +18,7 @@ import { inTransaction } from '../../utils/transaction.server.ts'
 import { deleteLeadList } from '../lists/manage-list.server.ts'
 import { actingAccount, canUseWorkspace, type ActingAccount } from '../workspaces/access.server.ts'
 import { JobStatus, leadScrapeReference, settleCredits } from './run-lead-scrape.server.ts'
+import type { TableSort } from '../../utils/table-sort.ts'
 
 export type { ListKind }
 
@@ -35,10 +36,25 @@ export type ScrapeListRow = {
 	workspaceId: string | null
 }
 
-/** Every lead and company list of the workspace (and, for those who see all, the unassigned ones). */
+/** The orders /scrape's table offers (decision 0089), by column key. */
+export const SCRAPE_SORTS = ['name', 'status', 'requested', 'found', 'created'] as const
+export type ScrapeSort = TableSort<(typeof SCRAPE_SORTS)[number]>
+const SORT_COLUMNS = {
+	name: 'name',
+	status: 'status',
+	requested: 'requested',
+	found: 'found',
+	created: 'created_at',
+} as const
+
+/**
+ * Every lead and company list of the workspace (and, for those who see all, the unassigned
+ * ones), newest first unless a sort is given; `q` keeps the names containing it.
+ */
 export async function listScrapeLists(
 	context: AccountContext | null,
 	workspaceId: string | null,
+	options: { q?: string; sort?: ScrapeSort } = {},
 ): Promise<ScrapeListRow[]> {
 	const account = actingAccount(context)
 	const inScope = (column: 'workspace_id') =>
@@ -64,9 +80,18 @@ export async function listScrapeLists(
 			])
 			.where('user_id', '=', account.accountId)
 			.where(inScope('workspace_id'))
+			.$if(Boolean(options.q), (q) =>
+				q.where('name', 'ilike', `%${options.q!.replace(/[\\%_]/g, (c) => `\\${c}`)}%`),
+			)
+	const sort = options.sort ?? { sort: 'created', dir: 'desc' }
 	const leads = listsOf(LIST_KINDS.leads.listTable, 'leads')
 	const companies = listsOf(LIST_KINDS.companies.listTable, 'companies')
-	const rows = await leads.unionAll(companies).orderBy('created_at', 'desc').limit(500).execute()
+	const rows = await leads
+		.unionAll(companies)
+		.orderBy(sql.ref(SORT_COLUMNS[sort.sort]), sort.dir)
+		.orderBy('created_at', 'desc')
+		.limit(500)
+		.execute()
 	return rows.map((r) => ({
 		id: r.id,
 		kind: r.kind,

@@ -1,14 +1,16 @@
 import { PassThrough, Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import { stringify } from 'csv-stringify/sync'
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { to as copyTo } from 'pg-copy-streams'
 import { db, getPool } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { csvSafe, formulaStartsSql } from '../../utils/csv-safe.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { findCompanyList, findLeadList } from './find-list.server.ts'
-import { ofList, VERIFY_RANK } from './lead-order.server.ts'
+import { VERIFY_RANK } from './lead-order.server.ts'
+import { searchCondition, statusCondition } from './leads-page.server.ts'
+import { isStatusFilter, type StatusFilter } from '../verification/statuses.ts'
 
 export const LEAD_COLUMNS = [
 	'email',
@@ -70,18 +72,9 @@ export async function streamListCsv(
 	listId: unknown,
 ): Promise<CsvDownload> {
 	const { list } = await findLeadList(context, listId)
-	const [keys, verified] = await Promise.all([
-		uploadColumnOrder(list.id).then((order) => dataKeys('leads', list.id, order)),
-		anyVerified(list.id),
-	])
-	const columns = [
-		...LEAD_COLUMNS.map((c) => ({ header: c, expression: quoteIdent(c) })),
-		...(verified ? VERIFY_COLUMNS : []),
-		...dataColumns(keys, [...LEAD_COLUMNS, ...VERIFY_COLUMNS.map((c) => c.header)]),
-	]
 	return {
 		fileName: csvFileName(list.name),
-		stream: copyCsv(columns, 'leads', list.id),
+		stream: copyCsv(await leadsCsv([list.id], false), 'leads', list.id),
 	}
 }
 
@@ -92,13 +85,7 @@ export async function streamCompanyListCsv(
 ): Promise<CsvDownload> {
 	const { list } = await findCompanyList(context, listId)
 	const keys = await dataKeys('companies', list.id, [])
-	const columns = [
-		...COMPANY_COLUMNS.map((c) => ({
-			header: c,
-			expression: c === 'employees' ? 'employees::text' : quoteIdent(c),
-		})),
-		...dataColumns(keys, COMPANY_COLUMNS),
-	]
+	const columns = [...companyColumns(), ...dataColumns(keys, COMPANY_COLUMNS)]
 	return {
 		fileName: csvFileName(list.name),
 		stream: copyCsv(columns, 'companies', list.id),
@@ -115,11 +102,11 @@ function dataColumns(keys: string[], standard: readonly string[]): CsvColumn[] {
 }
 
 /** Whether any lead of the list has our own check (the status index's first entries). */
-async function anyVerified(listId: string) {
+async function anyVerified(listIds: string[]) {
 	const row = await db
 		.selectFrom('leads')
 		.select('id')
-		.where(ofList(listId))
+		.where(sql<boolean>`list_id = any(${listIds}::uuid[])`)
 		.where(sql<boolean>`${VERIFY_RANK} < '7'`)
 		.limit(1)
 		.executeTakeFirst()
@@ -137,11 +124,12 @@ async function uploadColumnOrder(listId: string) {
 	return extra.map(([, name]) => name)
 }
 
-async function dataKeys(table: 'leads' | 'companies', listId: string, first: string[]) {
+async function dataKeys(table: 'leads' | 'companies', listId: string | string[], first: string[]) {
+	const listIds = typeof listId === 'string' ? [listId] : listId
 	const { rows } = await sql<{ key: string }>`
 		select distinct k as key
 		from ${sql.table(table)} t, jsonb_object_keys(t.data) k
-		where t.list_id = ${listId} and t.data <> '{}'::jsonb
+		where t.list_id = any(${listIds}::uuid[]) and t.data <> '{}'::jsonb
 		order by k
 		limit ${MAX_DATA_COLUMNS}
 	`.execute(db)
@@ -157,11 +145,15 @@ async function dataKeys(table: 'leads' | 'companies', listId: string, first: str
 export function copyCsv(
 	columns: CsvColumn[],
 	table: 'leads' | 'companies' | 'csv_import_errors',
-	listId: string,
+	listId: string | string[],
 	orderBy: 'id' | 'line' = 'id',
+	/** a further condition, already SQL text with its values inlined (see inlined) */
+	where?: string,
 ) {
-	// COPY takes no parameters: the list id is a checked uuid and the keys are quoted literals.
-	if (!/^[0-9a-f-]{36}$/i.test(listId)) throw new Error('not a list id')
+	// COPY takes no parameters: the list ids are checked uuids and the keys are quoted literals.
+	const listIds = typeof listId === 'string' ? [listId] : listId
+	if (listIds.length === 0 || !listIds.every((id) => /^[0-9a-f-]{36}$/i.test(id)))
+		throw new Error('not a list id')
 	const starts = formulaStartsSql()
 	const select = columns
 		.map(
@@ -169,15 +161,106 @@ export function copyCsv(
 				`case when left((${c.expression}), 1) = any(${starts}) then '''' || (${c.expression}) else (${c.expression}) end`,
 		)
 		.join(',\n\t')
+	const also = where ? ` and (${where})` : ''
 	// leads: in the list's own index order (see ofList in leads-page.server.ts), never along
 	// leads_pkey through every other list's leads
 	const rows =
-		table === 'leads'
-			? `where list_id = any('{${listId}}'::uuid[]) order by list_id, ${orderBy}`
-			: `where list_id = '${listId}' order by ${orderBy}`
+		table === 'leads' || listIds.length > 1
+			? `where list_id = any('{${listIds.join(',')}}'::uuid[])${also} order by list_id, ${orderBy}`
+			: `where list_id = '${listIds[0]}'${also} order by ${orderBy}`
 	const query = `copy (select ${select} from ${table} ${rows}) to stdout with (format csv)`
 	const header = `\uFEFF${stringify([columns.map((c) => csvSafe(c.header))], { record_delimiter: '\n' })}`
 	return streamCopy(query, header)
+}
+
+/**
+ * A condition built with Kysely as SQL text with its values inlined as quoted literals, for
+ * COPY (which takes no parameters). Only for conditions whose SQL has no `$` of its own.
+ */
+export function inlined(condition: RawBuilder<boolean>) {
+	const compiled = condition.compile(db)
+	return compiled.sql.replace(/\$(\d+)/g, (_, n: string) => {
+		const value = compiled.parameters[Number(n) - 1]
+		if (typeof value === 'number' && Number.isFinite(value)) return String(value)
+		if (typeof value === 'string') return quoteLiteral(value)
+		throw new Error('only strings and numbers can be inlined')
+	})
+}
+
+/**
+ * The chosen leads of one list as CSV (the list page's bulk export): the ticked ids, or every
+ * lead matching the page's search and status filter; streamed like the whole list's download.
+ */
+export async function streamLeadSelectionCsv(
+	context: AccountContext | null,
+	listId: unknown,
+	selection: { ids: string[] } | { filter: Record<string, string> },
+): Promise<CsvDownload> {
+	const { list } = await findLeadList(context, listId)
+	let where: string
+	if ('ids' in selection) {
+		const ids = selection.ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id))
+		where = ids.length ? `id = any('{${ids.join(',')}}'::uuid[])` : 'false'
+	} else {
+		const parts = [sql<boolean>`true`]
+		if (selection.filter.q) parts.push(searchCondition(selection.filter.q))
+		if (isStatusFilter(selection.filter.status ?? null))
+			parts.push(statusCondition(selection.filter.status as StatusFilter))
+		where = inlined(sql<boolean>`${sql.join(parts, sql` and `)}`)
+	}
+	return {
+		fileName: csvFileName(`${list.name}-selected`),
+		stream: copyCsv(await leadsCsv([list.id], false), 'leads', list.id, 'id', where),
+	}
+}
+
+/**
+ * Several lists of one kind as one CSV (the lists page's bulk export), a `list` column first
+ * naming each row's list: one file an agency can filter or load as it is. The caller gives
+ * lists it has checked are the account's.
+ */
+export async function streamListsCsv(
+	kind: 'leads' | 'companies',
+	listIds: string[],
+): Promise<CsvDownload> {
+	const lists = kind === 'leads' ? 'processing_list' : 'company_scraping_list'
+	const listColumn: CsvColumn = {
+		header: 'list',
+		expression: `(select p.name from ${lists} p where p.id = list_id)`,
+	}
+	const columns =
+		kind === 'leads'
+			? await leadsCsv(listIds, true)
+			: [
+					...companyColumns(),
+					...dataColumns(await dataKeys('companies', listIds, []), COMPANY_COLUMNS),
+				]
+	return {
+		fileName: `${kind === 'leads' ? 'lead' : 'company'}-lists-${new Date().toISOString().slice(0, 10)}.csv`,
+		stream: copyCsv([listColumn, ...columns], kind, listIds),
+	}
+}
+
+/** The columns of a lead export of these lists (standard, our check if any, their data keys). */
+async function leadsCsv(listIds: string[], several: boolean): Promise<CsvColumn[]> {
+	const [keys, verified] = await Promise.all([
+		(several ? Promise.resolve([]) : uploadColumnOrder(listIds[0]!)).then((order) =>
+			dataKeys('leads', listIds, order),
+		),
+		anyVerified(listIds),
+	])
+	return [
+		...LEAD_COLUMNS.map((c) => ({ header: c, expression: quoteIdent(c) })),
+		...(verified ? VERIFY_COLUMNS : []),
+		...dataColumns(keys, [...LEAD_COLUMNS, ...VERIFY_COLUMNS.map((c) => c.header)]),
+	]
+}
+
+function companyColumns(): CsvColumn[] {
+	return COMPANY_COLUMNS.map((c) => ({
+		header: c,
+		expression: c === 'employees' ? 'employees::text' : quoteIdent(c),
+	}))
 }
 
 /** Runs COPY ... TO STDOUT on its own connection and streams it out after `prefix`. */
