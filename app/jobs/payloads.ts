@@ -39,6 +39,12 @@ export const jobPayloads = {
 		]),
 	}),
 	verify: z.object({ runId: z.uuid() }),
+	'webhook-delivery': z.object({
+		deliveryId: z.number().int().positive(),
+		// attempts made before this one: a job whose attempt was already recorded does nothing
+		attempt: z.number().int().min(0),
+	}),
+	'webhook-disabled-mail': z.object({ endpointId: z.uuid() }),
 } as const
 
 export type JobName = keyof typeof jobPayloads

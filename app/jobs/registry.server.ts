@@ -15,6 +15,10 @@ import { notificationMailJob } from './definitions/notification-mail.server.ts'
 import { bulkActionJob } from './definitions/bulk-action.server.ts'
 import { leadRemapJob } from './definitions/lead-remap.server.ts'
 import { verifyJob } from './definitions/verify.server.ts'
+import {
+	webhookDeliveryJob,
+	webhookDisabledMailJob,
+} from './definitions/webhook-delivery.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -33,6 +37,8 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	bulkActionJob,
 	leadRemapJob,
 	verifyJob,
+	webhookDeliveryJob,
+	webhookDisabledMailJob,
 	// handed the list rather than importing this module: no circle (decision 0070)
 	settleEndedJobsJob(() => jobDefinitions),
 ]
