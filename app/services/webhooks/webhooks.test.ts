@@ -50,7 +50,10 @@ afterEach(() => {
 
 type Account = Awaited<ReturnType<typeof accountWithCredits>>
 
-async function endpointFor(me: Account, events: WebhookEventType[] = [...WEBHOOK_EVENT_TYPES]) {
+async function endpointFor(
+	me: Account,
+	events: (typeof WEBHOOK_EVENT_TYPES)[number][] = [...WEBHOOK_EVENT_TYPES],
+) {
 	const created = await createEndpoint(me, {
 		intent: 'create',
 		url: `${receiver.url}/hooks`,
@@ -166,7 +169,10 @@ describe('endpoints', () => {
 			.select(['id', 'email'])
 			.where('id', '=', me.accountId!)
 			.executeTakeFirstOrThrow()
-		const editor = await contextOf(db, await insertMember(db, owner, { role: 'editor' }))
+		const editor = await contextOf(
+			db,
+			await insertMember(db, { id: owner.id, email: owner.email! }, { role: 'editor' }),
+		)
 		expect(await listEndpoints(editor).then(() => 200, statusOf)).toBe(403)
 	})
 
