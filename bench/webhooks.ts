@@ -168,6 +168,7 @@ try {
 		pacedGot.unverified,
 	)
 	lines.push(pipelineLine)
+	console.log(pipelineLine)
 	const bare = await bareLoop('bare', EVENTS, RATE)
 	const bareGot = await received('bare', EVENTS, 60_000)
 	lines.push(

@@ -14,7 +14,9 @@ test.afterAll(async () => {
 	await receiver.close()
 })
 
-test('add, test, rotate, pause, resume and delete a webhook endpoint @no-js', async ({ page }) => {
+test('add, test, rotate, pause, resume and delete a webhook endpoint @no-js', async ({
+	page,
+}, testInfo) => {
 	await subscribedAccount(page)
 	await page.goto('/developers/webhooks')
 	await expect(page).toHaveTitle('Webhooks | Leadsmith')
@@ -26,7 +28,7 @@ test('add, test, rotate, pause, resume and delete a webhook endpoint @no-js', as
 	await expect(page.getByText('Choose at least one event.')).toBeVisible()
 	await expect(page.getByTestId('endpoint-url')).toHaveCount(0)
 
-	const path = `/hooks-${jsEnabled(page) ? 'js' : 'nojs'}`
+	const path = `/hooks-${jsEnabled(testInfo) ? 'js' : 'nojs'}`
 	await page.getByLabel('Endpoint URL').fill(`${receiver.url}${path}`)
 	await page.getByLabel('Any job failed (with the reason)').check()
 	await page.getByRole('button', { name: 'Add endpoint' }).click()
