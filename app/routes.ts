@@ -420,6 +420,14 @@ export const screens = [
 		middleware: ['auth'],
 		title: 'Notifications',
 	},
+	{
+		name: 'developers-webhooks',
+		path: 'developers/webhooks',
+		file: 'routes/developers-webhooks.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Webhooks',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */

@@ -915,6 +915,60 @@ export interface VerificationRuns {
   user_id: string;
 }
 
+export interface WebhookDeliveries {
+  attempts: Generated<number>;
+  created_at: Generated<Timestamp>;
+  delivered_at: Timestamp | null;
+  endpoint_id: string;
+  event_id: string;
+  id: Generated<number>;
+  last_error: string | null;
+  last_latency_ms: number | null;
+  last_response: string | null;
+  last_status_code: number | null;
+  next_attempt_at: Timestamp | null;
+  round_attempts: Generated<number>;
+  status: Generated<string>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface WebhookEndpoints {
+  account_id: string;
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  description: Generated<string>;
+  disabled_mailed_at: Timestamp | null;
+  disabled_reason: string | null;
+  events: string[];
+  failing_since: Timestamp | null;
+  id: Generated<string>;
+  previous_secret_sealed: string | null;
+  previous_secret_until: Timestamp | null;
+  secret_sealed: string;
+  status: Generated<string>;
+  updated_at: Generated<Timestamp>;
+  url: string;
+  workspace_ids: Generated<string[]>;
+}
+
+export interface WebhookEvents {
+  account_id: string;
+  created_at: Generated<Timestamp>;
+  data: Json;
+  dispatched_at: Timestamp | null;
+  endpoint_id: string | null;
+  id: Generated<string>;
+  seq: Generated<number>;
+  type: string;
+  workspace_id: string | null;
+}
+
+export interface WebhookSettings {
+  account_id: string;
+  credits_below: number | null;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface Workspaces {
   created_at: Generated<Timestamp>;
   id: Generated<string>;
@@ -993,5 +1047,9 @@ export interface DB {
   two_factor_recovery_codes: TwoFactorRecoveryCodes;
   verification_run_rows: VerificationRunRows;
   verification_runs: VerificationRuns;
+  webhook_deliveries: WebhookDeliveries;
+  webhook_endpoints: WebhookEndpoints;
+  webhook_events: WebhookEvents;
+  webhook_settings: WebhookSettings;
   workspaces: Workspaces;
 }

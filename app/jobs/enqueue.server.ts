@@ -23,3 +23,22 @@ export async function enqueue<N extends JobName>(
 		db: options.db ? fromKysely(options.db) : undefined,
 	})
 }
+
+/** Queues many jobs of one kind in one statement (in `db`'s transaction when given). */
+export async function enqueueMany<N extends JobName>(
+	name: N,
+	jobs: { data: JobPayload<N>; startAfter?: Date }[],
+	options: { db?: Kysely<any> } = {},
+) {
+	if (jobs.length === 0) return
+	const boss = await getBoss()
+	await ensureQueue(boss, name)
+	await boss.insert(
+		name,
+		jobs.map((job) => ({
+			data: jobPayloads[name].parse(job.data) as object,
+			...(job.startAfter ? { startAfter: job.startAfter } : {}),
+		})),
+		{ db: options.db ? fromKysely(options.db) : undefined },
+	)
+}

@@ -41,6 +41,12 @@ export const jobPayloads = {
 	verify: z.object({ runId: z.uuid() }),
 	'domain-health': z.object({ domainIds: z.array(z.uuid()).min(1).max(100) }),
 	'domain-health-daily': z.object({}),
+	'webhook-delivery': z.object({
+		deliveryId: z.number().int().positive(),
+		// attempts made before this one: a job whose attempt was already recorded does nothing
+		attempt: z.number().int().min(0),
+	}),
+	'webhook-disabled-mail': z.object({ endpointId: z.uuid() }),
 } as const
 
 export type JobName = keyof typeof jobPayloads

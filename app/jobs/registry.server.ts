@@ -16,6 +16,10 @@ import { bulkActionJob } from './definitions/bulk-action.server.ts'
 import { leadRemapJob } from './definitions/lead-remap.server.ts'
 import { verifyJob } from './definitions/verify.server.ts'
 import { domainHealthDailyJob, domainHealthJob } from './definitions/domain-health.server.ts'
+import {
+	webhookDeliveryJob,
+	webhookDisabledMailJob,
+} from './definitions/webhook-delivery.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -36,6 +40,8 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	verifyJob,
 	domainHealthJob,
 	domainHealthDailyJob,
+	webhookDeliveryJob,
+	webhookDisabledMailJob,
 	// handed the list rather than importing this module: no circle (decision 0070)
 	settleEndedJobsJob(() => jobDefinitions),
 ]

@@ -1,4 +1,5 @@
 import { runAsJob } from '../../db/index.server.ts'
+import { startWebhookDispatcher } from '../services/webhooks/dispatch.server.ts'
 import { logger } from '../utils/logger.server.ts'
 import { isRateLimited } from '../utils/patience.server.ts'
 import { BOSS_SCHEMA, configureQueue, getBoss } from './boss.server.ts'
@@ -139,6 +140,8 @@ export async function startWorkers(options: {
 		if (job.schedule)
 			await boss.schedule(job.name, job.schedule.cron, job.schedule.data as object, { tz: 'UTC' })
 	}
+	// the webhook outbox's relay: events to deliveries, beside the jobs that send them
+	const dispatcher = startWebhookDispatcher()
 	logger.info({ kinds: jobDefinitions.map((j) => j.name) }, 'workers started')
 
 	async function allSettled(ms: number) {
@@ -155,6 +158,7 @@ export async function startWorkers(options: {
 
 	return {
 		async stop(stopOptions) {
+			await dispatcher.stop()
 			if (!stopOptions) {
 				await boss.stop({
 					graceful: true,

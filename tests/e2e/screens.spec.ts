@@ -66,6 +66,7 @@ const SCREENS: Visit[] = [
 	{ group: 'account', screen: 'attach-workspace', path: (ids) => `/attach-workspace?type=list&id=${ids.listId}&redirectTo=%2Ffile-list` },
 	{ group: 'account', screen: 'api-keys', path: '/api-keys' },
 	{ group: 'account', screen: 'notifications', path: '/notifications' },
+	{ group: 'account', screen: 'developers-webhooks', path: '/developers/webhooks' },
 	{ group: 'lists', screen: 'create-leads', path: '/create-leads' },
 	{ group: 'lists', screen: 'create-companies', path: '/create-companies' },
 	{ group: 'lists', screen: 'scrape', path: '/scrape' },

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
+import { recordCreditsChange } from '../webhooks/record.server.ts'
 
 /**
  * The credits ledger. Every change appends a `credits` row and moves the
@@ -125,6 +126,8 @@ async function applyChange(trx: Kysely<DB>, change: CreditChange): Promise<Credi
 			created_at: sql`clock_timestamp()`,
 		})
 		.execute()
+	// credits.below_threshold when this change crosses the account's threshold (decision 0094)
+	await recordCreditsChange(trx, { accountId: change.accountId, before: balance, after: next })
 	return { applied: true, balance: next }
 }
 

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import type { DB } from '../../../db/schema.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
+import { recordJobEnd } from '../webhooks/record.server.ts'
 import type { NotificationKind } from './kinds.ts'
 
 /**
@@ -70,6 +71,8 @@ export async function notifyJobEnd(executor: Kysely<DB>, end: JobEnd): Promise<b
 			.executeTakeFirst()
 		if (!row) return false
 		await enqueue('notification-mail', { notificationId: row.id }, { db: trx })
+		// the end's webhook events: once, with the notification (decision 0094)
+		if (end.kind !== 'renewal') await recordJobEnd(trx, end)
 		return true
 	})
 }

@@ -17,6 +17,7 @@ import { requestsPerSecond, verifierFor } from '../api-keys/verifier-for.server.
 import { commitCredits } from '../billing/credits.server.ts'
 import { providerKeyId, takeSlot } from '../enrichments/rate-limit.server.ts'
 import { CHARGED_STATUSES, type VerifyStatus } from './statuses.ts'
+import { recordVerificationEnd } from '../webhooks/record.server.ts'
 
 // The verify job (decision 0086): every pending row of a run, a page at a time; answers
 // cached for the account are used free, the rest go to the provider in its batch size, with
@@ -184,6 +185,7 @@ export async function settleVerification(
 			.returning(['user_id', 'charged', 'credits_reserved', 'credits_per_check'])
 			.executeTakeFirst()
 		if (!run) return false
+		await recordVerificationEnd(trx, runId)
 		if (run.credits_reserved > 0)
 			await commitCredits(trx, {
 				accountId: run.user_id,
