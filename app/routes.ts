@@ -444,6 +444,7 @@ export const resourceRoutes = [
 		path: 'table-preferences',
 		file: 'routes/resources/table-preferences.ts',
 	},
+	{ name: 'api-v1', path: 'api/v1/*', file: 'routes/resources/api-v1.ts' },
 ] as const
 
 export type ScreenName = (typeof screens)[number]['name']
