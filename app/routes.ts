@@ -404,6 +404,22 @@ export const screens = [
 		middleware: ['auth'],
 		title: 'Notifications',
 	},
+	{
+		name: 'developers',
+		path: 'developers',
+		file: 'routes/developers.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Developers',
+	},
+	{
+		name: 'developers-api',
+		path: 'developers/api',
+		file: 'routes/developers-api.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'API reference',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */
