@@ -114,6 +114,8 @@ const accountScreens = [
 	'attach-workspace',
 	'api-keys',
 	'notifications',
+	'developers',
+	'developers-api',
 ]
 const listScreens = [
 	'create-leads',
@@ -220,6 +222,8 @@ test.describe('every screen at 390 and 1280 px', () => {
 			},
 			{ screen: 'api-keys', path: '/api-keys' },
 			{ screen: 'notifications', path: '/notifications' },
+			{ screen: 'developers', path: '/developers' },
+			{ screen: 'developers-api', path: '/developers/api' },
 		]
 		expect(visits.map((v) => v.screen)).toEqual(accountScreens)
 		for (const visit of visits) await checkScreen(page, visit)
