@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { z } from 'zod'
 import { parseWithZod } from '../../utils/form-bounds.ts'
+import { readFormData } from '../../utils/form-data.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { authenticateApiToken, type ApiCaller } from '../api-tokens/api-tokens.server.ts'
@@ -166,12 +167,8 @@ async function readBody(operation: ApiOperation, request: Request) {
 		if (!/^multipart\/form-data|^application\/x-www-form-urlencoded/i.test(type)) {
 			throw new ApiProblem(415, 'unsupported_media_type', 'Send multipart/form-data.')
 		}
-		let formData: FormData
-		try {
-			formData = await request.formData()
-		} catch {
-			throw new ApiProblem(400, 'invalid_body', 'This body is not a readable form.')
-		}
+		// a body that is not a form is a 400 (thrown, answered as a problem below)
+		const formData = await readFormData(request)
 		const submission = parseWithZod(formData, { schema: operation.body })
 		if (submission.status !== 'success') {
 			const errors = Object.entries(submission.error ?? {}).flatMap(([field, messages]) =>
@@ -240,6 +237,8 @@ const CODES: Record<number, string> = {
 /** A service's refusal (FormError, a thrown 404 or 403) as the API's problem. */
 function errorResponse(error: unknown, headers: Headers, request: Request) {
 	if (error instanceof ApiProblem) return problemResponse(error, headers)
+	// the API's answer to a service's FormError: problem+json with the field, not a form
+	// eslint-disable-next-line no-restricted-syntax
 	if (error instanceof FormError) {
 		const field = error.field ?? 'body'
 		return problemResponse(
