@@ -208,6 +208,8 @@ const EnvSchema = z
 		MILLIONVERIFIER_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(160),
 		ZEROBOUNCE_BATCH_PER_MINUTE: z.coerce.number().min(1).max(10000).default(30),
 		REACHER_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(5),
+		// the public API (/api/v1): requests per token per minute (per process)
+		API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
 		// Analytics (docs/decisions/0009-client-rules-and-analytics.md): off without a key
 		POSTHOG_KEY: z.string().min(1).optional(),
 		POSTHOG_HOST: z.url({ protocol: /^https?$/ }).default('https://us.i.posthog.com'),

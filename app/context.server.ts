@@ -176,26 +176,20 @@ const ALONGSIDE_CTES = `,
  * SQL; notifications.test.ts holds the two equal.
  */
 export const UNREAD_NOTIFICATIONS_CAP = 100
-const UNREAD_NOTIFICATIONS = `(select count(*)::int from (
+const unreadNotifications = (me: string) => `(select count(*)::int from (
 			select 1 from notifications n
 			where n.account_id = (select id from acct)
 				and (n.workspace_id in (select id from visible)
 					or (n.workspace_id is null
 						and (not exists (select 1 from tm) or (select access_all_workspaces from tm))))
 				and n.id > coalesce((select read_through from notification_settings
-					where user_id = $3), 0)
+					where user_id = ${me}), 0)
 				and not exists (select 1 from notification_reads r
-					where r.notification_id = n.id and r.user_id = $3)
+					where r.notification_id = n.id and r.user_id = ${me})
 			limit ${UNREAD_NOTIFICATIONS_CAP}
 		) unread)`
 
-/**
- * The request-context statement: $1 check the session, $2 the session id, $3 the user id; with a
- * page's read alongside, $4 the workspace the user chose (or null).
- */
-const contextSql = (read?: ReadWithContext<unknown>) => `
-	with
-	live as (
+const SESSION_LIVE = `live as (
 		-- the token's session row still exists and its user is neither banned nor deleted
 		select not $1::boolean or exists (
 			select 1 from auth.sessions s join auth.users u on u.id = s.user_id
@@ -204,12 +198,35 @@ const contextSql = (read?: ReadWithContext<unknown>) => `
 				and (u.banned_until is null or u.banned_until <= now())
 				and u.deleted_at is null
 		) as ok
+	)`
+
+// The API's form ($1 the token's hash): the token, unrevoked, and its maker, neither banned nor
+// deleted; its last use is written at most once a minute, in the same statement.
+const API_TOKEN_LIVE = `tok as (
+		select t.id, t.account_id, t.created_by, t.scopes, t.workspace_ids, u.email
+		from api_tokens t join auth.users u on u.id = t.created_by
+		where t.token_hash = $1 and t.revoked_at is null
+			and (u.banned_until is null or u.banned_until <= now()) and u.deleted_at is null
 	),
-	me as (select primary_user_id from profiles where user_id = $3),
+	touched as (
+		update api_tokens set last_used_at = now()
+		where id = (select id from tok)
+			and (last_used_at is null or last_used_at < now() - interval '1 minute')
+	),
+	live as (select exists (select 1 from tok) as ok)`
+
+/**
+ * The request-context statement: $1 check the session, $2 the session id, $3 the user id; with a
+ * page's read alongside, $4 the workspace the user chose (or null).
+ */
+const contextSql = (read?: ReadWithContext<unknown>, me = '$3') => `
+	with
+	${me === '$3' ? SESSION_LIVE : API_TOKEN_LIVE},
+	me as (select primary_user_id from profiles where user_id = ${me}),
 	tm as (
 		select t.id, t.role, t.access_all_workspaces, t.scopes, t.user_id as owner_id
 		from team_members t
-		where t.member_user_id = $3
+		where t.member_user_id = ${me}
 			and t.status = 'active'
 			and t.user_id = (select primary_user_id from me)
 		limit 1
@@ -217,7 +234,7 @@ const contextSql = (read?: ReadWithContext<unknown>) => `
 	acct as (
 		select case
 			when not (select ok from live) then null
-			when (select primary_user_id from me) is null then $3::uuid
+			when (select primary_user_id from me) is null then ${me}::uuid
 			else (select owner_id from tm)
 		end as id
 	),
@@ -250,7 +267,7 @@ const contextSql = (read?: ReadWithContext<unknown>) => `
 		(select ok from live) as session_live,
 		(select id from acct) as account_id,
 		(select primary_user_id from me) as primary_user_id,
-		(select role from roles where user_id = $3 order by created_at, id limit 1) as platform_role,
+		(select role from roles where user_id = ${me} order by created_at, id limit 1) as platform_role,
 		coalesce((select is_ltd from profiles where user_id = (select id from acct)), false) as is_ltd,
 		(select ${SETTINGS_JSON} from st) as settings,
 		(select row_to_json(sub) from sub) as subscription,
@@ -266,9 +283,9 @@ const contextSql = (read?: ReadWithContext<unknown>) => `
 		), '[]') as workspaces,
 		coalesce((select completed_at is not null from onboarding
 			where user_id = (select id from acct)), false) as onboarding_completed,
-		exists (select 1 from auth.mfa_factors where user_id = $3::uuid
+		exists (select 1 from auth.mfa_factors where user_id = ${me}::uuid
 			and status = 'verified') as two_factor_enabled,
-		${UNREAD_NOTIFICATIONS} as unread_notifications
+		${unreadNotifications(me)} as unread_notifications
 `
 
 const CONTEXT_SQL = contextSql()
@@ -371,6 +388,14 @@ async function runContextQuery<T>(
 	const row = rows[0]!
 	if (!row.session_live) return { account: null, value: null }
 	const value = alongside ? alongside.read.take(row) : null
+	return { account: await accountOf(db, row, user), value }
+}
+
+async function accountOf(
+	db: Database,
+	row: ContextRow,
+	user: { id: string; email: string; aal?: 'aal1' | 'aal2' | null },
+): Promise<AccountContext> {
 	// once in an account's life, on its first request: the statement above only reads
 	if (row.account_id && !row.settings) row.settings = await createSettings(db, row.account_id)
 	const team = row.team_member
@@ -407,7 +432,43 @@ async function runContextQuery<T>(
 		unreadNotifications: row.unread_notifications,
 		sessionAal: user.aal ?? null,
 	}
-	return { account, value }
+	return account
+}
+
+/** An API token as the request context's statement reads it (never its hash). */
+export type ApiTokenRow = {
+	id: string
+	account_id: string
+	created_by: string
+	scopes: string[]
+	workspace_ids: string[] | null
+	email: string
+}
+
+const API_TOKEN_SQL = contextSql(
+	{ name: 'api_token', columns: '(select row_to_json(tok) from tok) as token', take: () => null },
+	'(select created_by from tok)',
+).replace(ALONGSIDE_CTES, '')
+prepareStatement('api_token_context', API_TOKEN_SQL)
+
+/**
+ * The API's request context in ONE statement: the token by its hash and its maker's context
+ * as it is now (a member who lost access loses it through the token too); null when the
+ * token is unknown or revoked, or its maker is banned, deleted, or acts in another account.
+ */
+export async function loadApiTokenContext(
+	db: Database,
+	tokenHash: string,
+): Promise<{ account: AccountContext; token: ApiTokenRow } | null> {
+	const { rows } = await db.executeQuery<ContextRow & { token: ApiTokenRow | null }>(
+		CompiledQuery.raw(API_TOKEN_SQL, [tokenHash]),
+	)
+	const row = rows[0]
+	if (!row?.session_live || !row.token) return null
+	const token = row.token
+	const account = await accountOf(db, row, { id: token.created_by, email: token.email })
+	if (account.accountId !== token.account_id) return null
+	return { account, token }
 }
 
 /** Owner means not a team member; only owners manage billing and the team. */

@@ -428,6 +428,22 @@ export const screens = [
 		middleware: ['auth', 'subscription'],
 		title: 'Webhooks',
 	},
+	{
+		name: 'developers',
+		path: 'developers',
+		file: 'routes/developers.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'Developers',
+	},
+	{
+		name: 'developers-api',
+		path: 'developers/api',
+		file: 'routes/developers-api.tsx',
+		layout: 'default',
+		middleware: ['auth'],
+		title: 'API reference',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */
@@ -469,6 +485,7 @@ export const resourceRoutes = [
 		file: 'routes/resources/table-preferences.ts',
 	},
 	{ name: 'lists-export', path: 'lists/export', file: 'routes/resources/lists-export.ts' },
+	{ name: 'api-v1', path: 'api/v1/*', file: 'routes/resources/api-v1.ts' },
 ] as const
 
 export type ScreenName = (typeof screens)[number]['name']

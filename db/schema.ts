@@ -71,6 +71,30 @@ export interface ApiKeys {
   verified_at: Timestamp | null;
 }
 
+export interface ApiIdempotencyKeys {
+  account_id: string;
+  body: string | null;
+  content_type: string | null;
+  created_at: Generated<Timestamp>;
+  fingerprint: string;
+  key: string;
+  status: number | null;
+}
+
+export interface ApiTokens {
+  account_id: string;
+  created_at: Generated<Timestamp>;
+  created_by: string;
+  id: Generated<string>;
+  last_used_at: Timestamp | null;
+  name: string;
+  prefix: string;
+  revoked_at: Timestamp | null;
+  scopes: string[];
+  token_hash: string;
+  workspace_ids: string[] | null;
+}
+
 export interface ApolloRequests {
   actor_id: string | null;
   attempt: Generated<number>;
@@ -980,7 +1004,9 @@ export interface Workspaces {
 export interface DB {
   account_jobs: AccountJobs;
   ai_enrichments: AiEnrichments;
+  api_idempotency_keys: ApiIdempotencyKeys;
   api_keys: ApiKeys;
+  api_tokens: ApiTokens;
   apollo_requests: ApolloRequests;
   apollo_url_templates: ApolloUrlTemplates;
   audit_log: AuditLog;

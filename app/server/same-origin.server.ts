@@ -8,7 +8,8 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** Endpoints for machines, which prove who they are otherwise and get no browser cookies. */
 export function isMachineEndpoint(path: string) {
 	// Stripe signs its webhook; the auth API (supabase-js) takes an apikey and a bearer token.
-	return path === '/stripe/webhook' || path.startsWith('/auth/v1/')
+	// The public API takes bearer tokens only, never the session cookie.
+	return path === '/stripe/webhook' || path.startsWith('/auth/v1/') || path.startsWith('/api/v1/')
 }
 
 /**

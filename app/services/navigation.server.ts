@@ -8,6 +8,9 @@ type Entry = NavItem & { allowed?: (account: AccountContext) => boolean }
 
 const ownerOnly = (a: AccountContext) => isOwner(a)
 const canManageDomains = (a: AccountContext) => hasAnyScope(a, DOMAIN_SCOPES)
+// API tokens: the owner and team admins (as canManageApiTokens says)
+const canUseApi = (a: AccountContext) =>
+	isOwner(a) || (a.isActiveTeamMember && a.teamRole === 'admin')
 
 // DESIGN.md section 8: grouped as the user thinks of the work.
 const GROUPS: { label: string; items: Entry[] }[] = [
@@ -65,6 +68,7 @@ const GROUPS: { label: string; items: Entry[] }[] = [
 			{ name: 'subscription', label: 'Subscription', to: '/subscription', allowed: ownerOnly },
 			{ name: 'purchase', label: 'Purchase credits', to: '/purchase', allowed: ownerOnly },
 			{ name: 'settings', label: 'Settings', to: '/settings' },
+			{ name: 'developers', label: 'Developers', to: '/developers', allowed: canUseApi },
 		],
 	},
 ]

@@ -1,4 +1,5 @@
 import {
+	Code2,
 	Building2,
 	Coins,
 	CreditCard,
@@ -40,5 +41,6 @@ export const NAV_ICONS: Record<string, LucideIcon> = {
 	subscription: CreditCard,
 	purchase: Coins,
 	settings: Settings,
+	developers: Code2,
 	mail: Mail,
 }

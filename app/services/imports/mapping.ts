@@ -319,7 +319,8 @@ const column = z.coerce
 /** The column-mapping step's form. */
 export const MappingSchema = z
 	.object({
-		intent: z.literal('import'),
+		// the page's form says it; the API (POST /api/v1/lead-lists) need not
+		intent: z.literal('import').default('import'),
 		uploadId: z.uuid({ error: 'Upload the file again' }),
 		name: z
 			.string({ error: 'Name the list' })

@@ -111,12 +111,13 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 	}
 }
 
-/** The SQL of one page (without the list's access check): LEADS_PAGE_SIZE + 1 rows. */
+/** The SQL of one page (without the list's access check): pageSize + 1 rows. */
 export function leadsPageQuery(
 	listId: string,
 	query: Pick<LeadsQuery, 'q' | 'sort' | 'dir' | 'status'>,
 	cursors: { after: Cursor | null; before: Cursor | null },
 	offset = 0,
+	pageSize = LEADS_PAGE_SIZE,
 ) {
 	const descending = query.dir === 'desc'
 	const { after, before } = cursors
@@ -136,7 +137,7 @@ export function leadsPageQuery(
 	}
 	return builder
 		.orderBy(listOrder(query.sort, ascending))
-		.limit(LEADS_PAGE_SIZE + 1)
+		.limit(pageSize + 1)
 		.offset(offset)
 }
 

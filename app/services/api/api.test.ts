@@ -1,0 +1,343 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { beforeAll, describe, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { loadAccountContext, type AccountContext } from '../../context.server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
+import { insertSubscription, insertUser } from '../../../tests/support/factories.ts'
+import { insertMember, insertWorkspace } from '../../../tests/support/team.ts'
+import * as route from '../../routes/resources/api-v1.ts'
+import { createApiToken, listApiTokens, revokeApiToken } from '../api-tokens/api-tokens.server.ts'
+import type { ApiScope } from '../api-tokens/scopes.ts'
+
+// The public API as a client meets it: requests through the route module, real tokens, a real
+// database; what comes back (status, problem+json, headers) is what a client sees.
+
+process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), 'leadsmith-api-test-'))
+resetSingleton('config')
+
+type User = { id: string; email: string }
+
+async function owner() {
+	const user = await insertUser(db)
+	await insertSubscription(db, user.id)
+	return user
+}
+
+async function tokenFor(user: User, scopes: ApiScope[], workspaceIds: string[] = []) {
+	const account = await loadAccountContext(db, user)
+	return (await createApiToken(account, { name: 'test', scopes, workspaceIds })).token
+}
+
+async function insertList(accountId: string, workspaceId: string | null, name: string) {
+	const row = await db
+		.insertInto('processing_list')
+		.values({
+			user_id: accountId,
+			workspace_id: workspaceId,
+			name,
+			source_type: 'upload',
+			status: 2,
+		})
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	return row.id
+}
+
+async function call(
+	method: string,
+	pathname: string,
+	options: {
+		token?: string
+		json?: unknown
+		body?: BodyInit
+		headers?: Record<string, string>
+	} = {},
+) {
+	const headers = new Headers(options.headers)
+	if (options.token) headers.set('Authorization', `Bearer ${options.token}`)
+	let body = options.body
+	if (options.json !== undefined) {
+		headers.set('Content-Type', 'application/json')
+		body = JSON.stringify(options.json)
+	}
+	const request = new Request(`http://localhost/api/v1${pathname}`, { method, headers, body })
+	const args = { request, params: {}, context: {} } as never
+	const response = method === 'GET' ? await route.loader(args) : await route.action(args)
+	const text = await response.text()
+	return {
+		status: response.status,
+		headers: response.headers,
+		text,
+		body: text ? (JSON.parse(text) as Record<string, any>) : null,
+	}
+}
+
+describe('/api/v1 tokens', () => {
+	test('a session cookie is no credential: 401 as problem+json', async () => {
+		const result = await call('GET', '/lead-lists', {
+			headers: { Cookie: 'sb-localhost-auth-token=whatever' },
+		})
+		expect(result.status).toBe(401)
+		expect(result.headers.get('Content-Type')).toBe('application/problem+json')
+		expect(result.body).toMatchObject({ status: 401, code: 'unauthenticated' })
+	})
+
+	test("a token sees its account's lists; another account's id is 404", async () => {
+		const a = await owner()
+		const b = await owner()
+		const mine = await insertList(a.id, null, 'Mine')
+		const theirs = await insertList(b.id, null, 'Theirs')
+		const token = await tokenFor(a, ['lists:read'])
+		const list = await call('GET', '/lead-lists', { token })
+		expect(list.status).toBe(200)
+		expect(list.body!.data.map((l: { id: string }) => l.id)).toEqual([mine])
+		expect((await call('GET', `/lead-lists/${mine}`, { token })).body).toMatchObject({
+			id: mine,
+			name: 'Mine',
+			object: 'lead_list',
+		})
+		const foreign = await call('GET', `/lead-lists/${theirs}`, { token })
+		expect(foreign.status).toBe(404)
+		expect(foreign.body).toMatchObject({ code: 'not_found' })
+		expect((await call('GET', `/lead-lists/${theirs}/leads`, { token })).status).toBe(404)
+	})
+
+	test("a token for one workspace cannot see another workspace's lists", async () => {
+		const a = await owner()
+		const one = await insertWorkspace(db, a.id, 'One')
+		const two = await insertWorkspace(db, a.id, 'Two')
+		const inOne = await insertList(a.id, one, 'In one')
+		const inTwo = await insertList(a.id, two, 'In two')
+		await insertList(a.id, null, 'Unassigned')
+		const token = await tokenFor(a, ['lists:read'], [one])
+		const list = await call('GET', '/lead-lists', { token })
+		expect(list.body!.data.map((l: { id: string }) => l.id)).toEqual([inOne])
+		expect((await call('GET', `/lead-lists/${inTwo}`, { token })).status).toBe(404)
+	})
+
+	test('a read token cannot write; a write token can', async () => {
+		const a = await owner()
+		const listId = await insertList(a.id, null, 'Keep')
+		const reader = await tokenFor(a, ['lists:read'])
+		const refused = await call('DELETE', `/lead-lists/${listId}`, { token: reader })
+		expect(refused.status).toBe(403)
+		expect(refused.body).toMatchObject({ code: 'insufficient_scope' })
+		expect(
+			await db.selectFrom('processing_list').select('id').where('id', '=', listId).execute(),
+		).toHaveLength(1)
+		// nor read another family
+		expect((await call('GET', '/jobs', { token: reader })).status).toBe(403)
+		const writer = await tokenFor(a, ['lists:write'])
+		const deleted = await call('DELETE', `/lead-lists/${listId}`, { token: writer })
+		expect(deleted.status).toBe(200)
+		expect(deleted.body).toMatchObject({ id: listId, deleted: true })
+	})
+
+	test('a revoked token fails on the next request, and its last use is shown', async () => {
+		const a = await owner()
+		const token = await tokenFor(a, ['lists:read'])
+		expect((await call('GET', '/lead-lists', { token })).status).toBe(200)
+		const account = await loadAccountContext(db, a)
+		const [shown] = await listApiTokens(account)
+		expect(shown!.lastUsedAt).not.toBeNull()
+		expect(shown!.prefix).toMatch(/^ls_live_/)
+		expect(token.startsWith(shown!.prefix)).toBe(true)
+		await revokeApiToken(account, shown!.id)
+		const after = await call('GET', '/lead-lists', { token })
+		expect(after.status).toBe(401)
+		expect(after.body).toMatchObject({ code: 'invalid_token' })
+	})
+
+	test('the token is stored only as a hash', async () => {
+		const a = await owner()
+		const token = await tokenFor(a, ['lists:read'])
+		const rows = await db
+			.selectFrom('api_tokens')
+			.selectAll()
+			.where('account_id', '=', a.id)
+			.execute()
+		expect(JSON.stringify(rows)).not.toContain(token)
+	})
+
+	test("a member's token never does more than the member may now", async () => {
+		const a = await owner()
+		const one = await insertWorkspace(db, a.id, 'One')
+		const two = await insertWorkspace(db, a.id, 'Two')
+		const inTwo = await insertList(a.id, two, 'In two')
+		const member = await insertMember(db, a, { role: 'admin', workspaceIds: [one, two] })
+		const token = await tokenFor(member, ['lists:read'])
+		expect((await call('GET', `/lead-lists/${inTwo}`, { token })).status).toBe(200)
+		// the owner takes workspace two away: the token loses it on the next request
+		await db
+			.deleteFrom('team_member_workspace_acess')
+			.where('team_member_id', '=', member.memberId)
+			.where('workspace_id', '=', two)
+			.execute()
+		expect((await call('GET', `/lead-lists/${inTwo}`, { token })).status).toBe(404)
+		// and the whole account when the membership ends
+		await db
+			.updateTable('team_members')
+			.set({ status: 'revoked' })
+			.where('id', '=', member.memberId)
+			.execute()
+		expect((await call('GET', '/lead-lists', { token })).status).toBe(401)
+	})
+
+	test('an editor cannot make tokens; an admin sees only its own', async () => {
+		const a = await owner()
+		const editor = await insertMember(db, a, { role: 'editor' })
+		const editorAccount = await loadAccountContext(db, editor)
+		await expect(
+			createApiToken(editorAccount, { name: 'x', scopes: ['lists:read'], workspaceIds: [] }),
+		).rejects.toMatchObject({ init: { status: 403 } })
+		await tokenFor(a, ['lists:read'])
+		const admin = await insertMember(db, a, { role: 'admin' })
+		await tokenFor(admin, ['lists:read'])
+		const adminAccount: AccountContext = await loadAccountContext(db, admin)
+		expect((await listApiTokens(adminAccount)).map((t) => t.mine)).toEqual([true])
+		expect(await listApiTokens(await loadAccountContext(db, a))).toHaveLength(2)
+	})
+})
+
+describe('/api/v1 conventions', () => {
+	let a: User
+	let token: string
+	beforeAll(async () => {
+		a = await owner()
+		token = await tokenFor(a, ['lists:write', 'jobs:read'])
+	})
+
+	test('pages walk every list once, newest first, with limit and starting_after', async () => {
+		const user = await owner()
+		const ids = []
+		for (let i = 0; i < 5; i++) ids.push(await insertList(user.id, null, `L${i}`))
+		const reader = await tokenFor(user, ['lists:read'])
+		const seen: string[] = []
+		let cursor: string | null = null
+		do {
+			const query: string = `?limit=2${cursor ? `&starting_after=${cursor}` : ''}`
+			const page = await call('GET', `/lead-lists${query}`, { token: reader })
+			expect(page.status).toBe(200)
+			expect(page.body!.data.length).toBeLessThanOrEqual(2)
+			seen.push(...page.body!.data.map((l: { id: string }) => l.id))
+			cursor = page.body!.next_cursor
+			expect(page.body!.has_more).toBe(cursor !== null)
+		} while (cursor)
+		// every list once, in the order one page of all of them gives (newest first, ties by id)
+		const whole = await call('GET', '/lead-lists?limit=100', { token: reader })
+		expect(seen).toEqual(whole.body!.data.map((l: { id: string }) => l.id))
+		expect([...seen].sort()).toEqual([...ids].sort())
+	})
+
+	test('a bad parameter is a 400 naming the field', async () => {
+		const result = await call('GET', '/lead-lists?limit=1000', { token })
+		expect(result.status).toBe(400)
+		expect(result.body).toMatchObject({ code: 'invalid_request', field: 'limit' })
+		const id = await call('GET', '/lead-lists/not-an-id', { token })
+		expect(id.status).toBe(400)
+		expect(id.body).toMatchObject({ field: 'id' })
+	})
+
+	test('the mapping form rules hold at the field: a column used twice', async () => {
+		const result = await call('POST', '/lead-lists', {
+			token,
+			json: { uploadId: crypto.randomUUID(), name: 'X', email: 0, first_name: 0 },
+		})
+		expect(result.status).toBe(400)
+		expect(result.body!.errors).toContainEqual(expect.objectContaining({ field: 'first_name' }))
+	})
+
+	async function upload(csv: string) {
+		const form = new FormData()
+		form.set('file', new File([csv], 'leads.csv', { type: 'text/csv' }))
+		const request = new Request('http://localhost/x', { method: 'POST', body: form })
+		const uploaded = await call('POST', '/uploads', {
+			token,
+			body: await request.arrayBuffer(),
+			headers: { 'Content-Type': request.headers.get('Content-Type')! },
+		})
+		expect(uploaded.status).toBe(201)
+		return uploaded.body!
+	}
+
+	const listsOf = async (accountId: string) =>
+		(await db.selectFrom('processing_list').select('id').where('user_id', '=', accountId).execute())
+			.length
+
+	test('an upload and a mapping make a list; a replay answers the first answer and makes none', async () => {
+		const file = await upload('email,first name\nada@example.com,Ada\ngrace@example.com,Grace\n')
+		expect(file).toMatchObject({ has_header: true, suggested_mapping: { email: 0, first_name: 1 } })
+		const body = {
+			uploadId: file.id,
+			name: 'From the API',
+			hasHeader: true,
+			...file.suggested_mapping,
+		}
+		const before = await listsOf(a.id)
+		const first = await call('POST', '/lead-lists', {
+			token,
+			json: body,
+			headers: { 'Idempotency-Key': 'k-1' },
+		})
+		expect(first.status).toBe(201)
+		expect(first.body).toMatchObject({ name: 'From the API', object: 'lead_list' })
+		const again = await call('POST', '/lead-lists', {
+			token,
+			json: body,
+			headers: { 'Idempotency-Key': 'k-1' },
+		})
+		expect(again.status).toBe(201)
+		expect(again.text).toBe(first.text)
+		expect(again.headers.get('Idempotent-Replayed')).toBe('true')
+		expect(await listsOf(a.id)).toBe(before + 1)
+		const other = await call('POST', '/lead-lists', {
+			token,
+			json: { ...body, name: 'Another' },
+			headers: { 'Idempotency-Key': 'k-1' },
+		})
+		expect(other.status).toBe(422)
+		expect(other.body).toMatchObject({ code: 'idempotency_key_reused', field: 'Idempotency-Key' })
+		expect(await listsOf(a.id)).toBe(before + 1)
+	})
+
+	test('the same key sent three times at once does the work once', async () => {
+		const file = await upload('email\nada@example.com\n')
+		const body = { uploadId: file.id, name: 'Once', hasHeader: true, email: 0 }
+		const before = await listsOf(a.id)
+		const results = await Promise.all(
+			[1, 2, 3].map(() =>
+				call('POST', '/lead-lists', { token, json: body, headers: { 'Idempotency-Key': 'k-2' } }),
+			),
+		)
+		expect(await listsOf(a.id)).toBe(before + 1)
+		for (const result of results) expect([201, 409]).toContain(result.status)
+		const created = results.filter((r) => r.status === 201)
+		expect(new Set(created.map((r) => r.body!.id)).size).toBe(1)
+	})
+
+	test('past the limit: 429 with Retry-After and RateLimit headers', async () => {
+		process.env.API_RATE_LIMIT_PER_MINUTE = '3'
+		resetSingleton('config')
+		try {
+			const limited = await tokenFor(a, ['jobs:read'])
+			const first = await call('GET', '/jobs', { token: limited })
+			expect(first.status).toBe(200)
+			expect(first.headers.get('RateLimit-Limit')).toBe('3')
+			expect(first.headers.get('RateLimit-Remaining')).toBe('2')
+			await call('GET', '/jobs', { token: limited })
+			await call('GET', '/jobs', { token: limited })
+			const refused = await call('GET', '/jobs', { token: limited })
+			expect(refused.status).toBe(429)
+			expect(refused.body).toMatchObject({ code: 'rate_limited' })
+			expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0)
+			// another token has its own budget
+			const other = await tokenFor(a, ['jobs:read'])
+			expect((await call('GET', '/jobs', { token: other })).status).toBe(200)
+		} finally {
+			delete process.env.API_RATE_LIMIT_PER_MINUTE
+			resetSingleton('config')
+		}
+	})
+})

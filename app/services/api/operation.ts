@@ -1,0 +1,65 @@
+import type { z } from 'zod'
+import type { AccountContext, ApiTokenRow } from '../../context.server.ts'
+import type { ApiScope } from '../api-tokens/scopes.ts'
+
+// One operation of the public API: what the dispatcher (handler.server.ts) checks and the
+// OpenAPI document (openapi.ts) describes, from the same zod schemas.
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE'
+
+export type ApiOperation = {
+	/** the OpenAPI operationId */
+	id: string
+	method: HttpMethod
+	/** under /api/v1, with {name} parameters */
+	path: string
+	summary: string
+	description?: string
+	tag: string
+	scope: ApiScope
+	params?: z.ZodObject
+	query?: z.ZodObject
+	/**
+	 * the request body: JSON, or multipart/form-data with `bodyFormat: 'multipart'`; `stream`:
+	 * a multipart upload the operation reads itself (a file never held in memory), `body` then
+	 * only describes it
+	 */
+	body?: z.ZodType
+	bodyFormat?: 'json' | 'multipart' | 'stream'
+	response: z.ZodType
+	/** the success status (200 unless said) */
+	status?: 200 | 201 | 202
+	handle: (input: ApiInput) => Promise<unknown>
+}
+
+export type ApiInput = {
+	account: AccountContext
+	token: ApiTokenRow
+	params: Record<string, never>
+	query: Record<string, never>
+	body: never
+	request: Request
+}
+
+/** Typed from its schemas, erased to ApiOperation for the table. */
+export function defineOperation<
+	P extends z.ZodObject | undefined = undefined,
+	Q extends z.ZodObject | undefined = undefined,
+	B extends z.ZodType | undefined = undefined,
+>(
+	operation: Omit<ApiOperation, 'handle' | 'params' | 'query' | 'body'> & {
+		params?: P
+		query?: Q
+		body?: B
+		handle: (input: {
+			account: AccountContext
+			token: ApiTokenRow
+			params: P extends z.ZodObject ? z.output<P> : Record<string, never>
+			query: Q extends z.ZodObject ? z.output<Q> : Record<string, never>
+			body: B extends z.ZodType ? z.output<B> : undefined
+			request: Request
+		}) => Promise<unknown>
+	},
+): ApiOperation {
+	return operation as unknown as ApiOperation
+}
