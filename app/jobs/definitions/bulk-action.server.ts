@@ -6,9 +6,11 @@ import {
 	unfinishedBulkActions,
 } from '../../services/bulk/bulk-actions.server.ts'
 import { domainBulk } from '../../services/domains/bulk.server.ts'
+import { inboxOrderBulk } from '../../services/inboxes/bulk.server.ts'
+import { invitationBulk } from '../../services/team/bulk.server.ts'
 
 /** Every kind of rows with bulk actions; the bulk service itself names none (decision 0080). */
-export const BULK_HANDLERS = [domainBulk]
+export const BULK_HANDLERS = [domainBulk, inboxOrderBulk, invitationBulk]
 
 /** "Apply an action to these rows" (decision 0080): resumable per row from its status row. */
 export const bulkActionJob = defineJob({
