@@ -34,14 +34,15 @@ test('bulk cancel of inbox orders: the waiting one cancelled and refunded, the s
 	const { userId, workspaceId } = await accountOf(email)
 	const ids = await withDatabase(async (client) => {
 		const out: string[] = []
-		for (const [status, minutes] of [
-			[0, 1],
-			[1, 2],
+		// two, three inboxes: names that differ, as a user tells them apart
+		for (const [status, inboxes] of [
+			[0, 2],
+			[1, 3],
 		]) {
 			const { rows } = await client.query<{ id: string }>(
 				`insert into inbox_orders (user_id, workspace_id, provider, inboxes_per_domain, status, total_cents, created_at)
-				values ($1, $2, 'google', 2, $3, 1200, now() - make_interval(mins => $4)) returning id`,
-				[userId, workspaceId, status, minutes],
+				values ($1, $2, 'google', $4, $3, 1200, now()) returning id`,
+				[userId, workspaceId, status, inboxes],
 			)
 			out.push(rows[0]!.id)
 		}
