@@ -10,7 +10,8 @@ import { assertStaff } from '../services/admin/access.server.ts'
 import { listAuditLog } from '../services/admin/audit.server.ts'
 import { AuditFilterSchema } from '../services/admin/schemas.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { ScrollRegion } from '../components/ui/scroll-region.tsx'
+import { DataTable, type RowColumn } from '../components/ui/data-table.tsx'
+import { tablePreferences } from '../services/tables/preferences.server.ts'
 
 const FILTERS = [
 	{ name: 'action', label: 'Action starts with or contains', hint: 'admin., billing.' },
@@ -27,9 +28,39 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		target: params.get('target') || undefined,
 	})
 	const filters = parsed.success ? parsed.data : {}
-	const rows = await listAuditLog(account, filters)
-	return { filters, rows }
+	const [rows, preferences] = await Promise.all([
+		listAuditLog(account, filters),
+		tablePreferences(account.user.id, 'audit'),
+	])
+	return { filters, rows, preferences: { table: 'audit', ...preferences } }
 }
+
+type AuditRow = Awaited<ReturnType<typeof listAuditLog>>[number]
+
+// before and after as names and values (decision 0084), never raw JSON
+const COLUMNS: RowColumn<AuditRow>[] = [
+	{ key: 'when', label: 'When', nowrap: true, cell: (r) => formatWhen(r.created_at) },
+	{ key: 'who', label: 'Who', cell: (r) => r.actor_email ?? 'system' },
+	{ key: 'what', label: 'What', className: 'font-mono', cell: (r) => r.action },
+	{
+		key: 'target',
+		label: 'Target',
+		className: 'break-all',
+		cell: (r) => `${r.target_type} ${r.target_id ?? ''}`,
+	},
+	{
+		key: 'before',
+		label: 'Before',
+		className: 'max-w-xs align-top text-xs',
+		cell: (r) => <JsonFields value={r.before ?? undefined} />,
+	},
+	{
+		key: 'after',
+		label: 'After',
+		className: 'max-w-xs align-top text-xs',
+		cell: (r) => <JsonFields value={r.after ?? undefined} />,
+	},
+]
 
 export default function AdminAudit({ loaderData }: Route.ComponentProps) {
 	const { filters, rows } = loaderData
@@ -64,38 +95,16 @@ export default function AdminAudit({ loaderData }: Route.ComponentProps) {
 					</button>
 				</Form>
 				{rows.length ? (
-					<ScrollRegion className="mt-6" label="Audit log">
-						<table className="w-full text-left text-sm">
-							<thead className="text-slate-600">
-								<tr>
-									<th className="py-2">When</th>
-									<th>Who</th>
-									<th>What</th>
-									<th>Target</th>
-									<th>Before</th>
-									<th>After</th>
-								</tr>
-							</thead>
-							<tbody className="divide-y divide-slate-100 align-top">
-								{rows.map((r) => (
-									<tr key={r.id}>
-										<td className="py-2 whitespace-nowrap">{formatWhen(r.created_at)}</td>
-										<td>{r.actor_email ?? 'system'}</td>
-										<td className="font-mono">{r.action}</td>
-										<td className="break-all">
-											{r.target_type} {r.target_id}
-										</td>
-										<td className="max-w-xs text-xs">
-											<JsonFields value={r.before ?? undefined} />
-										</td>
-										<td className="max-w-xs text-xs">
-											<JsonFields value={r.after ?? undefined} />
-										</td>
-									</tr>
-								))}
-							</tbody>
-						</table>
-					</ScrollRegion>
+					<div className="mt-6">
+						<DataTable
+							label="Audit log"
+							testId="audit-log"
+							columns={COLUMNS}
+							rows={rows}
+							rowKey={(r) => r.id}
+							preferences={loaderData.preferences}
+						/>
+					</div>
 				) : (
 					<p className="mt-6 text-sm text-slate-600">No entries match.</p>
 				)}

@@ -14,7 +14,7 @@ import { searchUsers } from '../services/admin/users.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
-import { ScrollRegion } from '../components/ui/scroll-region.tsx'
+import { DataTable, type RowColumn } from '../components/ui/data-table.tsx'
 
 export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = assertStaff(context.get(requestContext).account)
@@ -39,6 +39,80 @@ export async function action({ request, context }: Route.ActionArgs) {
 			failed.length ? `Checks done; failing: ${failed.join(', ')}` : 'Checks done; all ok',
 		)
 	})
+}
+
+type Loaded = Route.ComponentProps['loaderData']
+type HealthDay = Loaded['health']['day']
+
+const USER_COLUMNS: RowColumn<Loaded['users'][number]>[] = [
+	{
+		key: 'email',
+		label: 'Email',
+		cell: (user) => (
+			<Link to={`/admin-dashboard/users/${user.id}`} className="text-indigo-700 hover:underline">
+				{user.email}
+			</Link>
+		),
+	},
+	{ key: 'role', label: 'Role', cell: (user) => user.role ?? '—' },
+	{
+		key: 'credits',
+		label: 'Credits',
+		align: 'right',
+		cell: (user) => (user.balance ?? 0).toLocaleString('en'),
+	},
+	{
+		key: 'flags',
+		label: 'Flags',
+		className: 'space-x-1',
+		cell: (user) => (
+			<>
+				{user.is_ltd ? <Badge>LTD</Badge> : null}
+				{user.primary_user_id ? <Badge>team member</Badge> : null}
+				{user.banned_until && new Date(user.banned_until) > new Date() ? (
+					<Badge>banned</Badge>
+				) : null}
+			</>
+		),
+	},
+	{
+		key: 'signed-up',
+		label: 'Signed up',
+		nowrap: true,
+		cell: (user) => formatWhen(user.created_at),
+	},
+]
+
+function healthColumns(days: HealthDay): RowColumn<Loaded['health']['latest'][number]>[] {
+	return [
+		{ key: 'service', label: 'Service', className: 'font-medium', cell: (row) => row.service },
+		{ key: 'latest', label: 'Latest', cell: (row) => (row.ok ? 'ok' : 'failing') },
+		{
+			key: 'latency',
+			label: 'Latency',
+			nowrap: true,
+			cell: (row) => `${row.latency_ms ?? '—'} ms`,
+		},
+		{
+			key: 'detail',
+			label: 'Detail',
+			className: 'max-w-xs truncate',
+			cell: (row) => <span title={row.detail ?? ''}>{row.detail}</span>,
+		},
+		{ key: 'checked', label: 'Checked', nowrap: true, cell: (row) => formatWhen(row.checked_at) },
+		{
+			key: 'day',
+			label: 'Last 24 hours',
+			cell: (row) => {
+				const day = days.find((d) => d.service === row.service)
+				if (!day) return '—'
+				const last = day.lastFailure
+					? `; last failure ${formatWhen(day.lastFailure.checked_at)}`
+					: ''
+				return `${day.checks - day.failures} of ${day.checks} ok${last}`
+			},
+		},
+	]
 }
 
 export default function AdminDashboard({ loaderData, actionData }: Route.ComponentProps) {
@@ -70,43 +144,15 @@ export default function AdminDashboard({ loaderData, actionData }: Route.Compone
 						</button>
 					</Form>
 					{users.length ? (
-						<ScrollRegion className="mt-4" label="Users">
-							<table className="w-full text-left text-sm">
-								<thead className="text-slate-600">
-									<tr>
-										<th className="py-2">Email</th>
-										<th>Role</th>
-										<th>Credits</th>
-										<th>Flags</th>
-										<th>Signed up</th>
-									</tr>
-								</thead>
-								<tbody className="divide-y divide-slate-100">
-									{users.map((user) => (
-										<tr key={user.id}>
-											<td className="py-2">
-												<Link
-													to={`/admin-dashboard/users/${user.id}`}
-													className="text-indigo-700 hover:underline"
-												>
-													{user.email}
-												</Link>
-											</td>
-											<td>{user.role ?? '—'}</td>
-											<td>{(user.balance ?? 0).toLocaleString('en')}</td>
-											<td className="space-x-1">
-												{user.is_ltd ? <Badge>LTD</Badge> : null}
-												{user.primary_user_id ? <Badge>team member</Badge> : null}
-												{user.banned_until && new Date(user.banned_until) > new Date() ? (
-													<Badge>banned</Badge>
-												) : null}
-											</td>
-											<td>{formatWhen(user.created_at)}</td>
-										</tr>
-									))}
-								</tbody>
-							</table>
-						</ScrollRegion>
+						<div className="mt-4">
+							<DataTable
+								label="Users"
+								testId="admin-users"
+								columns={USER_COLUMNS}
+								rows={users}
+								rowKey={(u) => u.id}
+							/>
+						</div>
 					) : (
 						<p className="mt-4 text-sm text-slate-600">No users match.</p>
 					)}
@@ -131,45 +177,15 @@ export default function AdminDashboard({ loaderData, actionData }: Route.Compone
 						/readyz when the database and the queue are ready.
 					</p>
 					{health.latest.length ? (
-						<ScrollRegion className="mt-4" label="Latest health checks">
-							<table className="w-full text-left text-sm">
-								<thead className="text-slate-600">
-									<tr>
-										<th className="py-2">Service</th>
-										<th>Latest</th>
-										<th>Latency</th>
-										<th>Detail</th>
-										<th>Checked</th>
-										<th>Last 24 hours</th>
-									</tr>
-								</thead>
-								<tbody className="divide-y divide-slate-100">
-									{health.latest.map((row) => {
-										const day = health.day.find((d) => d.service === row.service)
-										return (
-											<tr key={row.service}>
-												<td className="py-2 font-medium">{row.service}</td>
-												<td>{row.ok ? 'ok' : 'failing'}</td>
-												<td>{row.latency_ms ?? '—'} ms</td>
-												<td className="max-w-xs truncate" title={row.detail ?? ''}>
-													{row.detail}
-												</td>
-												<td>{formatWhen(row.checked_at)}</td>
-												<td>
-													{day
-														? `${day.checks - day.failures} of ${day.checks} ok${
-																day.lastFailure
-																	? `; last failure ${formatWhen(day.lastFailure.checked_at)}`
-																	: ''
-															}`
-														: '—'}
-												</td>
-											</tr>
-										)
-									})}
-								</tbody>
-							</table>
-						</ScrollRegion>
+						<div className="mt-4">
+							<DataTable
+								label="Latest health checks"
+								testId="health-checks"
+								columns={healthColumns(health.day)}
+								rows={health.latest}
+								rowKey={(r) => r.service}
+							/>
+						</div>
 					) : (
 						<p className="mt-4 text-sm text-slate-600">No checks in the last 24 hours yet.</p>
 					)}

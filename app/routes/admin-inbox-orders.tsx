@@ -3,6 +3,7 @@ import { Link } from 'react-router'
 import type { Route } from './+types/admin-inbox-orders'
 import { ActionForm, formatWhen } from '../components/admin/action-form.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
+import { DataTable } from '../components/ui/data-table.tsx'
 import { ErrorList, Field, inputClasses } from '../components/ui/field.tsx'
 import { requestContext } from '../context.server.ts'
 import { assertStaff } from '../services/admin/access.server.ts'
@@ -93,10 +94,67 @@ export default function AdminInboxOrders({ loaderData, actionData }: Route.Compo
 					</Link>
 				))}
 			</nav>
-			{orders.length ? null : <p className="text-sm text-slate-600">No orders.</p>}
+			{orders.length ? (
+				// the orders at a glance; each row opens its card below, where its forms are
+				<div className="mb-6">
+					<DataTable
+						label="Inbox orders"
+						testId="admin-orders"
+						rows={orders}
+						rowKey={(order) => order.id}
+						columns={[
+							{ key: 'owner', label: 'Owner', rowHeader: true, cell: (o) => o.owner_email },
+							{
+								key: 'order',
+								label: 'Order',
+								nowrap: true,
+								cell: (o) => `${o.inboxes_per_domain} ${o.provider} × ${o.domains.length}`,
+							},
+							{ key: 'status', label: 'Status', cell: (o) => labels[o.status] ?? o.status },
+							{
+								key: 'delivered',
+								label: 'Delivered',
+								align: 'right',
+								cell: (o) => `${o.delivered} of ${o.ordered}`,
+							},
+							{
+								key: 'total',
+								label: 'Total',
+								align: 'right',
+								cell: (o) => formatCents(o.total_cents),
+							},
+							{
+								key: 'placed',
+								label: 'Placed',
+								nowrap: true,
+								cell: (o) => formatWhen(o.created_at),
+							},
+							{
+								key: 'open',
+								label: 'Open',
+								srOnlyLabel: true,
+								hideable: false,
+								sticky: true,
+								nowrap: true,
+								align: 'right',
+								cell: (o) => (
+									<a
+										href={`#order-${o.id}`}
+										className="font-medium text-indigo-700 hover:underline"
+									>
+										Details<span className="sr-only"> of the order of {o.owner_email}</span>
+									</a>
+								),
+							},
+						]}
+					/>
+				</div>
+			) : (
+				<p className="text-sm text-slate-600">No orders.</p>
+			)}
 			<div className="space-y-4">
 				{orders.map((order) => (
-					<Card key={order.id}>
+					<Card key={order.id} id={`order-${order.id}`}>
 						<h2 className="font-semibold">
 							{order.owner_email}: {order.inboxes_per_domain} {order.provider} inboxes per domain (
 							{labels[order.status] ?? order.status})

@@ -35,7 +35,7 @@ import { CREDIT_REASON_LABELS } from '../services/billing/credits.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
-import { ScrollRegion } from '../components/ui/scroll-region.tsx'
+import { DataTable } from '../components/ui/data-table.tsx'
 
 export async function loader({ params, context }: Route.LoaderArgs) {
 	const account = assertStaff(context.get(requestContext).account)
@@ -328,31 +328,44 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
 				<Card>
 					<h2 className="text-lg font-semibold">Credit ledger</h2>
 					{ledger.length ? (
-						<ScrollRegion className="mt-4" label="Credit ledger">
-							<table className="w-full text-left text-sm">
-								<thead className="text-slate-600">
-									<tr>
-										<th className="py-2">When</th>
-										<th>Change</th>
-										<th>Balance</th>
-										<th>Reason</th>
-									</tr>
-								</thead>
-								<tbody className="divide-y divide-slate-100">
-									{ledger.map((e) => (
-										<tr key={e.id}>
-											<td className="py-2">{formatWhen(e.created_at)}</td>
-											<td>{e.delta > 0 ? `+${e.delta}` : e.delta}</td>
-											<td>{e.balance_after}</td>
-											<td>
+						<div className="mt-4">
+							<DataTable
+								label="Credit ledger"
+								testId="admin-ledger"
+								rows={ledger}
+								rowKey={(e) => String(e.id)}
+								columns={[
+									{
+										key: 'when',
+										label: 'When',
+										nowrap: true,
+										cell: (e) => formatWhen(e.created_at),
+									},
+									{
+										key: 'change',
+										label: 'Change',
+										align: 'right',
+										cell: (e) => (e.delta > 0 ? `+${e.delta}` : e.delta),
+									},
+									{
+										key: 'balance',
+										label: 'Balance',
+										align: 'right',
+										cell: (e) => e.balance_after,
+									},
+									{
+										key: 'reason',
+										label: 'Reason',
+										cell: (e) => (
+											<>
 												{loaderData.reasonLabels[e.reason] ?? e.reason}
 												{e.note ? <span className="text-slate-600"> · {e.note}</span> : null}
-											</td>
-										</tr>
-									))}
-								</tbody>
-							</table>
-						</ScrollRegion>
+											</>
+										),
+									},
+								]}
+							/>
+						</div>
 					) : (
 						<p className="mt-2 text-sm text-slate-600">No credit changes yet.</p>
 					)}

@@ -1,5 +1,6 @@
 import { data, Form, Link } from 'react-router'
 import type { Route } from './+types/domain-subscriptions'
+import { DataTable } from '../components/ui/data-table.tsx'
 import { Button, buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { Badge } from '../components/ui/choice.tsx'
@@ -80,6 +81,33 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 const TONES = { active: 'green', ends: 'amber', 'past due': 'amber' } as const
 
+type Row = Route.ComponentProps['loaderData']['rows'][number]
+
+/** Subscribe a domain without one; cancel at period end, or resume, a live one. */
+function SubscriptionAction({ row: r }: { row: Row }) {
+	if (!r.live) {
+		return (
+			<Link to={`/checkout?domain=${r.domainId}`} className={buttonClasses('primary')}>
+				Subscribe<span className="sr-only"> {r.name}</span>
+			</Link>
+		)
+	}
+	return (
+		<Form method="post">
+			<input type="hidden" name="id" value={r.subscriptionId ?? ''} />
+			{r.cancelAtPeriodEnd ? (
+				<Button type="submit" name="intent" value="resume" variant="secondary">
+					Resume<span className="sr-only"> {r.name}</span>
+				</Button>
+			) : (
+				<Button type="submit" name="intent" value="cancel" variant="secondary">
+					Cancel at period end<span className="sr-only"> {r.name}</span>
+				</Button>
+			)}
+		</Form>
+	)
+}
+
 export default function DomainSubscriptions({ loaderData }: Route.ComponentProps) {
 	const { rows, canChange, price, testMode } = loaderData
 	return (
@@ -104,82 +132,52 @@ export default function DomainSubscriptions({ loaderData }: Route.ComponentProps
 					</p>
 				</Card>
 			) : (
-				<div className="relative overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
-					<table
-						className="min-w-full divide-y divide-slate-200 text-sm"
-						data-testid="subscriptions"
-					>
-						<caption className="sr-only">Subscription per domain</caption>
-						<thead className="bg-slate-50 text-left text-slate-600">
-							<tr>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Domain
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Status
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Renews or ends
-								</th>
-								<th scope="col" className="px-4 py-3 font-semibold">
-									Price
-								</th>
-								{canChange ? (
-									<th scope="col" className="px-4 py-3">
-										<span className="sr-only">Actions</span>
-									</th>
-								) : null}
-							</tr>
-						</thead>
-						<tbody className="divide-y divide-slate-100">
-							{rows.map((r) => (
-								<tr key={r.domainId} data-domain={r.name}>
-									<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
-										{r.name}
-									</th>
-									<td className="px-4 py-3">
-										<Badge tone={TONES[r.status as keyof typeof TONES] ?? 'slate'}>
-											{r.status === 'ends' ? 'cancelled at period end' : r.status}
-										</Badge>
-									</td>
-									<td className="px-4 py-3 whitespace-nowrap text-slate-700">
-										{r.renewal
-											? `${r.renews ? 'Renews' : r.live ? 'Ends' : 'Ended'} ${r.renewal}`
-											: '—'}
-									</td>
-									<td className="px-4 py-3 whitespace-nowrap text-slate-700">
-										{r.price ? `${r.price} a month` : '—'}
-									</td>
-									{canChange ? (
-										<td className="px-4 py-3 text-right whitespace-nowrap">
-											{!r.live ? (
-												<Link
-													to={`/checkout?domain=${r.domainId}`}
-													className={buttonClasses('primary')}
-												>
-													Subscribe<span className="sr-only"> {r.name}</span>
-												</Link>
-											) : (
-												<Form method="post">
-													<input type="hidden" name="id" value={r.subscriptionId ?? ''} />
-													{r.cancelAtPeriodEnd ? (
-														<Button type="submit" name="intent" value="resume" variant="secondary">
-															Resume<span className="sr-only"> {r.name}</span>
-														</Button>
-													) : (
-														<Button type="submit" name="intent" value="cancel" variant="secondary">
-															Cancel at period end<span className="sr-only"> {r.name}</span>
-														</Button>
-													)}
-												</Form>
-											)}
-										</td>
-									) : null}
-								</tr>
-							))}
-						</tbody>
-					</table>
-				</div>
+				<DataTable
+					label="Subscription per domain"
+					testId="subscriptions"
+					columns={[
+						{ key: 'domain', label: 'Domain', rowHeader: true, cell: (r) => r.name },
+						{
+							key: 'status',
+							label: 'Status',
+							cell: (r) => (
+								<Badge tone={TONES[r.status as keyof typeof TONES] ?? 'slate'}>
+									{r.status === 'ends' ? 'cancelled at period end' : r.status}
+								</Badge>
+							),
+						},
+						{
+							key: 'renewal',
+							label: 'Renews or ends',
+							nowrap: true,
+							cell: (r) =>
+								r.renewal ? `${r.renews ? 'Renews' : r.live ? 'Ends' : 'Ended'} ${r.renewal}` : '—',
+						},
+						{
+							key: 'price',
+							label: 'Price',
+							nowrap: true,
+							cell: (r) => (r.price ? `${r.price} a month` : '—'),
+						},
+						...(canChange
+							? [
+									{
+										key: 'actions',
+										label: 'Actions',
+										srOnlyLabel: true,
+										hideable: false,
+										nowrap: true,
+										sticky: true,
+										align: 'right' as const,
+										cell: (r: (typeof rows)[number]) => <SubscriptionAction row={r} />,
+									},
+								]
+							: []),
+					]}
+					rows={rows}
+					rowKey={(r) => r.domainId}
+					rowProps={(r) => ({ 'data-domain': r.name })}
+				/>
 			)}
 		</>
 	)

@@ -1,16 +1,23 @@
-import { ChevronDown, Download, FileDown, Inbox, Info, MailPlus } from 'lucide-react'
+import { ChevronDown, Download, FileDown, Inbox, MailPlus } from 'lucide-react'
 import { data, Form, Link } from 'react-router'
-import { DataTable } from '../components/ui/data-table.tsx'
+import { InboxesTable } from '../components/inboxes/inboxes-table.tsx'
+import { OrdersTable, type OrderRow } from '../components/inboxes/orders-table.tsx'
+import { BulkProgress } from '../components/ui/bulk-progress.tsx'
 import type { Route } from './+types/inboxes'
 import { Button, buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
-import { Badge } from '../components/ui/choice.tsx'
 import { EmptyState } from '../components/ui/empty-state.tsx'
 import { Menu } from '../components/ui/menu.tsx'
 import { Select } from '../components/ui/select.tsx'
-import { Tooltip } from '../components/ui/tooltip.tsx'
-import { MoveToWorkspace } from '../components/workspaces/move-to-workspace.tsx'
-import { requestContext } from '../context.server.ts'
+import { requestContext, type AccountContext } from '../context.server.ts'
+import { findBulkAction, startBulkAction } from '../services/bulk/bulk-actions.server.ts'
+import { bulkSelection } from '../services/bulk/schemas.ts'
+import { inboxOrderBulk } from '../services/inboxes/bulk.server.ts'
+import { cancelInboxOrder } from '../services/inboxes/cancel-order.server.ts'
+import { InboxOrderBulkSchema } from '../services/inboxes/schemas.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
+import { tablePreferences } from '../services/tables/preferences.server.ts'
+import { parseWithZod } from '../utils/form-bounds.ts'
 import { domainAccount } from '../services/domains/access.server.ts'
 import { listDomains } from '../services/domains/domains.server.ts'
 import { DomainRowActionSchema } from '../services/domains/schemas.ts'
@@ -22,7 +29,7 @@ import {
 import { BILLING_STARTS_AT_DELIVERY, listInboxOrders } from '../services/inboxes/orders.server.ts'
 import { paymentProvider } from '../services/billing/payments.server.ts'
 import { canChangeDomains } from '../services/workspaces/access.server.ts'
-import { redirectOnFormError } from '../utils/form-errors.server.ts'
+import { formErrorReply, redirectOnFormError } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { formatCents, formatDate } from '../utils/money.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
@@ -45,13 +52,24 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		workspaceId: params.get('workspace') || null,
 		status: params.get('status') || null,
 	}
-	const [inboxes, domains, orders] = await Promise.all([
+	const bulkId = params.get('bulk')
+	const [inboxes, domains, orders, preferences, bulk] = await Promise.all([
 		listInboxes(acting, filters),
 		listDomains(acting),
 		listInboxOrders(acting),
+		tablePreferences(acting.user.id, 'inbox-orders'),
+		bulkId ? findBulkAction(acting, bulkId) : Promise.resolve(null),
 	])
+	const withoutBulk = new URLSearchParams(params)
+	withoutBulk.delete('bulk')
 	return {
 		canChange: canChangeDomains(acting),
+		ordersTable: { table: 'inbox-orders', ...preferences },
+		formKey: newFormKey(),
+		bulk: bulk
+			? { ...bulk, label: inboxOrderBulk.actions[bulk.action]?.label ?? bulk.action }
+			: null,
+		closeBulk: `/inboxes${withoutBulk.size ? `?${withoutBulk}` : ''}`,
 		withPasswords: exportShowsCredentials(acting),
 		testMode: paymentProvider() === 'test',
 		billingStarts: BILLING_STARTS_AT_DELIVERY,
@@ -70,12 +88,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 				planned: o.planned,
 			})),
 		// every order, so each can be moved to another workspace with its inboxes
-		orders: orders.map((o) => ({
+		orders: orders.map((o): OrderRow => ({
 			id: o.id,
 			name: `${o.provider === 'google' ? 'Google' : 'Microsoft'} inboxes (${o.inboxes_per_domain * Math.max(o.domain_ids.length, 1)}), ordered ${formatDate(o.created_at)}`,
 			status: ORDER_STATUS[o.status] ?? 'unknown',
+			total: formatCents(o.total_cents),
 			workspace: acting.workspaces.find((w) => w.id === o.workspace_id)?.name ?? null,
 			canMove: acting.workspaces.some((w) => w.id !== o.workspace_id),
+			cancellable: o.status === 0,
 		})),
 		inboxes: inboxes.map((i) => ({
 			id: i.id,
@@ -99,7 +119,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
 	const { account } = context.get(requestContext)
-	const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(await readFormData(request)))
+	const formData = await readFormData(request)
+	if (formData.get('intent') === 'bulk') return bulkCancel(account, formData)
+	if (formData.get('intent') === 'cancel-order') {
+		try {
+			await cancelInboxOrder(account, String(formData.get('id') ?? ''))
+			return redirectWithSuccess('/inboxes', 'Order cancelled and refunded')
+		} catch (error) {
+			return redirectOnFormError(error, '/inboxes')
+		}
+	}
+	const parsed = DomainRowActionSchema.safeParse(Object.fromEntries(formData))
 	if (!parsed.success || !['cancel', 'resume'].includes(parsed.data.intent)) {
 		throw data('Unknown action', { status: 400 })
 	}
@@ -117,9 +147,32 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 }
 
-const TONES = { active: 'green', cancelling: 'amber', cancelled: 'slate' } as const
+/** The orders' bulk cancel: one job per submission (a double submit starts one), its progress here. */
+async function bulkCancel(account: AccountContext | null, formData: FormData) {
+	const acting = domainAccount(account, 'change')
+	const submission = parseWithZod(formData, { schema: InboxOrderBulkSchema })
+	if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
+	try {
+		const { id, total } = await oncePerSubmission(
+			{ accountId: acting.accountId, form: 'inbox-orders-bulk', formData },
+			(trx) =>
+				startBulkAction(
+					acting,
+					inboxOrderBulk,
+					{ action: submission.value.action, selection: bulkSelection(submission.value) },
+					trx,
+				),
+		)
+		return redirectWithSuccess(
+			`/inboxes?bulk=${id}`,
+			`Cancelling ${total} order${total === 1 ? '' : 's'}`,
+		)
+	} catch (error) {
+		return formErrorReply(error, submission)
+	}
+}
 
-export default function Inboxes({ loaderData }: Route.ComponentProps) {
+export default function Inboxes({ loaderData, actionData }: Route.ComponentProps) {
 	const {
 		inboxes,
 		domains,
@@ -270,101 +323,27 @@ export default function Inboxes({ loaderData }: Route.ComponentProps) {
 					</p>
 				</EmptyState>
 			) : (
-				<DataTable
-					label="Inboxes"
-					caption
-					style="plain"
-					testId="inboxes"
-					columns={[
-						{ label: 'Inbox' },
-						{ label: 'Name' },
-						{ label: 'Domain' },
-						{ label: 'Workspace' },
-						{
-							label: (
-								<span className="inline-flex items-center gap-1">
-									Status
-									<Tooltip content="Active: sending, renews monthly. Cancelled at period end: works until its paid month ends.">
-										<button
-											type="button"
-											className="rounded-full text-slate-500 hover:text-slate-800 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none"
-										>
-											<Info aria-hidden className="size-4" />
-											<span className="sr-only">About the statuses</span>
-										</button>
-									</Tooltip>
-								</span>
-							),
-						},
-						{ label: 'Renews or ends' },
-						...(canChange ? [{ label: 'Actions', hidden: true }] : []),
-					]}
-				>
-					{inboxes.map((i) => (
-						<tr key={i.id} data-inbox={i.address}>
-							<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
-								{i.address}
-								<span className="ml-2 text-xs text-slate-500">{i.provider}</span>
-							</th>
-							<td className="px-4 py-3 text-slate-700">{i.name || '—'}</td>
-							<td className="px-4 py-3 text-slate-700">{i.domain ?? '—'}</td>
-							<td className="px-4 py-3 text-slate-700">{i.workspace ?? 'Unassigned'}</td>
-							<td className="px-4 py-3">
-								<Badge tone={TONES[i.status as keyof typeof TONES] ?? 'slate'}>
-									{i.status === 'cancelling' ? 'cancelled at period end' : i.status}
-								</Badge>
-							</td>
-							<td className="px-4 py-3 whitespace-nowrap text-slate-700">{i.period ?? '—'}</td>
-							{canChange ? (
-								<td className="px-4 py-3 text-right whitespace-nowrap">
-									{i.status === 'active' || i.status === 'cancelling' ? (
-										<Form method="post">
-											<input type="hidden" name="id" value={i.id} />
-											{i.status === 'cancelling' ? (
-												<Button type="submit" name="intent" value="resume" variant="secondary">
-													Resume<span className="sr-only"> {i.address}</span>
-												</Button>
-											) : (
-												<Button type="submit" name="intent" value="cancel" variant="secondary">
-													Cancel at period end<span className="sr-only"> {i.address}</span>
-												</Button>
-											)}
-										</Form>
-									) : null}
-								</td>
-							) : null}
-						</tr>
-					))}
-				</DataTable>
+				<InboxesTable inboxes={inboxes} canChange={canChange} />
 			)}
 			{orders.length ? (
-				<section aria-labelledby="inbox-orders-heading" className="mt-8">
+				<section aria-labelledby="inbox-orders-heading" className="mt-8" id="orders">
 					<h2 id="inbox-orders-heading" className="mb-2 text-lg font-semibold text-slate-900">
 						Inbox orders
 					</h2>
 					<p className="mb-3 text-sm text-slate-600">
-						Moving an order to another workspace moves its inboxes with it.
+						Moving an order to another workspace moves its inboxes with it. An order waiting for
+						setup can be cancelled: its payment is refunded.
 					</p>
-					<Card className="p-0">
-						<ul className="divide-y divide-slate-100" data-testid="inbox-orders">
-							{orders.map((o) => (
-								<li
-									key={o.id}
-									className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-4 py-3 text-sm"
-									data-testid="inbox-order"
-								>
-									<span className="min-w-0 font-medium break-words text-slate-900">{o.name}</span>
-									<span className="flex flex-wrap items-center gap-x-4 gap-y-1 text-slate-700">
-										<span>{o.status}</span>
-										<span data-testid="order-workspace">{o.workspace ?? 'Unassigned'}</span>
-										{canChange && o.canMove ? (
-											<MoveToWorkspace type="inbox-order" id={o.id} name={o.name} />
-										) : null}
-									</span>
-								</li>
-							))}
-						</ul>
-					</Card>
+					{loaderData.bulk ? (
+						<BulkProgress bulk={loaderData.bulk} closeTo={loaderData.closeBulk} />
+					) : null}
+					<OrdersTable
+						rows={orders}
+						canChange={canChange}
+						preferences={loaderData.ordersTable}
+						formKey={loaderData.formKey}
+						bulkResult={actionData && 'result' in actionData ? actionData.result : null}
+					/>
 				</section>
 			) : null}
 		</>

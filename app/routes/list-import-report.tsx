@@ -6,7 +6,7 @@ import { Card, PageHeader } from '../components/ui/card.tsx'
 import { requestContext } from '../context.server.ts'
 import { importReport } from '../services/imports/import-report.server.ts'
 import { pageTitle } from '../utils/meta.ts'
-import { ScrollRegion } from '../components/ui/scroll-region.tsx'
+import { DataTable } from '../components/ui/data-table.tsx'
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const { account } = context.get(requestContext)
@@ -97,44 +97,33 @@ export default function ImportReport({ loaderData }: Route.ComponentProps) {
 					</p>
 				</Card>
 			) : (
-				<ScrollRegion
-					className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200"
+				<DataTable
 					label="Skipped rows by line"
-				>
-					<table className="min-w-full divide-y divide-slate-200 text-sm">
-						<caption className="sr-only">Skipped rows by line</caption>
-						<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
-							<tr>
-								<th scope="col" className="px-4 py-3 text-right">
-									Line
-								</th>
-								<th scope="col" className="px-4 py-3">
-									Problem
-								</th>
-								<th scope="col" className="px-4 py-3">
-									Email
-								</th>
-								<th scope="col" className="px-4 py-3">
-									Reason
-								</th>
-							</tr>
-						</thead>
-						<tbody className="divide-y divide-slate-100 bg-white">
-							{errors.map((error) => (
-								<tr key={error.line} data-testid="import-error">
-									<td className="px-4 py-2 text-right tabular-nums">{error.line}</td>
-									<td className="px-4 py-2">
-										{error.kind === 'invalid' ? 'Invalid' : 'Duplicate'}
-									</td>
-									<td className="max-w-72 truncate px-4 py-2" title={error.email ?? undefined}>
-										{error.email ?? ''}
-									</td>
-									<td className="px-4 py-2 text-slate-700">{error.message}</td>
-								</tr>
-							))}
-						</tbody>
-					</table>
-				</ScrollRegion>
+					rows={errors}
+					rowKey={(error) => String(error.line)}
+					rowProps={() => ({ 'data-testid': 'import-error' })}
+					columns={[
+						{
+							key: 'line',
+							label: 'Line',
+							align: 'right',
+							className: 'tabular-nums',
+							cell: (error) => error.line,
+						},
+						{
+							key: 'problem',
+							label: 'Problem',
+							cell: (error) => (error.kind === 'invalid' ? 'Invalid' : 'Duplicate'),
+						},
+						{
+							key: 'email',
+							label: 'Email',
+							className: 'max-w-72 truncate',
+							cell: (error) => <span title={error.email ?? undefined}>{error.email ?? ''}</span>,
+						},
+						{ key: 'reason', label: 'Reason', cell: (error) => error.message },
+					]}
+				/>
 			)}
 			<nav aria-label="Pages" className="mt-4 flex gap-2">
 				{paged ? (

@@ -3,25 +3,37 @@ import { data } from 'react-router'
 import type { Route } from './+types/team-members'
 import { Card, PageHeader } from '../components/ui/card.tsx'
 import { InviteForm } from '../components/team/invite-form.tsx'
-import { EmptyState, InvitationRow, MemberRow } from '../components/team/team-rows.tsx'
+import { InvitationsTable } from '../components/team/invitations-table.tsx'
+import { EmptyState, MemberRow } from '../components/team/team-rows.tsx'
+import { BulkProgress } from '../components/ui/bulk-progress.tsx'
 import { requestContext } from '../context.server.ts'
+import { findBulkAction, startBulkAction } from '../services/bulk/bulk-actions.server.ts'
+import { bulkSelection } from '../services/bulk/schemas.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
+import { tablePreferences } from '../services/tables/preferences.server.ts'
+import { invitationBulk } from '../services/team/bulk.server.ts'
 import { acceptedOrExpiryLabel } from '../services/team/describe-dates.ts'
 import { inviteMember } from '../services/team/invite-member.server.ts'
 import { listTeam } from '../services/team/list-team.server.ts'
 import { removeMember } from '../services/team/remove-member.server.ts'
 import { resendInvitation } from '../services/team/resend-invitation.server.ts'
 import { revokeInvitation } from '../services/team/revoke-invitation.server.ts'
-import { TeamActionSchema, toMemberAccess } from '../services/team/schemas.ts'
+import { InvitationBulkSchema, TeamActionSchema, toMemberAccess } from '../services/team/schemas.ts'
 import { updateMember } from '../services/team/update-member.server.ts'
-import { actingAccount } from '../services/workspaces/access.server.ts'
+import { actingAccount, type ActingAccount } from '../services/workspaces/access.server.ts'
 import { formErrorReply } from '../utils/form-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
 	const account = actingAccount(context.get(requestContext).account)
-	const team = await listTeam(account)
+	const bulkId = new URL(request.url).searchParams.get('bulk')
+	const [team, preferences, bulk] = await Promise.all([
+		listTeam(account),
+		tablePreferences(account.user.id, 'invitations'),
+		bulkId ? findBulkAction(account, bulkId) : Promise.resolve(null),
+	])
 	const now = Date.now()
 	const withLabel = <T extends { expiresAt: string | null; acceptedAt: string | null }>(e: T) => ({
 		...e,
@@ -31,6 +43,11 @@ export async function loader({ context }: Route.LoaderArgs) {
 		invitations: team.invitations.map(withLabel),
 		members: team.members.map(withLabel),
 		workspaces: account.workspaces,
+		preferences: { table: 'invitations', ...preferences },
+		formKey: newFormKey(),
+		bulk: bulk
+			? { ...bulk, label: invitationBulk.actions[bulk.action]?.label ?? bulk.action }
+			: null,
 	}
 }
 
@@ -39,6 +56,7 @@ const INTENTS = ['invite', 'update', 'resend', 'revoke', 'remove'] as const
 export async function action({ request, context }: Route.ActionArgs) {
 	const account = actingAccount(context.get(requestContext).account)
 	const formData = await readFormData(request)
+	if (formData.get('intent') === 'bulk') return bulkAction(account, formData)
 	const submission = parseWithZod(formData, { schema: TeamActionSchema })
 	const intent = INTENTS.find((i) => i === formData.get('intent')) ?? 'invite'
 	const memberId = String(formData.get('memberId') ?? '')
@@ -84,6 +102,33 @@ export async function action({ request, context }: Route.ActionArgs) {
 	}
 }
 
+/** Resend or revoke ticked (or all) invitations: one job per submission, its progress here. */
+async function bulkAction(account: ActingAccount, formData: FormData) {
+	const submission = parseWithZod(formData, { schema: InvitationBulkSchema })
+	const reply = { intent: 'bulk' as const, memberId: '' }
+	if (submission.status !== 'success') {
+		return data({ ...reply, result: submission.reply() }, { status: 400 })
+	}
+	try {
+		const started = await oncePerSubmission(
+			{ accountId: account.accountId, form: 'invitations-bulk', formData },
+			(trx) =>
+				startBulkAction(
+					account,
+					invitationBulk,
+					{ action: submission.value.action, selection: bulkSelection(submission.value) },
+					trx,
+				),
+		)
+		return redirectWithSuccess(
+			`/team-members?bulk=${started.id}`,
+			`${started.label}: ${started.total} invitation${started.total === 1 ? '' : 's'} queued`,
+		)
+	} catch (error) {
+		return formErrorReply(error, submission, reply)
+	}
+}
+
 export default function TeamMembers({ loaderData, actionData }: Route.ComponentProps) {
 	const { invitations, members, workspaces } = loaderData
 	return (
@@ -92,6 +137,7 @@ export default function TeamMembers({ loaderData, actionData }: Route.ComponentP
 				title="Team members"
 				description="People you invite work inside your account, in the workspaces you choose. Billing stays yours."
 			/>
+			{loaderData.bulk ? <BulkProgress bulk={loaderData.bulk} closeTo="/team-members" /> : null}
 			<div className="grid max-w-3xl gap-6">
 				<InviteForm
 					// an invitation sent: a new, empty form (a second click must not invite again)
@@ -106,11 +152,14 @@ export default function TeamMembers({ loaderData, actionData }: Route.ComponentP
 							Invitations you send wait here until they are accepted.
 						</EmptyState>
 					) : (
-						<ul className="mt-2 divide-y divide-slate-200">
-							{invitations.map((entry) => (
-								<InvitationRow key={entry.id} entry={entry} actionData={actionData} />
-							))}
-						</ul>
+						<div className="mt-3">
+							<InvitationsTable
+								rows={invitations}
+								preferences={loaderData.preferences}
+								formKey={loaderData.formKey}
+								actionData={actionData}
+							/>
+						</div>
 					)}
 				</Card>
 				<Card>

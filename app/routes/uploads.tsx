@@ -15,7 +15,7 @@ import { actingAccount } from '../services/workspaces/access.server.ts'
 import { isUuid } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
-import { DataTable } from '../components/ui/data-table.tsx'
+import { DataTable, type RowColumn } from '../components/ui/data-table.tsx'
 
 // EmailBison uploads: history per list (?list=), per workspace (?workspace=) and per
 // EmailBison workspace (?eb=), with live progress while one runs.
@@ -40,6 +40,147 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		},
 	}
 }
+
+type Upload = Route.ComponentProps['loaderData']['uploads'][number]
+
+const progressOf = (u: Upload) => {
+	const done = u.sent + u.rejected
+	return { done, progress: u.total ? Math.floor((done / u.total) * 100) : 100 }
+}
+
+const COLUMNS: RowColumn<Upload>[] = [
+	{
+		key: 'list',
+		label: 'List',
+		cell: (u) => (
+			<>
+				<Link
+					to={`/uploads?list=${u.listId}`}
+					className="font-medium text-indigo-700 hover:underline"
+				>
+					{u.listName}
+				</Link>
+				<span className="block text-xs text-slate-500">
+					{new Date(u.createdAt).toLocaleString('en', {
+						dateStyle: 'medium',
+						timeStyle: 'short',
+					})}
+				</span>
+				{u.error ? (
+					<span className="mt-1 block text-xs text-red-700" data-testid="upload-error">
+						{u.error}
+					</span>
+				) : null}
+				{u.rejectionReasons.length ? (
+					<span className="mt-1 block text-xs text-slate-700" data-testid="rejection-reasons">
+						{u.reasonsSampled ? 'Rejected, most often: ' : 'Rejected: '}
+						{u.rejectionReasons
+							.map((r) =>
+								u.reasonsSampled
+									? r.reason
+									: `${r.reason} (${r.leads.toLocaleString('en')} lead${r.leads === 1 ? '' : 's'})`,
+							)
+							.join(' · ')}
+					</span>
+				) : null}
+			</>
+		),
+	},
+	{
+		key: 'emailbison',
+		label: 'EmailBison',
+		cell: (u) => (
+			<>
+				<span className="block">{u.campaignName}</span>
+				<Link
+					to={`/uploads?eb=${u.ebWorkspaceId}`}
+					className="text-xs text-indigo-700 hover:underline"
+				>
+					{u.ebWorkspaceName || `Workspace ${u.ebWorkspaceId}`}
+				</Link>
+			</>
+		),
+	},
+	{
+		key: 'status',
+		label: 'Status',
+		cell: (u) => (
+			<>
+				{u.status === 2 && u.rejected > 0 ? (
+					// some leads did not make it: not a plain Done
+					<PartlyFailedBadge />
+				) : (
+					<JobStatusBadge status={u.status} error={u.error} />
+				)}
+			</>
+		),
+	},
+	{
+		key: 'progress',
+		label: 'Progress',
+		cell: (u) => (
+			<>
+				{isRunning(u.status) ? (
+					<>
+						<ProgressBar
+							value={progressOf(u).progress}
+							label={`Progress of the upload of ${u.listName}`}
+						/>
+						<span className="text-xs text-slate-500">
+							{progressOf(u).done.toLocaleString('en')} of {u.total.toLocaleString('en')}
+						</span>
+					</>
+				) : (
+					// once finished, what matters is how many made it
+					<span className="text-xs text-slate-700">
+						{u.sent.toLocaleString('en')} of {u.total.toLocaleString('en')} sent
+					</span>
+				)}
+			</>
+		),
+	},
+	{
+		key: 'sent',
+		label: 'Sent',
+		align: 'right',
+		className: 'tabular-nums',
+		cell: (u) => <span data-testid="sent">{u.sent.toLocaleString('en')}</span>,
+	},
+	{
+		key: 'created',
+		label: 'Created',
+		align: 'right',
+		className: 'tabular-nums',
+		cell: (u) => <>{u.created.toLocaleString('en')}</>,
+	},
+	{
+		key: 'updated',
+		label: 'Updated',
+		align: 'right',
+		className: 'tabular-nums',
+		cell: (u) => <>{u.updated.toLocaleString('en')}</>,
+	},
+	{
+		key: 'rejected',
+		label: 'Rejected',
+		align: 'right',
+		className: 'tabular-nums',
+		cell: (u) => (
+			<span data-testid="rejected">
+				{u.rejected.toLocaleString('en')}
+				{u.rejected > 0 ? (
+					<a
+						href={`/uploads/${u.id}/rejected`}
+						download
+						className="block text-xs font-medium text-indigo-700 hover:underline"
+					>
+						Download rejected rows
+					</a>
+				) : null}
+			</span>
+		),
+	},
+]
 
 export default function Uploads({ loaderData }: Route.ComponentProps) {
 	const { uploads, workspaces, filter } = loaderData
@@ -104,116 +245,12 @@ export default function Uploads({ loaderData }: Route.ComponentProps) {
 			) : (
 				<DataTable
 					label="EmailBison uploads"
-					columns={[
-						{ label: 'List' },
-						{ label: 'EmailBison' },
-						{ label: 'Status' },
-						{ label: 'Progress' },
-						{ label: 'Sent', align: 'right' },
-						{ label: 'Created', align: 'right' },
-						{ label: 'Updated', align: 'right' },
-						{ label: 'Rejected', align: 'right' },
-					]}
-				>
-					{uploads.map((u) => {
-						const done = u.sent + u.rejected
-						const progress = u.total ? Math.floor((done / u.total) * 100) : 100
-						return (
-							<tr key={u.id} data-testid="upload-row">
-								<td className="px-4 py-3">
-									<Link
-										to={`/uploads?list=${u.listId}`}
-										className="font-medium text-indigo-700 hover:underline"
-									>
-										{u.listName}
-									</Link>
-									<span className="block text-xs text-slate-500">
-										{new Date(u.createdAt).toLocaleString('en', {
-											dateStyle: 'medium',
-											timeStyle: 'short',
-										})}
-									</span>
-									{u.error ? (
-										<span className="mt-1 block text-xs text-red-700" data-testid="upload-error">
-											{u.error}
-										</span>
-									) : null}
-									{u.rejectionReasons.length ? (
-										<span
-											className="mt-1 block text-xs text-slate-700"
-											data-testid="rejection-reasons"
-										>
-											{u.reasonsSampled ? 'Rejected, most often: ' : 'Rejected: '}
-											{u.rejectionReasons
-												.map((r) =>
-													u.reasonsSampled
-														? r.reason
-														: `${r.reason} (${r.leads.toLocaleString('en')} lead${r.leads === 1 ? '' : 's'})`,
-												)
-												.join(' · ')}
-										</span>
-									) : null}
-								</td>
-								<td className="px-4 py-3">
-									<span className="block">{u.campaignName}</span>
-									<Link
-										to={`/uploads?eb=${u.ebWorkspaceId}`}
-										className="text-xs text-indigo-700 hover:underline"
-									>
-										{u.ebWorkspaceName || `Workspace ${u.ebWorkspaceId}`}
-									</Link>
-								</td>
-								<td className="px-4 py-3">
-									{u.status === 2 && u.rejected > 0 ? (
-										// some leads did not make it: not a plain Done
-										<PartlyFailedBadge />
-									) : (
-										<JobStatusBadge status={u.status} error={u.error} />
-									)}
-								</td>
-								<td className="px-4 py-3">
-									{isRunning(u.status) ? (
-										<>
-											<ProgressBar
-												value={progress}
-												label={`Progress of the upload of ${u.listName}`}
-											/>
-											<span className="text-xs text-slate-500">
-												{done.toLocaleString('en')} of {u.total.toLocaleString('en')}
-											</span>
-										</>
-									) : (
-										// once finished, what matters is how many made it
-										<span className="text-xs text-slate-700">
-											{u.sent.toLocaleString('en')} of {u.total.toLocaleString('en')} sent
-										</span>
-									)}
-								</td>
-								<td className="px-4 py-3 text-right tabular-nums" data-testid="sent">
-									{u.sent.toLocaleString('en')}
-								</td>
-								<td className="px-4 py-3 text-right tabular-nums">
-									{u.created.toLocaleString('en')}
-								</td>
-								<td className="px-4 py-3 text-right tabular-nums">
-									{u.updated.toLocaleString('en')}
-								</td>
-								<td className="px-4 py-3 text-right tabular-nums" data-testid="rejected">
-									{u.rejected.toLocaleString('en')}
-									{u.rejected > 0 ? (
-										<a
-											href={`/uploads/${u.id}/rejected`}
-											download
-											className="block text-xs font-medium text-indigo-700 hover:underline"
-										>
-											Download rejected rows
-										</a>
-									) : null}
-								</td>
-							</tr>
-						)
-					})}
-				</DataTable>
+					testId="uploads"
+					columns={COLUMNS}
+					rows={uploads}
+					rowKey={(u) => u.id}
+					rowProps={() => ({ 'data-testid': 'upload-row' })}
+				/>
 			)}
 		</>
 	)

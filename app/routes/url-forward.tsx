@@ -21,6 +21,7 @@ import { formErrorReply, redirectOnFormError } from '../utils/form-errors.server
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithError, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
+import { DataTable, type RowColumn } from '../components/ui/data-table.tsx'
 
 export async function loader({ context }: Route.LoaderArgs) {
 	const acting = domainAccount(context.get(requestContext).account, 'view')
@@ -191,6 +192,100 @@ function ForwardForm({
 	)
 }
 
+type Forward = Route.ComponentProps['loaderData']['domains'][number]
+
+const COLUMNS: RowColumn<Forward>[] = [
+	{ key: 'domain', label: 'Domain', rowHeader: true, cell: (d) => d.name },
+	{
+		key: 'forwards-to',
+		label: 'Forwards to',
+		className: 'wrap-anywhere',
+		cell: (d) => (
+			<>
+				{d.forwardTo ? `${d.code} → ${d.forwardTo}${d.keepPath ? ' (keeps the path)' : ''}` : '—'}
+				{d.forwardTo && !d.verified ? (
+					<span className="block text-amber-700">Not live until the domain is verified</span>
+				) : null}
+			</>
+		),
+	},
+	{
+		key: 'record',
+		label: 'DNS record',
+		className: 'font-mono text-xs',
+		cell: (d) => (
+			<>
+				{d.record.type} {d.record.host} → {d.record.value}{' '}
+				<span className={d.recordOk ? 'text-green-700' : 'text-amber-700'}>
+					{d.recordOk ? '(found)' : '(not found yet)'}
+				</span>
+			</>
+		),
+	},
+	{
+		key: 'verification',
+		label: 'Verification',
+		className: 'text-xs',
+		cell: (d) => (
+			<span data-testid="verification">
+				{d.verified ? (
+					<span className="font-medium text-green-700">Verified</span>
+				) : (
+					<>
+						<span className="font-medium text-amber-700">
+							{d.checked ? 'Not verified: record not found' : 'Not verified yet'}
+						</span>
+						<span className="mt-1 block">To prove you control it, add this TXT record:</span>
+						<span className="mt-1 block font-mono wrap-anywhere">
+							<span className="text-slate-500">Host </span>
+							<span data-testid="verification-host">{d.verification.host}</span>
+						</span>
+						<span className="block font-mono wrap-anywhere">
+							<span className="text-slate-500">Value </span>
+							<span data-testid="verification-value">{d.verification.value}</span>
+						</span>
+					</>
+				)}
+			</span>
+		),
+	},
+]
+
+/** Check a domain's verification now; stop its forwarding. */
+function ForwardActions({ d }: { d: Forward }) {
+	return (
+		<>
+			{!d.verified ? (
+				<Form method="post" className="mb-2">
+					<input type="hidden" name="id" value={d.id} />
+					<Button type="submit" name="intent" value="check-dns" variant="secondary">
+						Check now<span className="sr-only"> {d.name}</span>
+					</Button>
+				</Form>
+			) : null}
+			{d.forwardTo ? (
+				<Form method="post">
+					<input type="hidden" name="id" value={d.id} />
+					<Button type="submit" name="intent" value="remove" variant="secondary">
+						Stop forwarding<span className="sr-only"> {d.name}</span>
+					</Button>
+				</Form>
+			) : null}
+		</>
+	)
+}
+
+const ACTIONS: RowColumn<Forward> = {
+	key: 'actions',
+	label: 'Actions',
+	srOnlyLabel: true,
+	hideable: false,
+	nowrap: true,
+	sticky: true,
+	align: 'right',
+	cell: (d) => <ForwardActions d={d} />,
+}
+
 export default function UrlForward({ loaderData, actionData }: Route.ComponentProps) {
 	const { domains, canChange, record } = loaderData
 	return (
@@ -233,98 +328,15 @@ export default function UrlForward({ loaderData, actionData }: Route.ComponentPr
 					</p>
 				</Card>
 			</div>
-			<div className="relative mt-6 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
-				<table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="forwards">
-					<caption className="sr-only">Forwarding per domain</caption>
-					<thead className="bg-slate-50 text-left text-slate-600">
-						<tr>
-							<th scope="col" className="px-4 py-3 font-semibold">
-								Domain
-							</th>
-							<th scope="col" className="px-4 py-3 font-semibold">
-								Forwards to
-							</th>
-							<th scope="col" className="px-4 py-3 font-semibold">
-								DNS record
-							</th>
-							<th scope="col" className="px-4 py-3 font-semibold">
-								Verification
-							</th>
-							{canChange ? (
-								<th scope="col" className="px-4 py-3">
-									<span className="sr-only">Actions</span>
-								</th>
-							) : null}
-						</tr>
-					</thead>
-					<tbody className="divide-y divide-slate-100">
-						{domains.map((d) => (
-							<tr key={d.id} data-domain={d.name}>
-								<th scope="row" className="px-4 py-3 text-left font-medium text-slate-900">
-									{d.name}
-								</th>
-								<td className="px-4 py-3 text-slate-700 wrap-anywhere">
-									{d.forwardTo
-										? `${d.code} → ${d.forwardTo}${d.keepPath ? ' (keeps the path)' : ''}`
-										: '—'}
-									{d.forwardTo && !d.verified ? (
-										<span className="block text-amber-700">
-											Not live until the domain is verified
-										</span>
-									) : null}
-								</td>
-								<td className="px-4 py-3 font-mono text-xs text-slate-700">
-									{d.record.type} {d.record.host} → {d.record.value}{' '}
-									<span className={d.recordOk ? 'text-green-700' : 'text-amber-700'}>
-										{d.recordOk ? '(found)' : '(not found yet)'}
-									</span>
-								</td>
-								<td className="px-4 py-3 text-xs text-slate-700" data-testid="verification">
-									{d.verified ? (
-										<span className="font-medium text-green-700">Verified</span>
-									) : (
-										<>
-											<span className="font-medium text-amber-700">
-												{d.checked ? 'Not verified: record not found' : 'Not verified yet'}
-											</span>
-											<span className="mt-1 block">
-												To prove you control it, add this TXT record:
-											</span>
-											<span className="mt-1 block font-mono wrap-anywhere">
-												<span className="text-slate-500">Host </span>
-												<span data-testid="verification-host">{d.verification.host}</span>
-											</span>
-											<span className="block font-mono wrap-anywhere">
-												<span className="text-slate-500">Value </span>
-												<span data-testid="verification-value">{d.verification.value}</span>
-											</span>
-										</>
-									)}
-								</td>
-								{canChange ? (
-									<td className="px-4 py-3 text-right whitespace-nowrap">
-										{!d.verified ? (
-											<Form method="post" className="mb-2">
-												<input type="hidden" name="id" value={d.id} />
-												<Button type="submit" name="intent" value="check-dns" variant="secondary">
-													Check now<span className="sr-only"> {d.name}</span>
-												</Button>
-											</Form>
-										) : null}
-										{d.forwardTo ? (
-											<Form method="post">
-												<input type="hidden" name="id" value={d.id} />
-												<Button type="submit" name="intent" value="remove" variant="secondary">
-													Stop forwarding<span className="sr-only"> {d.name}</span>
-												</Button>
-											</Form>
-										) : null}
-									</td>
-								) : null}
-							</tr>
-						))}
-					</tbody>
-				</table>
+			<div className="mt-6">
+				<DataTable
+					label="Forwarding per domain"
+					testId="forwards"
+					columns={canChange ? [...COLUMNS, ACTIONS] : COLUMNS}
+					rows={domains}
+					rowKey={(d) => d.id}
+					rowProps={(d) => ({ 'data-domain': d.name })}
+				/>
 			</div>
 		</>
 	)

@@ -217,6 +217,8 @@ export function DomainsTable({
 						srOnlyLabel: true,
 						hideable: false,
 						nowrap: true,
+						// always in view at 1280 px, however wide the other columns are
+						sticky: true,
 						align: 'right' as const,
 						cell: (d: DomainRow) => <RowActions row={d} />,
 					},

@@ -6,6 +6,7 @@ import { Badge } from '../ui/choice.tsx'
 import { SubmitButton } from '../ui/button.tsx'
 import { ErrorList, FormErrors, inputClasses } from '../ui/field.tsx'
 import { FileDropZone } from '../ui/file-drop-zone.tsx'
+import { DataTable } from '../ui/data-table.tsx'
 
 export type ImportLine = {
 	line: number
@@ -30,43 +31,40 @@ export function ImportResults({ lines, added }: { lines: ImportLine[]; added: nu
 				{added} added, {lines.filter((l) => l.result === 'duplicate').length} duplicate,{' '}
 				{lines.filter((l) => l.result === 'invalid').length} invalid
 			</h2>
-			<div className="mt-2 max-h-80 overflow-auto rounded-md ring-1 ring-slate-200">
-				<table
-					className="min-w-full divide-y divide-slate-200 text-sm"
-					data-testid="import-results"
-				>
-					<caption className="sr-only">Result per line</caption>
-					<thead className="bg-slate-50 text-left text-slate-600">
-						<tr>
-							<th scope="col" className="px-3 py-2 font-semibold">
-								Line
-							</th>
-							<th scope="col" className="px-3 py-2 font-semibold">
-								Entry
-							</th>
-							<th scope="col" className="px-3 py-2 font-semibold">
-								Result
-							</th>
-						</tr>
-					</thead>
-					<tbody className="divide-y divide-slate-100">
-						{lines.map((line, index) => (
-							<tr key={index} data-result={line.result}>
-								<td className="px-3 py-2 text-slate-600">{line.line}</td>
-								<td className="px-3 py-2 break-all text-slate-900">
+			<div className="mt-2">
+				<DataTable
+					label="Result per line"
+					testId="import-results"
+					rows={lines.map((line, index) => ({ ...line, index }))}
+					rowKey={(line) => String(line.index)}
+					rowProps={(line) => ({ 'data-result': line.result })}
+					columns={[
+						{ key: 'line', label: 'Line', cell: (line) => line.line },
+						{
+							key: 'entry',
+							label: 'Entry',
+							className: 'break-all',
+							cell: (line) => (
+								<>
 									{line.value}
 									{line.domain && line.domain !== line.value ? (
 										<span className="text-slate-500"> → {line.domain}</span>
 									) : null}
-								</td>
-								<td className="px-3 py-2">
+								</>
+							),
+						},
+						{
+							key: 'result',
+							label: 'Result',
+							cell: (line) => (
+								<>
 									<Badge tone={TONES[line.result]}>{line.result}</Badge>
 									{line.reason ? <span className="ml-2 text-slate-600">{line.reason}</span> : null}
-								</td>
-							</tr>
-						))}
-					</tbody>
-				</table>
+								</>
+							),
+						},
+					]}
+				/>
 			</div>
 		</section>
 	)

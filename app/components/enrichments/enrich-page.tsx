@@ -369,6 +369,13 @@ export function EnrichPage<Row extends RunRow>({
 												{run.keyKind === 'ownKey' ? 'your own key' : 'paid with credits'}
 											</p>
 										)}
+										{run.preparing || run.keyKind === 'ownKey' ? null : (
+											<p className="text-slate-600" data-testid={`run-${run.id}-cost`}>
+												Cost: {run.credits.toLocaleString('en')} credit
+												{run.credits === 1 ? '' : 's'}
+												{run.status === 0 || run.status === 1 ? ' so far' : ''}
+											</p>
+										)}
 										{run.filter.length ? (
 											<p className="text-slate-600" data-testid={`run-${run.id}-filter`}>
 												Only {words.many} with {run.filter.join(' · ')}

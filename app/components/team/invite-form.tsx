@@ -12,7 +12,7 @@ import { AccessFields, type AccessFieldSet, type Workspace } from './access-fiel
 /** What the team page's action answered: the form it was for (`memberId` for a row's). */
 export type TeamActionData =
 	| {
-			intent: 'invite' | 'update' | 'resend' | 'revoke' | 'remove'
+			intent: 'invite' | 'update' | 'resend' | 'revoke' | 'remove' | 'bulk'
 			memberId: string
 			result: SubmissionResult<string[]>
 	  }

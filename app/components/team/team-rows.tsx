@@ -13,13 +13,13 @@ import type { TeamActionData } from './invite-form.tsx'
 /** An invitation or a member, with its date said in words by the loader. */
 export type Entry = TeamEntry & { dateLabel: string }
 
-function describeAccess(entry: Entry) {
+export function describeAccess(entry: Entry) {
 	if (entry.accessAllWorkspaces) return 'All workspaces'
 	if (entry.workspaces.length === 0) return 'No workspaces'
 	return entry.workspaces.map((w) => w.name).join(', ')
 }
 
-function describeScopes(entry: Entry) {
+export function describeScopes(entry: Entry) {
 	if (entry.role === 'admin') return 'Domain tools: all'
 	if (entry.scopes.includes('domain-management:write')) return 'Domain tools: view and change'
 	if (entry.scopes.includes('domain-management:read')) return 'Domain tools: view'
@@ -36,7 +36,7 @@ function usePendingFor(intent: string, memberId: string) {
 }
 
 /** A one-button form (resend, revoke, remove). */
-function RowAction({
+export function RowAction({
 	intent,
 	entry,
 	label,
@@ -79,26 +79,6 @@ function EntrySummary({ entry, pending }: { entry: Entry; pending: boolean }) {
 				{describeAccess(entry)} · {describeScopes(entry)}
 			</p>
 		</div>
-	)
-}
-
-export function InvitationRow({ entry, actionData }: { entry: Entry; actionData: TeamActionData }) {
-	// a refused resend or revoke (e.g. the hourly invitation limit) is told at its row
-	const mine =
-		actionData?.memberId === entry.id &&
-		(actionData.intent === 'resend' || actionData.intent === 'revoke')
-	const errors = mine ? (actionData.result.error?.[''] ?? null) : null
-	return (
-		<li className="flex flex-wrap items-start justify-between gap-3 py-4" data-testid="invitation">
-			<EntrySummary entry={entry} pending />
-			<div className="flex gap-2">
-				<RowAction intent="resend" entry={entry} label="Resend" pendingText="Sending…" />
-				<RowAction intent="revoke" entry={entry} label="Revoke" pendingText="Revoking…" />
-			</div>
-			<div className="basis-full empty:hidden">
-				<FormErrors errors={errors} />
-			</div>
-		</li>
 	)
 }
 

@@ -1,9 +1,24 @@
 import type { ReactNode } from 'react'
 import { cn } from '../../utils/cn.ts'
 
-export function Card({ children, className }: { children: ReactNode; className?: string }) {
+export function Card({
+	children,
+	className,
+	id,
+}: {
+	children: ReactNode
+	className?: string
+	/** a link's target (#id) */
+	id?: string
+}) {
 	return (
-		<section className={cn('rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200', className)}>
+		<section
+			id={id}
+			className={cn(
+				'rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200 scroll-mt-4',
+				className,
+			)}
+		>
 			{children}
 		</section>
 	)

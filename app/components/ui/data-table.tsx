@@ -51,8 +51,13 @@ export type RowColumn<T> = {
 	srOnlyLabel?: boolean
 	/** no wrapping of the cell's content (names, dates, buttons) */
 	nowrap?: boolean
+	/** stays at the right edge while the table scrolls sideways (a row's actions) */
+	sticky?: boolean
 	className?: string
 }
+
+// the cell's own background hides what scrolls under it; the shadow marks the edge
+const STICKY = 'sticky right-0 shadow-[-1px_0_0_0_rgb(226_232_240)]'
 
 export type TablePreferencesView = {
 	table: string
@@ -209,6 +214,7 @@ function FullTable<T>({
 											column.align === 'right' && 'text-right',
 											column.nowrap && 'whitespace-nowrap',
 											column.rowHeader ? 'text-left font-medium text-slate-900' : 'text-slate-700',
+											column.sticky && cn(STICKY, 'bg-white'),
 											column.className,
 										)
 										return column.rowHeader ? (
@@ -248,6 +254,7 @@ function HeaderCell<T>({
 		pad,
 		'font-semibold whitespace-nowrap',
 		column.align === 'right' && 'text-right',
+		column.sticky && cn(STICKY, 'bg-slate-50'),
 	)
 	if (!column.sortable || !sort) {
 		return (

@@ -1,4 +1,5 @@
 import type { SubmissionResult } from '@conform-to/react'
+import { runCosts } from '../billing/credit-history.server.ts'
 import { parseWithZod } from '../../utils/form-bounds.ts'
 import { data } from 'react-router'
 import { getConfig } from '../../config.server.ts'
@@ -55,7 +56,13 @@ export async function loadEnrichPage<Row>(
 	list: { id: string; name: string; found: number },
 	rows: EnrichListRows<Row>,
 ) {
-	const runs = await listRuns(account, list.id, rows.source)
+	const listed = await listRuns(account, list.id, rows.source)
+	// what each run cost, net of refunds (decision 0083): one grouped sum for all of them
+	const costs = await runCosts(
+		account.accountId,
+		listed.map((r) => r.id),
+	)
+	const runs = listed.map((r) => ({ ...r, credits: costs.get(r.id) ?? 0 }))
 	const search = new URL(request.url).searchParams
 	const runParam = search.get('run')
 	const shown = runs.find((r) => r.id === runParam) ?? runs[0] ?? null

@@ -9,6 +9,7 @@ import { stripeConfigured } from '../../integrations/stripe.server.ts'
 import {
 	billingStart,
 	cancelInboxBilling,
+	type InboxOrderRow,
 	refundAndStopInboxBilling,
 	refundsThroughStripe,
 	startFirstPaidMonth,
@@ -319,9 +320,12 @@ export async function refundAndFailOrder(
 	id: string,
 	reason: string,
 	actorUserId: string | null,
+	/** the customer's own cancel (cancel-order.server.ts): its rule, checked under the lock */
+	allowed?: (order: InboxOrderRow) => void,
 ) {
 	const claimed = await db.transaction().execute(async (trx) => {
 		const order = await lockOrder(trx, id)
+		allowed?.(order)
 		if (order.status === 2) throw new FormError(FULFILLED_ALREADY)
 		if (order.status === 3 && order.refunded_at) {
 			throw new FormError('This order is already failed and refunded.')

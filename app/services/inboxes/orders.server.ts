@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
@@ -330,10 +330,23 @@ export function orderBillingNote(
 	return `${order.paid_through > now ? 'Ends' : 'Ended'} ${formatDate(order.paid_through)}`
 }
 
+/** For a query over `inbox_orders`: the account's, in the workspaces the user may use. */
+export function visibleOrders(acting: ActingAccount) {
+	const ids = acting.workspaces.map((w) => w.id)
+	return (eb: ExpressionBuilder<DB, 'inbox_orders'>) =>
+		eb.and([
+			eb('inbox_orders.user_id', '=', acting.accountId),
+			eb.or([
+				...(ids.length ? [eb('inbox_orders.workspace_id', 'in', ids)] : []),
+				...(acting.accessAllWorkspaces ? [eb('inbox_orders.workspace_id', 'is', null)] : []),
+				eb.val(false),
+			]),
+		])
+}
+
 /** The account's inbox orders (newest first) in the workspaces the user may use. */
 export async function listInboxOrders(account: AccountContext | null, db: Kysely<DB> = defaultDb) {
 	const acting = domainAccount(account, 'view')
-	const ids = acting.workspaces.map((w) => w.id)
 	const rows = await db
 		.selectFrom('inbox_orders')
 		.select([
@@ -352,14 +365,7 @@ export async function listInboxOrders(account: AccountContext | null, db: Kysely
 			'quantity',
 			'workspace_id',
 		])
-		.where('user_id', '=', acting.accountId)
-		.where((eb) =>
-			eb.or([
-				...(ids.length ? [eb('workspace_id', 'in', ids)] : []),
-				...(acting.accessAllWorkspaces ? [eb('workspace_id', 'is', null)] : []),
-				eb.val(false),
-			]),
-		)
+		.where(visibleOrders(acting))
 		.orderBy('created_at', 'desc')
 		.limit(50)
 		.execute()

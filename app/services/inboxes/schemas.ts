@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ADDRESS_PATTERNS } from './personas.ts'
+import { bulkSelectionFields } from '../bulk/schemas.ts'
 
 export const PROVIDER_LIMITS = { google: 5, microsoft: 50 } as const
 export type InboxProvider = keyof typeof PROVIDER_LIMITS
@@ -42,3 +43,10 @@ export const InboxOrderSchema = z
 export type InboxOrderInput = z.infer<typeof InboxOrderSchema>
 
 export const OrderingIntentSchema = z.enum(['quote'])
+
+/** The inbox orders table's bulk form (components/ui/bulk-toolbar.tsx): cancel only. */
+export const InboxOrderBulkSchema = z.object({
+	intent: z.literal('bulk'),
+	action: z.enum(['cancel'], { error: 'Pick an action.' }),
+	...bulkSelectionFields({}),
+})

@@ -72,7 +72,7 @@ export async function notifyJobEnd(executor: Kysely<DB>, end: JobEnd): Promise<b
 		if (!row) return false
 		await enqueue('notification-mail', { notificationId: row.id }, { db: trx })
 		// the end's webhook events: once, with the notification (decision 0094)
-		if (end.kind !== 'renewal') await recordJobEnd(trx, end)
+		if (end.kind !== 'renewal' && end.kind !== 'domain-health') await recordJobEnd(trx, end)
 		return true
 	})
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { bulkSelectionFields } from '../bulk/schemas.ts'
 import { EmailSchema, NewPasswordSchema, SignInSchema } from '../auth/schemas.ts'
 
 // Shared by the forms (conform on the client) and the actions (parseWithZod).
@@ -108,3 +109,10 @@ export const AcceptInvitationSchema = z.discriminatedUnion('intent', [
 	AcceptSignUpSchema,
 	AcceptSignOutSchema,
 ])
+
+/** The invitations table's bulk form (components/ui/bulk-toolbar.tsx). */
+export const InvitationBulkSchema = z.object({
+	intent: z.literal('bulk'),
+	action: z.enum(['resend', 'revoke'], { error: 'Pick an action.' }),
+	...bulkSelectionFields({}),
+})
