@@ -404,6 +404,14 @@ export const screens = [
 		middleware: ['auth'],
 		title: 'Notifications',
 	},
+	{
+		name: 'do-not-contact',
+		path: 'do-not-contact',
+		file: 'routes/do-not-contact.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Do not contact',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */
@@ -443,6 +451,11 @@ export const resourceRoutes = [
 		name: 'table-preferences',
 		path: 'table-preferences',
 		file: 'routes/resources/table-preferences.ts',
+	},
+	{
+		name: 'do-not-contact-download',
+		path: 'do-not-contact/download',
+		file: 'routes/resources/do-not-contact-download.ts',
 	},
 ] as const
 

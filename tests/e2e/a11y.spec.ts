@@ -171,6 +171,7 @@ test.describe('every screen without JavaScript has no serious violation @no-js',
 			...['workspaces', 'attach-workspace', 'api-keys', 'domains', 'domains-import'],
 			...['domain-subscriptions', 'url-forward', 'ordering-inboxes', 'checkout', 'inboxes'],
 			'notifications',
+			'do-not-contact',
 		],
 		lists: [
 			...['create-leads', 'create-companies', 'scrape', 'file-list', 'list'],
@@ -278,6 +279,7 @@ test.describe('every screen without JavaScript has no serious violation @no-js',
 			{ screen: 'checkout', path: `/checkout?domain=${unsubscribedId}` },
 			{ screen: 'inboxes', path: '/inboxes' },
 			{ screen: 'notifications', path: '/notifications' },
+			{ screen: 'do-not-contact', path: '/do-not-contact' },
 		])
 	})
 

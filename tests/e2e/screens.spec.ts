@@ -114,6 +114,7 @@ const accountScreens = [
 	'attach-workspace',
 	'api-keys',
 	'notifications',
+	'do-not-contact',
 ]
 const listScreens = [
 	'create-leads',
@@ -220,6 +221,7 @@ test.describe('every screen at 390 and 1280 px', () => {
 			},
 			{ screen: 'api-keys', path: '/api-keys' },
 			{ screen: 'notifications', path: '/notifications' },
+			{ screen: 'do-not-contact', path: '/do-not-contact' },
 		]
 		expect(visits.map((v) => v.screen)).toEqual(accountScreens)
 		for (const visit of visits) await checkScreen(page, visit)

@@ -15,6 +15,7 @@ import {
 	Search,
 	Send,
 	Settings,
+	ShieldBan,
 	Sparkles,
 	UserPlus,
 	Users,
@@ -41,4 +42,5 @@ export const NAV_ICONS: Record<string, LucideIcon> = {
 	purchase: Coins,
 	settings: Settings,
 	mail: Mail,
+	'do-not-contact': ShieldBan,
 }
