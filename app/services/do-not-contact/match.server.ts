@@ -82,3 +82,12 @@ export async function uploadExclusions(
 	`.execute(db)
 	return rows[0] ?? { suppressed: 0, duplicates: 0 }
 }
+
+/** `leads` (unaliased) of a list not suppressed: the list's workspace is read in the statement. */
+export function notSuppressedInList(accountId: string, listId: string) {
+	return sql<boolean>`not ${suppressedSql(
+		accountId,
+		sql.ref('leads.email'),
+		sql`(select workspace_id from processing_list where id = ${listId}::uuid)`,
+	)}`
+}
