@@ -91,3 +91,24 @@ export function notSuppressedInList(accountId: string, listId: string) {
 		sql`(select workspace_id from processing_list where id = ${listId}::uuid)`,
 	)}`
 }
+
+/** `leads` (unaliased) of a list that an entry suppresses: the list page's filter. */
+export function suppressedInList(listId: string) {
+	return sql<boolean>`${suppressedSql(
+		sql`(select user_id from processing_list where id = ${listId}::uuid)`,
+		sql.ref('leads.email'),
+		sql`(select workspace_id from processing_list where id = ${listId}::uuid)`,
+	)}`
+}
+
+/** A page of a list's leads with the entry that suppresses each (one statement for the page). */
+export async function withSuppression<T extends { id: string }>(listId: string, rows: T[]) {
+	if (rows.length === 0) return rows.map((r) => ({ ...r, suppressed_by: null }))
+	const { rows: found } = await sql<{ id: string; entry: string | null }>`
+		select l.id, ${matchingEntrySql(sql.ref('p.user_id'), sql.ref('l.email'), sql.ref('p.workspace_id'))} as entry
+		from leads l join processing_list p on p.id = l.list_id
+		where l.list_id = ${listId} and l.id = any(${rows.map((r) => r.id)}::uuid[])
+	`.execute(db)
+	const byId = new Map(found.map((r) => [r.id, r.entry]))
+	return rows.map((r) => ({ ...r, suppressed_by: byId.get(r.id) ?? null }))
+}

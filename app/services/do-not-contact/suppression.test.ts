@@ -8,6 +8,7 @@ import { saveEmailBisonSettings } from '../emailbison/settings.server.ts'
 import { listEbWorkspaces, startEmailBisonUpload } from '../emailbison/uploads.server.ts'
 import { filteredLeads } from '../enrichments/run-filter.server.ts'
 import { addEntry, removeEntry } from './entries.server.ts'
+import { listLeadsPage } from '../lists/leads-page.server.ts'
 import { countSuppressed, uploadExclusions } from './match.server.ts'
 
 // Enforcement against the real database; EmailBison through its local fake.
@@ -96,6 +97,21 @@ describe('suppression', () => {
 		expect(await countSuppressed(listId)).toBe(3)
 		await removeEntry(me, domain.id)
 		expect(await countSuppressed(listId)).toBe(1)
+	})
+
+	test('the list page shows the matching entry and filters suppressed leads', async () => {
+		const me = await account()
+		const listId = await leadList(me, EMAILS)
+		await addEntry(me, { value: 'competitor.io', reason: 'competitor', scope: 'account' })
+		await addEntry(me, { value: 'bob@sub.competitor.io', reason: 'bounced', scope: 'account' })
+		const page = await listLeadsPage(me, listId, new URLSearchParams('suppressed=1'))
+		expect(Object.fromEntries(page.leads.map((l) => [l.email, l.suppressed_by]))).toEqual({
+			'Bob@Sub.Competitor.io': 'bob@sub.competitor.io (bounced)',
+			'ann@competitor.io': 'competitor.io (competitor)',
+		})
+		const all = await listLeadsPage(me, listId, new URLSearchParams())
+		expect(all.leads).toHaveLength(EMAILS.length)
+		expect(all.leads.find((l) => l.email === 'keep@fine.com')!.suppressed_by).toBeNull()
 	})
 
 	test("another account's entries and another workspace's entries never apply", async () => {
