@@ -14,7 +14,7 @@ const EARLIER = Number(process.env.BENCH_EARLIER ?? 20_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 
 const eb = await startFakeEmailBison({ workspaces: 1 })
-const pg = await startBenchDatabase('suppression', {})
+const pg = await startBenchDatabase('suppression', { ALLOW_PRIVATE_URLS: 'true' })
 try {
 	const { db } = await import('../db/index.server.ts')
 	const { migrateToLatest } = await import('../db/migrate.ts')
