@@ -444,6 +444,14 @@ export const screens = [
 		middleware: ['auth'],
 		title: 'API reference',
 	},
+	{
+		name: 'do-not-contact',
+		path: 'do-not-contact',
+		file: 'routes/do-not-contact.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Do not contact',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */
@@ -486,6 +494,11 @@ export const resourceRoutes = [
 	},
 	{ name: 'lists-export', path: 'lists/export', file: 'routes/resources/lists-export.ts' },
 	{ name: 'api-v1', path: 'api/v1/*', file: 'routes/resources/api-v1.ts' },
+	{
+		name: 'do-not-contact-download',
+		path: 'do-not-contact/download',
+		file: 'routes/resources/do-not-contact-download.ts',
+	},
 ] as const
 
 export type ScreenName = (typeof screens)[number]['name']

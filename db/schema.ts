@@ -502,6 +502,17 @@ export interface DomainSubscriptions {
   user_id: string;
 }
 
+export interface DoNotContact {
+  added_by: string | null;
+  created_at: Generated<Timestamp>;
+  id: Generated<string>;
+  kind: Generated<string>;
+  reason: string;
+  user_id: string;
+  value: string;
+  workspace_id: string | null;
+}
+
 export interface EmailbisonUpload {
   attach_unsure: Generated<boolean>;
   attached: Generated<number>;
@@ -1033,6 +1044,7 @@ export interface DB {
   credits_spent_daily: CreditsSpentDaily;
   csv_import_errors: CsvImportErrors;
   csv_imports: CsvImports;
+  do_not_contact: DoNotContact;
   domain_health: DomainHealth;
   domain_health_history: DomainHealthHistory;
   domain_subscriptions: DomainSubscriptions;

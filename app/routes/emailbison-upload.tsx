@@ -17,6 +17,7 @@ import { requestContext } from '../context.server.ts'
 import { DEFAULT_FIELDS, suggestedVariable } from '../services/emailbison/mapping.ts'
 import { EB_FIELDS, StartUploadSchema } from '../services/emailbison/schemas.ts'
 import { loadUploadPage } from '../services/emailbison/upload-page.server.ts'
+import { UploadExclusions } from '../components/do-not-contact/upload-exclusions.tsx'
 import { startEmailBisonUpload } from '../services/emailbison/uploads.server.ts'
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { findLeadList } from '../services/lists/find-list.server.ts'
@@ -70,6 +71,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 							source: v.source,
 							name: v.name ?? '',
 						})),
+						includeDuplicates: value.includeDuplicates === 'on',
 					},
 					trx,
 				)
@@ -283,6 +285,9 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 									</div>
 								))}
 							</fieldset>
+							{'exclusions' in loaderData && loaderData.exclusions ? (
+								<UploadExclusions counts={loaderData.exclusions} />
+							) : null}
 							<SubmitButton pending={uploading} pendingText="Starting…">
 								Upload to EmailBison
 							</SubmitButton>

@@ -58,7 +58,10 @@ const GROUPS: { label: string; items: Entry[] }[] = [
 	},
 	{
 		label: 'Outreach',
-		items: [{ name: 'uploads', label: 'EmailBison uploads', to: '/uploads' }],
+		items: [
+			{ name: 'uploads', label: 'EmailBison uploads', to: '/uploads' },
+			{ name: 'do-not-contact', label: 'Do not contact', to: '/do-not-contact' },
+		],
 	},
 	{
 		label: 'Account',

@@ -69,6 +69,7 @@ const SCREENS: Visit[] = [
 	{ group: 'account', screen: 'developers', path: '/developers' },
 	{ group: 'account', screen: 'developers-webhooks', path: '/developers/webhooks' },
 	{ group: 'account', screen: 'developers-api', path: '/developers/api' },
+	{ group: 'account', screen: 'do-not-contact', path: '/do-not-contact' },
 	{ group: 'lists', screen: 'create-leads', path: '/create-leads' },
 	{ group: 'lists', screen: 'create-companies', path: '/create-companies' },
 	{ group: 'lists', screen: 'scrape', path: '/scrape' },

@@ -21,6 +21,7 @@ import { listSearch, type ListQuery } from '../../services/lists/list-query.ts'
 import { useLiveRefresh } from '../../utils/use-live-refresh.ts'
 import { jsonFieldsText } from '../ui/json-fields.tsx'
 import { EmailStatusBadge } from '../verification/status-badge.tsx'
+import { SuppressedBadge, SuppressedFilterLink } from '../do-not-contact/suppressed-badge.tsx'
 import { StatusFilterLinks } from '../verification/status-filter-links.tsx'
 
 /**
@@ -47,7 +48,13 @@ export function ListPage({
 	const running = isRunning(list.status)
 	useLiveRefresh(running, 2000)
 
-	const base = { q: query.q, sort: query.sort, dir: query.dir, status: query.status }
+	const base = {
+		q: query.q,
+		sort: query.sort,
+		dir: query.dir,
+		status: query.status,
+		suppressed: query.suppressed,
+	}
 	const sortLink = (sort: string) =>
 		search({
 			q: query.q,
@@ -136,6 +143,7 @@ export function ListPage({
 				) : null}
 				{query.dir === 'desc' ? <input type="hidden" name="dir" value="desc" /> : null}
 				{query.status ? <input type="hidden" name="status" value={query.status} /> : null}
+				{query.suppressed ? <input type="hidden" name="suppressed" value="1" /> : null}
 				<button type="submit" className={buttonClasses('secondary')}>
 					Search
 				</button>
@@ -150,6 +158,12 @@ export function ListPage({
 			</Form>
 			{words.verifyPath ? (
 				<StatusFilterLinks current={query.status} link={(status) => search({ ...base, status })} />
+			) : null}
+			{words.verifyPath ? (
+				<SuppressedFilterLink
+					on={Boolean(query.suppressed)}
+					to={search({ ...base, suppressed: query.suppressed ? undefined : true }) || '?'}
+				/>
 			) : null}
 			{words.sortMenu ? (
 				<div className="mb-3 flex flex-wrap items-center gap-2 text-sm text-slate-700">
@@ -361,6 +375,7 @@ function Cell({ column, row }: { column: ListColumn; row: ListPageRow }) {
 					role={lead.verify_role}
 					imported={lead.imported_status}
 				/>
+				<SuppressedBadge entry={(row as { suppressed_by?: string | null }).suppressed_by} />
 			</td>
 		)
 	}

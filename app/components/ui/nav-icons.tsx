@@ -16,6 +16,7 @@ import {
 	Search,
 	Send,
 	Settings,
+	ShieldBan,
 	Sparkles,
 	UserPlus,
 	Users,
@@ -43,4 +44,5 @@ export const NAV_ICONS: Record<string, LucideIcon> = {
 	settings: Settings,
 	developers: Code2,
 	mail: Mail,
+	'do-not-contact': ShieldBan,
 }

@@ -53,6 +53,8 @@ export const StartUploadSchema = z
 			.array(z.object({ source: z.string().max(200), name: z.string().trim().max(63).optional() }))
 			.max(100)
 			.optional(),
+		/** also send leads an earlier upload sent to this EmailBison workspace */
+		includeDuplicates: z.literal('on').optional(),
 	})
 	.superRefine((value, ctx) => {
 		if (value.campaign === 'new' && !value.newCampaign)

@@ -1,5 +1,6 @@
 import type { AccountContext } from '../../context.server.ts'
 import { formErrorMessage } from '../../utils/form-errors.server.ts'
+import { uploadExclusions } from '../do-not-contact/match.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { DEFAULT_FIELDS, sourceOptions } from './mapping.ts'
 import { preflightCounts } from './preflight.server.ts'
@@ -41,6 +42,13 @@ export async function loadUploadPage(context: AccountContext | null, listId: unk
 	const sources = sourceOptions(dataKeys)
 	// how many leads each source leaves empty: the form warns before EmailBison rejects them
 	const preflight = await preflightCounts(list.id, dataKeys)
+	// do-not-contact and duplicates: what the upload will leave out
+	const exclusions = await uploadExclusions(
+		acting.accountId,
+		list.id,
+		list.workspaceId,
+		String(workspace.id),
+	)
 	// "Check the fields" without JavaScript comes back here with the chosen sources
 	const offered = new Set(sources.map((o) => o.value))
 	const mapping: Record<string, string> = { ...DEFAULT_FIELDS }
@@ -49,5 +57,15 @@ export async function loadUploadPage(context: AccountContext | null, listId: unk
 		if (chosenSource !== null && (chosenSource === '' || offered.has(chosenSource)))
 			mapping[field] = chosenSource
 	}
-	return { ...base, problem: null, workspaces, workspace, campaigns, sources, preflight, mapping }
+	return {
+		...base,
+		problem: null,
+		workspaces,
+		workspace,
+		campaigns,
+		sources,
+		preflight,
+		mapping,
+		exclusions,
+	}
 }

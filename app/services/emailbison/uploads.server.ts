@@ -10,6 +10,7 @@ import {
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
+import { alreadyUploadedSql, suppressedSql } from '../do-not-contact/match.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
@@ -61,6 +62,8 @@ export type StartUploadInput = {
 	newCampaign?: string
 	fields: Partial<Record<EbField, string>>
 	variables: { source: string; name: string }[]
+	/** send leads an earlier upload already sent to this EmailBison workspace (default: left out) */
+	includeDuplicates?: boolean
 }
 
 /**
@@ -141,8 +144,15 @@ export async function startEmailBisonUpload(
 		const { rows } = await sql<{ n: number }>`
 			with inserted as (
 				insert into emailbison_upload_leads (upload_id, lead_id, email)
-				select ${upload.id}::uuid, id, email from leads
-				where list_id = ${list.id} and coalesce(trim(email), '') <> ''
+				select ${upload.id}::uuid, l.id, l.email from leads l
+				where l.list_id = ${list.id} and coalesce(trim(l.email), '') <> ''
+					-- do-not-contact entries and, unless asked, leads already in the EB workspace
+					and not ${suppressedSql(account.accountId, sql.ref('l.email'), list.workspaceId)}
+					${
+						input.includeDuplicates
+							? sql``
+							: sql`and not ${alreadyUploadedSql(account.accountId, String(ebWorkspace.id), sql.ref('l.email'), upload.id)}`
+					}
 				returning 1
 			)
 			select count(*)::int as n from inserted

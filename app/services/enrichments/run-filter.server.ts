@@ -8,6 +8,7 @@ import { searchCondition } from '../lists/leads-page.server.ts'
 import { knownColumns } from './enrichments.server.ts'
 import { WHOLE_LIST, type RowChoice, type RunFilter } from './run-filter.ts'
 import { COMPANY_COLUMNS, LEAD_COLUMNS, type Condition, type RowColumns } from './template.ts'
+import { notSuppressedInList } from '../do-not-contact/match.server.ts'
 
 export type RunFilterInput = {
 	q?: string
@@ -107,6 +108,8 @@ export type FilterTarget = {
  */
 export function filteredLeads(executor: Kysely<DB>, target: FilterTarget, filter: RunFilter) {
 	let query = executor.selectFrom('leads').where(ofList(target.listId))
+	// do-not-contact: suppressed leads are never enriched or verified, nor counted or charged
+	query = query.where(notSuppressedInList(target.accountId, target.listId))
 	if (filter.q) query = query.where(searchCondition(filter.q))
 	for (const c of filter.where) query = query.where(conditionSql(c))
 	if (filter.only === 'failed') {

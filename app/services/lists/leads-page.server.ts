@@ -18,6 +18,7 @@ import { LIST_KINDS, type LeadSort } from './list-kinds.ts'
 import { parseListQuery, type ListQuery } from './list-query.ts'
 import type { StatusFilter } from '../verification/statuses.ts'
 import { MARK_EVERY, requestPageMarks, rowFromMarks } from './page-marks.server.ts'
+import { suppressedInList, withSuppression } from '../do-not-contact/match.server.ts'
 
 export { encodeCursor } from './keyset-page.server.ts'
 
@@ -41,6 +42,8 @@ export type LeadRow = {
 	verify_status: string | null
 	verify_role: boolean | null
 	data: Record<string, unknown>
+	/** the do-not-contact entry that suppresses the lead, e.g. "acme.com (competitor)" */
+	suppressed_by?: string | null
 }
 
 /** A cursor's key: null in added order, else the order's keys (one string: a link made
@@ -78,7 +81,7 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 	if (!after && !before && query.page > 1) {
 		// a typed ?page= without a cursor: a search counts its way there; a whole list finds
 		// the row before the page on the index alone, then reads on by keyset
-		if (query.q || query.status) offset = (query.page - 1) * LEADS_PAGE_SIZE
+		if (query.q || query.status || query.suppressed) offset = (query.page - 1) * LEADS_PAGE_SIZE
 		else {
 			after = await rowBeforePage(list, query.sort, descending, query.page)
 			pastTheEnd = after === null
@@ -99,10 +102,10 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 	return {
 		list,
 		query,
-		leads: page.rows as LeadRow[],
+		leads: await withSuppression(list.id, page.rows as LeadRow[]),
 		dataKeys: page.dataKeys,
 		/** the whole list's size (kept on the list row, so no count over 1,000,000 rows) */
-		total: query.q || query.status ? null : list.found,
+		total: query.q || query.status || query.suppressed ? null : list.found,
 		/** how many leads the search matches, counted up to SEARCH_COUNT_CAP */
 		matching: searched?.matching ?? null,
 		firstIndex: page.firstIndex,
@@ -114,7 +117,7 @@ export async function leadsPageOf(list: LeadList, search: URLSearchParams) {
 /** The SQL of one page (without the list's access check): pageSize + 1 rows. */
 export function leadsPageQuery(
 	listId: string,
-	query: Pick<LeadsQuery, 'q' | 'sort' | 'dir' | 'status'>,
+	query: Pick<LeadsQuery, 'q' | 'sort' | 'dir' | 'status' | 'suppressed'>,
 	cursors: { after: Cursor | null; before: Cursor | null },
 	offset = 0,
 	pageSize = LEADS_PAGE_SIZE,
@@ -130,6 +133,7 @@ export function leadsPageQuery(
 		.where(ofList(listId))
 	if (query.q) builder = builder.where(searchCondition(query.q))
 	if (query.status) builder = builder.where(statusCondition(query.status))
+	if (query.suppressed) builder = builder.where(suppressedInList(listId))
 	const cursor = after ?? before
 	if (cursor) {
 		const greater = (after !== null) !== descending
@@ -191,6 +195,7 @@ async function searchPage(
 			)}
 			from leads where ${ofList(listId)} and ${searchCondition(query.q)}
 				and ${query.status ? statusCondition(query.status) : sql`true`}
+				and ${query.suppressed ? suppressedInList(listId) : sql`true`}
 			limit ${SEARCH_COUNT_CAP + 1}
 		), counted as (
 			select count(*)::int as matched from hit

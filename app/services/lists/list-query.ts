@@ -12,6 +12,8 @@ export type ListQuery<Sort extends string = string> = {
 	before?: string
 	/** a lead list's email status filter (a group of the verify summary) */
 	status?: StatusFilter
+	/** a lead list's leads on the do-not-contact list only (?suppressed=1) */
+	suppressed?: true
 }
 
 export function parseListQuery<K extends ListKind>(
@@ -35,6 +37,7 @@ export function parseListQuery<K extends ListKind>(
 		...(kind === 'leads' && isStatusFilter(params.get('status'))
 			? { status: params.get('status') as StatusFilter }
 			: {}),
+		...(kind === 'leads' && params.get('suppressed') === '1' ? { suppressed: true as const } : {}),
 	}
 }
 
@@ -43,6 +46,7 @@ export function listSearch(kind: ListKind, query: Partial<ListQuery>) {
 	const params = new URLSearchParams()
 	if (query.q) params.set('q', query.q)
 	if (query.status) params.set('status', query.status)
+	if (query.suppressed) params.set('suppressed', '1')
 	if (query.sort && query.sort !== LIST_KINDS[kind].defaultSort) params.set('sort', query.sort)
 	if (query.dir === 'desc') params.set('dir', 'desc')
 	if (query.page && query.page > 1) params.set('page', String(query.page))
