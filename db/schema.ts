@@ -514,6 +514,7 @@ export interface EnrichmentCache {
 }
 
 export interface EnrichmentChain {
+  catch_all_policy: Generated<string>;
   created_at: Generated<Timestamp>;
   id: Generated<string>;
   name: string;
