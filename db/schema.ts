@@ -466,6 +466,7 @@ export interface EmailbisonUpload {
   error: string | null;
   id: Generated<string>;
   last_batch: Generated<number>;
+  left_out: Json | null;
   list_id: string;
   mapping: Generated<Json>;
   rejected: Generated<number>;
@@ -475,6 +476,8 @@ export interface EmailbisonUpload {
   updated: Generated<number>;
   updated_at: Generated<Timestamp>;
   user_id: string;
+  verify_choice: Json | null;
+  verify_run_id: string | null;
   workspace_id: string | null;
 }
 
