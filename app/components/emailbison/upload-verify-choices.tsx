@@ -88,7 +88,11 @@ export function UploadVerifyChoices({
 /** "12 left out: invalid 3, catch-all 9" for an upload's report. */
 export function leftOutText(leftOut: Record<string, number> | null) {
 	if (!leftOut) return null
-	const parts = Object.entries(leftOut).filter(([, count]) => count > 0)
+	// the worst first, whatever order the database kept them in
+	const order = ['invalid', 'disposable', 'risky', 'catch_all', 'unknown', 'unverified']
+	const parts = Object.entries(leftOut)
+		.filter(([, count]) => count > 0)
+		.sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
 	if (parts.length === 0) return null
 	const total = parts.reduce((sum, [, count]) => sum + count, 0)
 	const label = (status: string) =>

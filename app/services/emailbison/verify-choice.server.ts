@@ -2,7 +2,6 @@ import { sql, type Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { FormError } from '../../utils/http-errors.server.ts'
 import { chainVerifierOf } from '../verification/check-email.server.ts'
 import { VerifyState } from '../verification/run-verification.server.ts'
 import { startVerification } from '../verification/verify-runs.server.ts'
@@ -40,7 +39,7 @@ export function verifyChoiceOf(input: VerifyChoiceInput): VerifyChoice {
 /**
  * "Verify first": a verification run of the list's unverified leads, started in the upload's
  * transaction (with the account's own key, else credits); a run of the list already going is
- * waited for instead. Null when no lead needs it. A refusal (no credits) is the field's error.
+ * waited for instead. Null when no lead needs it.
  */
 export async function startVerifyFirst(
 	context: AccountContext | null,
@@ -64,14 +63,13 @@ export async function startVerifyFirst(
 		.executeTakeFirst()
 	if (!unverified) return null
 	const payWith = chainVerifierOf(context?.apiKeyProviders ?? []) ?? 'credits'
-	try {
-		const { runId } = await startVerification(context, { listId, payWith, only: 'unverified' }, trx)
-		return runId
-	} catch (error) {
-		if (error instanceof FormError)
-			throw new FormError(`To verify first: ${error.message}`, 'unverified')
-		throw error
-	}
+	// a refusal (no credits, no key) is the "verify first" choice's error
+	const { runId } = await startVerification(
+		context,
+		{ listId, payWith, only: 'unverified', payWithField: 'unverified' },
+		trx,
+	)
+	return runId
 }
 
 /** The upload's job waits in the queue while its verification runs (no attempt spent). */
