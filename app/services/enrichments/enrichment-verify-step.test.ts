@@ -149,6 +149,14 @@ test('a chain with a Verify email step needs a verification key; its policy is c
 	await expect(
 		startRun(me, { listId, target: `chain:${chain.id}`, payWith: 'credits' }),
 	).rejects.toMatchObject({ field: 'target', message: expect.stringMatching(/verification key/) })
+	// a policy that is not one of the two is refused at the field
+	const bad = ChainFormSchema.safeParse({
+		intent: 'create-chain',
+		name: 'Bad',
+		catchAll: 'maybe',
+		steps: [{ kind: 'verify-email' }],
+	})
+	expect(bad.error?.issues.map((i) => i.path.join('.'))).toEqual(['catchAll'])
 	expect(
 		await db.selectFrom('enrichment_runs').select('id').where('list_id', '=', listId).execute(),
 	).toEqual([])
