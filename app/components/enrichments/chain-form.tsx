@@ -173,7 +173,7 @@ export function ChainForm({
 									<ErrorList errors={s.enrichmentId.errors} />
 								</label>
 								<label className="text-sm">
-									Output column (built-in steps; Verify email: the column it checks)
+									Output column (built-in steps) — for Verify email, the email column it checks
 									<input
 										name={s.outputColumn.name}
 										defaultValue={s.outputColumn.initialValue ?? ''}
