@@ -89,7 +89,7 @@ function coalesced<T>(write: (items: T[]) => Promise<void>) {
 	return (items: T[]) =>
 		new Promise<void>((resolve, reject) => {
 			queue.push({ items, resolve, reject })
-			if (!busy) void drain()
+			if (!busy) drain().catch(reject)
 		})
 }
 
