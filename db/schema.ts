@@ -525,6 +525,7 @@ export interface EmailbisonUpload {
   error: string | null;
   id: Generated<string>;
   last_batch: Generated<number>;
+  left_out: Json | null;
   list_id: string;
   mapping: Generated<Json>;
   rejected: Generated<number>;
@@ -534,6 +535,8 @@ export interface EmailbisonUpload {
   updated: Generated<number>;
   updated_at: Generated<Timestamp>;
   user_id: string;
+  verify_choice: Json | null;
+  verify_run_id: string | null;
   workspace_id: string | null;
 }
 
@@ -573,6 +576,7 @@ export interface EnrichmentCache {
 }
 
 export interface EnrichmentChain {
+  catch_all_policy: Generated<string>;
   created_at: Generated<Timestamp>;
   id: Generated<string>;
   name: string;

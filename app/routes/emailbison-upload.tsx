@@ -9,6 +9,10 @@ import {
 	PreflightWarning,
 	variableSources,
 } from '../components/emailbison/upload-fields.tsx'
+import {
+	leftOutText,
+	UploadVerifyChoices,
+} from '../components/emailbison/upload-verify-choices.tsx'
 import { IdempotencyKey } from '../components/idempotency-key.tsx'
 import { buttonClasses, SubmitButton } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -72,6 +76,11 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 							name: v.name ?? '',
 						})),
 						includeDuplicates: value.includeDuplicates === 'on',
+						leaveOut: {
+							catchAll: value.leaveCatchAll === true,
+							unknown: value.leaveUnknown === true,
+						},
+						unverified: value.unverified,
 					},
 					trx,
 				)
@@ -93,6 +102,8 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 	const [form, fields] = useForm({
 		id: 'upload',
 		lastResult: actionData?.result,
+		// catch-all and unknown are left out unless the person keeps them
+		defaultValue: { leaveCatchAll: true, leaveUnknown: true, unverified: 'upload' },
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: StartUploadSchema }),
 		shouldValidate: 'onSubmit',
 	})
@@ -288,6 +299,11 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 							{'exclusions' in loaderData && loaderData.exclusions ? (
 								<UploadExclusions counts={loaderData.exclusions} />
 							) : null}
+							<UploadVerifyChoices
+								listId={list.id}
+								counts={loaderData.statusCounts}
+								fields={fields}
+							/>
 							<SubmitButton pending={uploading} pendingText="Starting…">
 								Upload to EmailBison
 							</SubmitButton>
@@ -306,6 +322,9 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 									})}
 									: {u.campaignName} in {u.ebWorkspaceName}, {u.sent.toLocaleString('en')} sent,{' '}
 									{u.rejected.toLocaleString('en')} rejected
+									{u.leftOut
+										? `; ${leftOutText(u.leftOut) ?? 'none left out by email status'}`
+										: ''}
 								</li>
 							))}
 						</ul>

@@ -179,7 +179,9 @@ export default function Enrichments({ loaderData, actionData }: Route.ComponentP
 											{s.kind === 'ai'
 												? (loaderData.enrichments.find((e) => e.id === s.enrichmentId)?.name ??
 													'AI enrichment')
-												: `${STEP_LABELS[s.kind]} → ${s.outputColumn}`}
+												: s.kind === 'verify-email'
+													? `Verify email in ${s.outputColumn} (${c.catchAll === 'accept' ? 'catch-all accepted' : 'only safe to send'})`
+													: `${STEP_LABELS[s.kind]} → ${s.outputColumn}`}
 											{s.condition
 												? ` (only if ${s.condition.column} ${CONDITION_LABELS[s.condition.op]}${s.condition.value ? ` “${s.condition.value}”` : ''})`
 												: ''}

@@ -16,6 +16,7 @@ import { isUuid } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 import { DataTable, type RowColumn } from '../components/ui/data-table.tsx'
+import { leftOutText } from '../components/emailbison/upload-verify-choices.tsx'
 
 // EmailBison uploads: history per list (?list=), per workspace (?workspace=) and per
 // EmailBison workspace (?eb=), with live progress while one runs.
@@ -69,6 +70,11 @@ const COLUMNS: RowColumn<Upload>[] = [
 				{u.error ? (
 					<span className="mt-1 block text-xs text-red-700" data-testid="upload-error">
 						{u.error}
+					</span>
+				) : null}
+				{leftOutText(u.leftOut) ? (
+					<span className="mt-1 block text-xs text-slate-700" data-testid="left-out">
+						{leftOutText(u.leftOut)}
 					</span>
 				) : null}
 				{u.rejectionReasons.length ? (

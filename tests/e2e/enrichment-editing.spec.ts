@@ -67,7 +67,7 @@ test('build a chain step by step, then edit it: move a step up, remove one; the 
 	await create.getByLabel('Name', { exact: true }).fill('Domains')
 	// one step to start with; "Add a step" adds one (without JavaScript the page comes back
 	// with one more, what was chosen kept)
-	const steps = create.locator('fieldset')
+	const steps = create.locator('fieldset', { has: page.getByLabel('Kind') })
 	await expect(steps).toHaveCount(1)
 	await steps.nth(0).getByLabel('Kind').selectOption('email-guess')
 	await create.getByRole('button', { name: 'Add a step' }).click()
@@ -95,11 +95,24 @@ test('build a chain step by step, then edit it: move a step up, remove one; the 
 	const edit = page.locator('form#chain-edit')
 	await expect(edit.getByLabel('Name', { exact: true })).toHaveValue('Domains')
 	await edit.getByRole('button', { name: 'Move step 2 up' }).click()
-	await expect(edit.locator('fieldset').nth(0).getByLabel('Kind')).toHaveValue('company-domain')
+	await expect(
+		edit
+			.locator('fieldset', { has: page.getByLabel('Kind') })
+			.nth(0)
+			.getByLabel('Kind'),
+	).toHaveValue('company-domain')
 	await edit.getByRole('button', { name: 'Remove step 3' }).click()
-	await expect(edit.locator('fieldset')).toHaveCount(2)
-	await edit.locator('fieldset').nth(1).getByLabel('Run only if column').fill('company_domain')
-	await edit.locator('fieldset').nth(1).getByLabel('Comparison').selectOption('not-empty')
+	await expect(edit.locator('fieldset', { has: page.getByLabel('Kind') })).toHaveCount(2)
+	await edit
+		.locator('fieldset', { has: page.getByLabel('Kind') })
+		.nth(1)
+		.getByLabel('Run only if column')
+		.fill('company_domain')
+	await edit
+		.locator('fieldset', { has: page.getByLabel('Kind') })
+		.nth(1)
+		.getByLabel('Comparison')
+		.selectOption('not-empty')
 	await edit.getByLabel('Name', { exact: true }).fill('Domains first')
 	await edit.getByRole('button', { name: 'Save chain changes' }).click()
 	await expect(page.getByText('Chain “Domains first” saved')).toBeVisible()

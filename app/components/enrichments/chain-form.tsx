@@ -4,6 +4,8 @@ import { Form, Link, useLocation } from 'react-router'
 import type { z } from 'zod'
 import type { Chain } from '../../services/enrichments/enrichments.server.ts'
 import {
+	CATCH_ALL_LABELS,
+	CATCH_ALL_POLICIES,
 	CHAIN_STEP_SLOTS,
 	ChainFormSchema,
 	STEP_KINDS,
@@ -14,6 +16,7 @@ import { parseWithZod } from '../../utils/form-bounds.ts'
 import { useIsPending } from '../../utils/forms.ts'
 import { Button, SubmitButton } from '../ui/button.tsx'
 import { Card } from '../ui/card.tsx'
+import { Choice, ChoiceGroup } from '../ui/choice.tsx'
 import { ErrorList, Field, FormErrors, inputClasses } from '../ui/field.tsx'
 import type { EnrichmentsActionResult, EnrichmentsPageData } from './enrichments-page.ts'
 
@@ -49,7 +52,11 @@ export function ChainForm({
 		id: editing ? 'chain-edit' : 'chain',
 		lastResult: actionData?.intent === intent ? actionData.result : undefined,
 		constraint: getZodConstraint(ChainFormSchema),
-		defaultValue: { name: editing?.name ?? '', steps: chainSlots(editing) },
+		defaultValue: {
+			name: editing?.name ?? '',
+			catchAll: editing?.catchAll ?? 'safe',
+			steps: chainSlots(editing),
+		},
 		onValidate: ({ formData }) => parseWithZod(formData, { schema: ChainFormSchema }),
 		shouldRevalidate: 'onInput',
 	})
@@ -166,7 +173,7 @@ export function ChainForm({
 									<ErrorList errors={s.enrichmentId.errors} />
 								</label>
 								<label className="text-sm">
-									Output column (built-in steps)
+									Output column (built-in steps) — for Verify email, the email column it checks
 									<input
 										name={s.outputColumn.name}
 										defaultValue={s.outputColumn.initialValue ?? ''}
@@ -229,6 +236,23 @@ export function ChainForm({
 				) : (
 					<p className="text-sm text-slate-600">A chain has at most {CHAIN_STEP_SLOTS} steps.</p>
 				)}
+				<ChoiceGroup
+					legend="Catch-all emails (for Verify email steps)"
+					hint="A catch-all domain accepts every address, so such an email cannot be confirmed. Unknown answers never count as verified."
+					errors={fields.catchAll.errors}
+					errorId={fields.catchAll.errorId}
+				>
+					{CATCH_ALL_POLICIES.map((policy) => (
+						<Choice
+							key={policy}
+							label={CATCH_ALL_LABELS[policy]}
+							inputProps={{
+								...getInputProps(fields.catchAll, { type: 'radio', value: policy }),
+								id: `${fields.catchAll.id}-${policy}`,
+							}}
+						/>
+					))}
+				</ChoiceGroup>
 				<datalist id="columns">
 					{loaderData.columns.map((c) => (
 						<option key={c} value={c} />

@@ -54,10 +54,15 @@ export function suggestedVariable(source: string) {
 	return clean
 }
 
-export type LeadRow = Record<LeadColumn, string | null> & { data: unknown }
+export type LeadRow = Record<LeadColumn, string | null> & {
+	data: unknown
+	/** our verification status (issue 35), sent as a custom variable */
+	verify_status?: string | null
+}
 
 export function valueOf(lead: LeadRow, source: string | undefined): string {
 	if (!source) return ''
+	if (source === 'verify_status') return lead.verify_status ?? 'not verified'
 	if (source.startsWith('data:')) {
 		const data = (lead.data && typeof lead.data === 'object' ? lead.data : {}) as Record<
 			string,

@@ -16,6 +16,7 @@ import { notifyJobEnd } from '../notifications/record.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { emailBisonLeadJson, type LeadRow, type UploadMapping } from './mapping.ts'
 import { loadEmailBisonAccess, NOT_CONFIGURED } from './settings.server.ts'
+import { applyVerifyChoice } from './verify-choice.server.ts'
 import { inEbWorkspace, type ClientOptions } from './workspace-client.server.ts'
 
 export const UploadStatus = { pending: 0, processing: 1, success: 2, fail: 3 } as const
@@ -130,6 +131,7 @@ async function nextBatch(uploadId: string, after: string): Promise<Pending[]> {
 			'l.location',
 			'l.phone',
 			'l.email_status',
+			'l.verify_status',
 			'l.data',
 		])
 		.where('u.upload_id', '=', uploadId)
@@ -632,6 +634,8 @@ export async function runEmailBisonUpload(
 		.where('status', '=', UploadStatus.pending)
 		.execute()
 	try {
+		// "verify first" waits for its verification; the leads the choice leaves out go
+		await applyVerifyChoice(uploadId, job.windowPauses)
 		const access = await loadEmailBisonAccess(upload.user_id)
 		if (!access) throw new UploadFailure(NOT_CONFIGURED)
 		await inEbWorkspace(

@@ -48,6 +48,14 @@ export const StartUploadSchema = z
 		map_title: z.string().optional(),
 		map_company: z.string().optional(),
 		map_notes: z.string().optional(),
+		/** by verification status (issue 35): checkboxes, absent = kept */
+		leaveCatchAll: z.boolean().optional(),
+		leaveUnknown: z.boolean().optional(),
+		unverified: z
+			.enum(['upload', 'leave-out', 'verify-first'], {
+				error: 'Choose what happens to the leads not verified',
+			})
+			.default('upload'),
 		/** custom variables: `var_<source>` -> variable name, empty = not sent */
 		variables: z
 			.array(z.object({ source: z.string().max(200), name: z.string().trim().max(63).optional() }))

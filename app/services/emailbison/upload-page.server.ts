@@ -2,6 +2,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { formErrorMessage } from '../../utils/form-errors.server.ts'
 import { uploadExclusions } from '../do-not-contact/match.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
+import { statusCounts } from '../verification/verify-runs.server.ts'
 import { DEFAULT_FIELDS, sourceOptions } from './mapping.ts'
 import { preflightCounts } from './preflight.server.ts'
 import { EB_FIELDS } from './schemas.ts'
@@ -17,7 +18,12 @@ export async function loadUploadPage(context: AccountContext | null, listId: unk
 	const { account: acting, list } = await findLeadList(context, listId)
 	const chosen = Number(url.searchParams.get('workspace')) || null
 	const history = await listUploads(acting, { listId: list.id })
-	const base = { list: { id: list.id, name: list.name, found: list.found }, history }
+	const base = {
+		list: { id: list.id, name: list.name, found: list.found },
+		history,
+		// the leads per verification status, for the form's choices
+		statusCounts: await statusCounts(list.id),
+	}
 	let workspaces: { id: number; name: string }[] = []
 	try {
 		workspaces = await listEbWorkspaces(acting.accountId)

@@ -17,6 +17,12 @@ import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
 import { describeRejection } from './rejections.ts'
 import { EB_FIELDS, type EbField } from './schemas.ts'
 import { loadEmailBisonAccess, NOT_CONFIGURED, type EmailBisonAccess } from './settings.server.ts'
+import {
+	startVerifyFirst,
+	STATUS_VARIABLE,
+	verifyChoiceOf,
+	type VerifyChoiceInput,
+} from './verify-choice.server.ts'
 import { inEbWorkspace, superAdminClient } from './workspace-client.server.ts'
 
 function friendly(error: unknown): never {
@@ -64,7 +70,7 @@ export type StartUploadInput = {
 	variables: { source: string; name: string }[]
 	/** send leads an earlier upload already sent to this EmailBison workspace (default: left out) */
 	includeDuplicates?: boolean
-}
+} & VerifyChoiceInput
 
 /**
  * Confirms an upload: checks the list has emails, the EmailBison workspace exists and the
@@ -125,8 +131,20 @@ export async function startEmailBisonUpload(
 			'campaign',
 		)
 
+	// the verification status goes as a custom variable when the list has been verified
+	const verified = await db
+		.selectFrom('leads')
+		.select('id')
+		.where('list_id', '=', list.id)
+		.where('verify_status', 'is not', null)
+		.limit(1)
+		.executeTakeFirst()
+	if ((verified || input.unverified === 'verify-first') && !names.has(STATUS_VARIABLE))
+		variables.push({ source: 'verify_status', name: STATUS_VARIABLE })
 	const mapping: UploadMapping = { fields, variables }
 	return inTransaction(executor, async (trx) => {
+		const verifyRunId =
+			input.unverified === 'verify-first' ? await startVerifyFirst(context, list.id, trx) : null
 		const upload = await trx
 			.insertInto('emailbison_upload')
 			.values({
@@ -138,6 +156,8 @@ export async function startEmailBisonUpload(
 				campaign_id: String(campaign.id),
 				campaign_name: campaign.name,
 				mapping: JSON.stringify(mapping),
+				verify_choice: JSON.stringify(verifyChoiceOf(input)),
+				verify_run_id: verifyRunId,
 			})
 			.returning('id')
 			.executeTakeFirstOrThrow()
@@ -184,6 +204,8 @@ export type UploadSummary = {
 	rejected: number
 	attached: number
 	error: string | null
+	/** leads left out by their verification status, per status (null: none chosen) */
+	leftOut: Record<string, number> | null
 	/** why leads were rejected, in the user's words, most frequent first (from a sample) */
 	rejectionReasons: { reason: string; leads: number }[]
 	/** the reasons' counts are of a sample of the rejected leads, not all of them */
@@ -253,6 +275,7 @@ export async function listUploads(
 			'u.rejected',
 			'u.attached',
 			'u.error',
+			'u.left_out',
 			'u.created_at',
 		])
 		.where('u.user_id', '=', account.accountId)
@@ -283,6 +306,7 @@ export async function listUploads(
 		rejected: r.rejected,
 		attached: r.attached,
 		error: r.error,
+		leftOut: (r.left_out as Record<string, number> | null) ?? null,
 		rejectionReasons: reasons.get(r.id) ?? [],
 		reasonsSampled: r.rejected > REASON_SAMPLE,
 		createdAt: r.created_at,

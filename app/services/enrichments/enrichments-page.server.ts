@@ -38,7 +38,7 @@ export async function readEnrichmentsPage(
 			jsonArrayFrom(
 				eb
 					.selectFrom('enrichment_chain')
-					.select(['id', 'name', 'steps', 'created_at'])
+					.select(['id', 'name', 'steps', 'catch_all_policy', 'created_at'])
 					.where('user_id', '=', account.accountId)
 					.orderBy('created_at'),
 			).as('chains'),

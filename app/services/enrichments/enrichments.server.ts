@@ -40,16 +40,37 @@ export type Enrichment = {
 	createdAt: Date
 }
 
+/**
+ * A built-in step's `outputColumn` is the column it fills; for 'verify-email' the column of the
+ * email it checks (it writes the answer to `<column>_status`).
+ */
 export type ChainStep =
 	| { kind: 'ai'; enrichmentId: string; condition: Condition | null }
-	| { kind: 'email-guess' | 'company-domain'; outputColumn: string; condition: Condition | null }
+	| {
+			kind: 'email-guess' | 'company-domain' | 'verify-email'
+			outputColumn: string
+			condition: Condition | null
+	  }
 
-export type Chain = { id: string; name: string; steps: ChainStep[]; createdAt: Date }
+/**
+ * What a chain's Verify email steps count as verified: 'safe' (only safe to send: valid only,
+ * so a catch-all lets the next finder run) or 'accept' (valid and catch-all). Unknown never is.
+ */
+export type CatchAllPolicy = 'safe' | 'accept'
 
-/** Built-in steps' default output columns. */
+export type Chain = {
+	id: string
+	name: string
+	steps: ChainStep[]
+	catchAll: CatchAllPolicy
+	createdAt: Date
+}
+
+/** Built-in steps' default output columns (a Verify email step: the column it checks). */
 export const BUILT_IN_OUTPUTS = {
 	'email-guess': 'email_guess',
 	'company-domain': 'company_domain_guess',
+	'verify-email': 'email_guess',
 }
 
 type EnrichmentRow = {
@@ -340,7 +361,7 @@ export async function listChains(context: AccountContext | null): Promise<Chain[
 	const account = actingAccount(context)
 	const rows = await db
 		.selectFrom('enrichment_chain')
-		.select(['id', 'name', 'steps', 'created_at'])
+		.select(['id', 'name', 'steps', 'catch_all_policy', 'created_at'])
 		.where('user_id', '=', account.accountId)
 		.orderBy('created_at')
 		.execute()
@@ -351,9 +372,16 @@ export function toChain(row: {
 	id: string
 	name: string
 	steps: unknown
+	catch_all_policy?: string | null
 	created_at: Date
 }): Chain {
-	return { id: row.id, name: row.name, steps: row.steps as ChainStep[], createdAt: row.created_at }
+	return {
+		id: row.id,
+		name: row.name,
+		steps: row.steps as ChainStep[],
+		catchAll: row.catch_all_policy === 'accept' ? 'accept' : 'safe',
+		createdAt: row.created_at,
+	}
 }
 
 export async function findChain(context: AccountContext | null, id: unknown) {
@@ -364,7 +392,7 @@ export async function findChain(context: AccountContext | null, id: unknown) {
 }
 
 export type ChainStepInput = {
-	kind: '' | 'ai' | 'email-guess' | 'company-domain'
+	kind: '' | 'ai' | 'email-guess' | 'company-domain' | 'verify-email'
 	enrichmentId?: string
 	outputColumn?: string
 	conditionColumn?: string
@@ -409,31 +437,37 @@ async function chainSteps(account: AccountContext, input: ChainStepInput[]) {
 	return steps
 }
 
-export async function createChain(
-	context: AccountContext | null,
-	input: { name: string; steps: ChainStepInput[] },
-) {
+/** A chain as its form sends it; no policy: only safe to send. */
+export type ChainInput = { name: string; steps: ChainStepInput[]; catchAll?: CatchAllPolicy }
+
+export async function createChain(context: AccountContext | null, input: ChainInput) {
 	const account = actingAccount(context)
 	const steps = await chainSteps(account, input.steps)
 	return db
 		.insertInto('enrichment_chain')
-		.values({ user_id: account.accountId, name: input.name, steps: JSON.stringify(steps) })
+		.values({
+			user_id: account.accountId,
+			name: input.name,
+			steps: JSON.stringify(steps),
+			catch_all_policy: input.catchAll ?? 'safe',
+		})
 		.returning(['id', 'name'])
 		.executeTakeFirstOrThrow()
 }
 
 /** Changes a chain's name and steps (order, conditions); runs already started keep theirs. */
-export async function updateChain(
-	context: AccountContext | null,
-	id: string,
-	input: { name: string; steps: ChainStepInput[] },
-) {
+export async function updateChain(context: AccountContext | null, id: string, input: ChainInput) {
 	const account = actingAccount(context)
 	await findChain(account, id)
 	const steps = await chainSteps(account, input.steps)
 	await db
 		.updateTable('enrichment_chain')
-		.set({ name: input.name, steps: JSON.stringify(steps), updated_at: sql`now()` })
+		.set({
+			name: input.name,
+			steps: JSON.stringify(steps),
+			catch_all_policy: input.catchAll ?? 'safe',
+			updated_at: sql`now()`,
+		})
 		.where('user_id', '=', account.accountId)
 		.where('id', '=', id)
 		.execute()

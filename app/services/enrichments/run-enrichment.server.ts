@@ -22,11 +22,18 @@ import { notifyJobEnd } from '../notifications/record.server.ts'
 import { WHOLE_LIST, type RunFilter } from './run-filter.ts'
 import { filteredCompanies, filteredLeads } from './run-filter.server.ts'
 import {
+	emailChecker,
+	NO_VERIFIER_KEY,
+	type EmailChecker,
+} from '../verification/check-email.server.ts'
+import {
+	columnValue,
 	COMPANY_COLUMNS,
 	conditionHolds,
 	guessDomain,
 	guessEmail,
 	isEmptyValue,
+	LEAD_COLUMNS,
 	renderPrompt,
 	type Condition,
 	type LeadRow,
@@ -73,6 +80,14 @@ export type RunStep =
 			condition: Condition | null
 	  }
 	| { kind: 'email-guess' | 'company-domain'; outputColumn: string; condition: Condition | null }
+	| {
+			kind: 'verify-email'
+			/** the column of the email it checks; the answer goes to `<column>_status` */
+			outputColumn: string
+			condition: Condition | null
+			/** the chain's catch-all policy when the run started: catch-all counts as verified */
+			acceptCatchAll: boolean
+	  }
 
 /**
  * What a run enriches: the leads of a lead list, or the companies of a company list
@@ -231,6 +246,8 @@ type Tools = {
 		downMessage: string | null
 	}
 	apollo: ReturnType<typeof createApolloClient> | null
+	/** the account's verification key, for Verify email steps */
+	checker: EmailChecker | null
 	cached: (hash: string) => Promise<{ output: unknown } | undefined>
 	/** answers fetched for a page in one query, and which hashes that query asked for */
 	page?: { answers: Map<string, unknown>; asked: Set<string> }
@@ -289,6 +306,19 @@ async function enrichRow(run: Run, lead: RunRow, tools: Tools, signal: AbortSign
 	const columns = SOURCES[run.source].columns
 	const filled = new Set<string>()
 	for (const step of run.steps) {
+		if (step.kind === 'verify-email') {
+			if (!conditionHolds(step.condition, row, columns)) continue
+			const verified = await verifyStep(step, row, result, tools, signal)
+			// not verified: the email found is dropped, so the next finder of this column runs
+			if (!verified) {
+				filled.delete(step.outputColumn)
+				if (step.outputColumn in result.patch) {
+					delete result.patch[step.outputColumn]
+					delete row.data[step.outputColumn]
+				}
+			}
+			continue
+		}
 		if (filled.has(step.outputColumn)) continue
 		if (!conditionHolds(step.condition, row, columns)) continue
 		let output: unknown
@@ -361,6 +391,32 @@ async function enrichRow(run: Run, lead: RunRow, tools: Tools, signal: AbortSign
 		}
 	}
 	return result
+}
+
+/**
+ * A Verify email step (issue 35 point 5): checks the email in its column (found by an earlier
+ * step of this run, or the lead's own) and writes the answer to `<column>_status`. True when it
+ * verifies under the chain's policy: valid, or catch-all when the chain accepts catch-all.
+ */
+async function verifyStep(
+	step: Extract<RunStep, { kind: 'verify-email' }>,
+	row: RunRow,
+	result: RowResult,
+	tools: Tools,
+	signal: AbortSignal,
+) {
+	const value = columnValue(row, step.outputColumn, LEAD_COLUMNS)
+	if (isEmptyValue(value) || !tools.checker) return false
+	const check = await tools.checker.check(String(value), signal)
+	if ('error' in check) {
+		if (check.fatal) throw new FatalRunError(check.error)
+		// the provider could not tell (down, garbage): unknown, never verified, not cached
+		result.patch[`${step.outputColumn}_status`] = 'unknown'
+		return false
+	}
+	result.patch[`${step.outputColumn}_status`] = check.status
+	row.data[`${step.outputColumn}_status`] = check.status
+	return check.status === 'valid' || (step.acceptCatchAll && check.status === 'catch_all')
 }
 
 /** Writes finished rows, their cache entries and their status in one transaction (the checkpoint). */
@@ -504,11 +560,17 @@ async function toolsFor(run: Run): Promise<Tools> {
 				windowWaits: config.APOLLO_WINDOW_WAIT_SECONDS,
 			})
 	}
+	let checker: EmailChecker | null = null
+	if (run.steps.some((s) => s.kind === 'verify-email')) {
+		checker = await emailChecker(run.user_id)
+		if (!checker) throw new FatalRunError(NO_VERIFIER_KEY)
+	}
 	return {
 		model,
 		keyId,
 		pace: { pausedUntil: 0, limitedInARow: 0, downInARow: 0, downMessage: null },
 		apollo,
+		checker,
 		cached: (hash) =>
 			db
 				.selectFrom('enrichment_cache')

@@ -88,11 +88,18 @@ export const DeleteSchema = z.object({
 	id: z.uuid(),
 })
 
-export const STEP_KINDS = ['ai', 'email-guess', 'company-domain'] as const
+export const STEP_KINDS = ['ai', 'email-guess', 'company-domain', 'verify-email'] as const
 export const STEP_LABELS: Record<(typeof STEP_KINDS)[number], string> = {
 	ai: 'AI enrichment',
 	'email-guess': 'Email pattern guess (first.last@company domain)',
 	'company-domain': 'Company domain from company name (checked with Apollo when you have a key)',
+	'verify-email': 'Verify email (not verified: the email is dropped and the next finder runs)',
+}
+
+export const CATCH_ALL_POLICIES = ['safe', 'accept'] as const
+export const CATCH_ALL_LABELS: Record<(typeof CATCH_ALL_POLICIES)[number], string> = {
+	safe: 'Only safe to send: a catch-all email counts as not verified, so the next finder runs',
+	accept: 'Accept catch-all: keep a catch-all email (it may bounce)',
 }
 
 /** The most steps a chain has (the builder starts with one and adds them on demand). */
@@ -123,6 +130,9 @@ export const ChainFormSchema = z.object({
 		.trim()
 		.min(1, 'Name the chain.')
 		.max(80, 'At most 80 characters.'),
+	catchAll: z
+		.enum(CATCH_ALL_POLICIES, { error: 'Choose what a catch-all email counts as.' })
+		.default('safe'),
 	steps: z
 		.array(ChainStep)
 		.max(CHAIN_STEP_SLOTS)

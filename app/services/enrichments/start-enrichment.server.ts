@@ -5,6 +5,7 @@ import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { chainVerifierOf, NO_VERIFIER_KEY } from '../verification/check-email.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { paidCallsNow, type PaidCalls } from './paid-calls.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
@@ -63,8 +64,11 @@ async function resolveSteps(account: AccountContext, target: RunTarget) {
 	}
 	const chain = await findChain(account, target.id)
 	const enrichments = await listEnrichments(account)
-	const steps: RunStep[] = chain.steps.map((step) => {
-		if (step.kind !== 'ai') return step
+	const steps: RunStep[] = chain.steps.map((step): RunStep => {
+		// the chain's catch-all policy as it is now: an edit later does not change this run
+		if (step.kind === 'verify-email')
+			return { ...step, kind: 'verify-email', acceptCatchAll: chain.catchAll === 'accept' }
+		if (step.kind !== 'ai') return { ...step, kind: step.kind }
 		const e = enrichments.find((x) => x.id === step.enrichmentId)
 		if (!e) throw new FormError('An enrichment of this chain was deleted.', 'target')
 		return {
@@ -119,6 +123,12 @@ async function prepareRun(account: AccountContext & { accountId: string }, input
 	const resolved = await resolveSteps(account, parseTarget(input.target))
 	const columns = source === 'companies' ? () => companyColumns(account, list.id) : undefined
 	if (columns) checkCompanySteps(resolved.steps, await columns())
+	// a Verify email step asks the account's own verification key (no credits for it)
+	if (
+		resolved.steps.some((s) => s.kind === 'verify-email') &&
+		!chainVerifierOf(account.apiKeyProviders)
+	)
+		throw new FormError(NO_VERIFIER_KEY, 'target')
 	const filter = await checkFilter(account, list.id, input.filter, columns)
 	const target: FilterTarget = {
 		listId: list.id,

@@ -38,12 +38,14 @@ export type VerifyInput = {
 	payWith: PayWith
 	only: VerifyOnly
 	filter?: RunFilterInput
+	/** the form field a refusal to pay names (another form's, e.g. the upload's "verify first") */
+	payWithField?: string
 }
 
 type Account = AccountContext & { accountId: string }
 
 /** The provider and key a run would use, or a form error saying what is missing. */
-async function providerOf(account: Account, payWith: PayWith) {
+async function providerOf(account: Account, payWith: PayWith, field = 'payWith') {
 	const config = getConfig()
 	if (payWith === 'credits') {
 		const provider = config.VERIFY_PROVIDER
@@ -51,16 +53,13 @@ async function providerOf(account: Account, payWith: PayWith) {
 		if (!key)
 			throw new FormError(
 				'Paying with credits is not available: add your own verification key on the API keys page.',
-				'payWith',
+				field,
 			)
 		return { provider, keyKind: 'credits' as const, price: config.CREDITS_PER_VERIFICATION }
 	}
 	const own = await getProviderKey(account.accountId, payWith)
 	if (!own)
-		throw new FormError(
-			`Add a ${VERIFIER_LABELS[payWith]} key on the API keys page first.`,
-			'payWith',
-		)
+		throw new FormError(`Add a ${VERIFIER_LABELS[payWith]} key on the API keys page first.`, field)
 	// a key whose last test failed is not used: say so now, not after the job started
 	const tested = await db
 		.selectFrom('api_keys')
@@ -71,7 +70,7 @@ async function providerOf(account: Account, payWith: PayWith) {
 	if (tested?.test_error)
 		throw new FormError(
 			`Your ${VERIFIER_LABELS[payWith]} key failed its last test: ${tested.test_error} Fix it on the API keys page.`,
-			'payWith',
+			field,
 		)
 	return { provider: payWith, keyKind: 'ownKey' as const, price: 0 }
 }
@@ -189,7 +188,7 @@ export async function startVerification(
 ) {
 	const account = actingAccount(context)
 	const prepared = await prepare(account, input)
-	const key = await providerOf(account, input.payWith)
+	const key = await providerOf(account, input.payWith, input.payWithField)
 	try {
 		return await inTransaction(executor, async (trx) => {
 			// one run of a list at a time: the list row is the lock
@@ -248,7 +247,10 @@ export async function startVerification(
 		})
 	} catch (error) {
 		if (error instanceof InsufficientCreditsError)
-			throw new FormError(`${error.message} Buy credits or use your own key.`, 'payWith')
+			throw new FormError(
+				`${error.message} Buy credits or use your own key.`,
+				input.payWithField ?? 'payWith',
+			)
 		throw error
 	}
 }

@@ -12,8 +12,7 @@
 // A check counts (`checks`) only when its answer was written to a connection still open (a
 // client that hung up first, e.g. a killed worker, never got it; a real provider may still
 // bill such a check: at most the requests in flight at a kill).
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { startVerificationFake } from '../verification-knobs.ts'
 import { isRole, outcomeOf, type VerifyFakeKnobs } from '../verify-outcomes.ts'
 
 export type FakeMillionVerifier = VerifyFakeKnobs & { url: string; bulkUrl: string; apiKey: string }
@@ -44,112 +43,55 @@ export async function startFakeMillionVerifier(
 	options: { apiKey?: string; port?: number } = {},
 ): Promise<FakeMillionVerifier> {
 	const apiKey = options.apiKey ?? 'mv-test-key-1234'
-	const checks: string[] = []
-	const calls: string[] = []
-	let delay = 0
-	let limited = 0
-	let retryAfter = 1
-	let malformed = 0
-	let noCredits = false
 	const files = new Map<string, { emails: string[]; polls: number }>()
 	let nextFile = 1
-	const server = http.createServer((req, res) => {
-		const url = new URL(req.url ?? '/', 'http://fake')
-		calls.push(`${req.method} ${url.pathname}`)
-		const chunks: Buffer[] = []
-		req.on('data', (c: Buffer) => chunks.push(c))
-		req.on('end', () => {
-			const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-				// the client hung up before the answer (a killed worker): not a check it got
-				if (res.destroyed || !res.socket || res.socket.destroyed || res.socket.readableEnded)
-					return false
-				res.writeHead(status, {
-					'Content-Type': typeof body === 'string' ? 'text/plain' : 'application/json',
-					...headers,
-				})
-				res.end(typeof body === 'string' ? body : JSON.stringify(body))
-				return true
-			}
-			const answer = () => {
-				if (limited > 0) {
-					limited -= 1
-					return send(429, { error: 'Too many requests' }, { 'Retry-After': String(retryAfter) })
-				}
-				if (malformed > 0) {
-					malformed -= 1
-					res.writeHead(200, { 'Content-Type': 'text/html' })
-					return res.end('<html><body>502 Bad Gateway</body></html>')
-				}
-				const key = url.searchParams.get('api') ?? url.searchParams.get('key')
-				const keyError = (text: string) => send(200, { result: 'error', error: text, credits: 0 })
-				if (key !== apiKey) return keyError('Invalid API key')
-				if (url.pathname === '/api/v3/credits') return send(200, { credits: noCredits ? 0 : 1000 })
-				if (url.pathname === '/api/v3/' || url.pathname === '/api/v3') {
-					if (noCredits) return keyError('Insufficient credits')
-					const email = url.searchParams.get('email') ?? ''
-					if (send(200, answerFor(email))) checks.push(email.toLowerCase())
-					return
-				}
-				if (url.pathname === '/bulkapi/v2/upload' && req.method === 'POST') {
-					if (noCredits) return keyError('Insufficient credits')
-					const text = Buffer.concat(chunks).toString('utf8')
-					const emails = text
-						.split(/\r?\n/)
-						.map((l) => l.trim())
-						.filter((l) => l.includes('@') && !l.startsWith('--') && !/^content-/i.test(l))
-					const id = String(nextFile++)
-					files.set(id, { emails, polls: 0 })
-					return send(200, { file_id: id, file_name: 'list.csv', status: 'in_progress' })
-				}
-				if (url.pathname === '/bulkapi/v2/fileinfo') {
-					const file = files.get(url.searchParams.get('file_id') ?? '')
-					if (!file) return send(200, { error: 'File not found' })
-					file.polls += 1
-					const done = file.polls >= 2
-					return send(200, {
-						file_id: url.searchParams.get('file_id'),
-						status: done ? 'finished' : 'in_progress',
-						percent: done ? 100 : 50,
-					})
-				}
-				if (url.pathname === '/bulkapi/v2/download') {
-					const file = files.get(url.searchParams.get('file_id') ?? '')
-					if (!file) return send(200, { error: 'File not found' })
-					const rows = file.emails.map((e) => {
-						const a = answerFor(e)
-						return `${e},${a.quality},${a.result},${a.free},${a.role}`
-					})
-					if (send(200, ['email,quality,result,free,role', ...rows].join('\n')))
-						checks.push(...file.emails.map((e) => e.toLowerCase()))
-					return
-				}
-				send(404, { error: 'Not found' })
-			}
-			if (delay > 0) setTimeout(answer, delay)
-			else answer()
-		})
+	const fake = await startVerificationFake(options.port, ({ req, url, body, send, ...r }) => {
+		const key = url.searchParams.get('api') ?? url.searchParams.get('key')
+		const keyError = (text: string) => send(200, { result: 'error', error: text, credits: 0 })
+		if (key !== apiKey) return keyError('Invalid API key')
+		if (url.pathname === '/api/v3/credits') return send(200, { credits: r.outOfCredits ? 0 : 1000 })
+		if (url.pathname === '/api/v3/' || url.pathname === '/api/v3') {
+			if (r.outOfCredits) return keyError('Insufficient credits')
+			const email = url.searchParams.get('email') ?? ''
+			if (send(200, answerFor(email))) r.checked(email)
+			return
+		}
+		if (url.pathname === '/bulkapi/v2/upload' && req.method === 'POST') {
+			if (r.outOfCredits) return keyError('Insufficient credits')
+			const emails = body
+				.toString('utf8')
+				.split(/\r?\n/)
+				.map((l) => l.trim())
+				.filter((l) => l.includes('@') && !l.startsWith('--') && !/^content-/i.test(l))
+			const id = String(nextFile++)
+			files.set(id, { emails, polls: 0 })
+			return send(200, { file_id: id, file_name: 'list.csv', status: 'in_progress' })
+		}
+		if (url.pathname === '/bulkapi/v2/fileinfo') {
+			const file = files.get(url.searchParams.get('file_id') ?? '')
+			if (!file) return send(200, { error: 'File not found' })
+			file.polls += 1
+			const done = file.polls >= 2
+			return send(200, {
+				file_id: url.searchParams.get('file_id'),
+				status: done ? 'finished' : 'in_progress',
+				percent: done ? 100 : 50,
+			})
+		}
+		if (url.pathname === '/bulkapi/v2/download') {
+			const file = files.get(url.searchParams.get('file_id') ?? '')
+			if (!file) return send(200, { error: 'File not found' })
+			const rows = file.emails.map((e) => {
+				const a = answerFor(e)
+				return `${e},${a.quality},${a.result},${a.free},${a.role}`
+			})
+			if (send(200, ['email,quality,result,free,role', ...rows].join('\n')))
+				r.checked(...file.emails)
+			return
+		}
+		send(404, { error: 'Not found' })
 	})
-	await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
-	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-	return {
-		url,
-		bulkUrl: url,
-		apiKey,
-		checks,
-		calls,
-		setDelay: (ms) => void (delay = ms),
-		rateLimitNext: (n, seconds = 1) => {
-			limited = n
-			retryAfter = seconds
-		},
-		malformedNext: (n) => void (malformed = n),
-		setOutOfCredits: (on) => void (noCredits = on),
-		close: () =>
-			new Promise((resolve) => {
-				server.closeAllConnections()
-				server.close(() => resolve())
-			}),
-	}
+	return { ...fake, bulkUrl: fake.url, apiKey }
 }
 
 if (import.meta.main) {

@@ -11,8 +11,7 @@
 // A check counts (`checks`) only when its answer was written to a connection still open (a
 // client that hung up first, e.g. a killed worker, never got it; a real provider may still
 // bill such a check: at most the requests in flight at a kill).
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { startVerificationFake } from '../verification-knobs.ts'
 import { isRole, outcomeOf, type VerifyFakeKnobs } from '../verify-outcomes.ts'
 
 export type FakeZeroBounce = VerifyFakeKnobs & {
@@ -64,97 +63,41 @@ export async function startFakeZeroBounce(
 	options: { apiKey?: string; port?: number } = {},
 ): Promise<FakeZeroBounce> {
 	const apiKey = options.apiKey ?? 'zb-test-key-5678'
-	const checks: string[] = []
-	const calls: string[] = []
 	const batches: number[] = []
-	let delay = 0
-	let limited = 0
-	let retryAfter = 1
-	let malformed = 0
-	let noCredits = false
-	const server = http.createServer((req, res) => {
-		const url = new URL(req.url ?? '/', 'http://fake')
-		calls.push(`${req.method} ${url.pathname}`)
-		const chunks: Buffer[] = []
-		req.on('data', (c: Buffer) => chunks.push(c))
-		req.on('end', () => {
-			const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-				// the client hung up before the answer (a killed worker): not a check it got
-				if (res.destroyed || !res.socket || res.socket.destroyed || res.socket.readableEnded)
-					return false
-				res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
-				res.end(JSON.stringify(body))
-				return true
+	const fake = await startVerificationFake(options.port, ({ req, url, body, send, ...r }) => {
+		if (url.pathname === '/v2/getcredits') {
+			const ok = url.searchParams.get('api_key') === apiKey
+			return send(200, { Credits: ok ? (r.outOfCredits ? '0' : '1000') : '-1' })
+		}
+		if (url.pathname === '/v2/validate') {
+			if (url.searchParams.get('api_key') !== apiKey || r.outOfCredits)
+				return send(200, { error: KEY_ERROR })
+			const email = url.searchParams.get('email') ?? ''
+			if (send(200, validation(email))) r.checked(email)
+			return
+		}
+		if (url.pathname === '/v2/validatebatch' && req.method === 'POST') {
+			let parsed: { api_key?: string; email_batch?: { email_address?: string }[] }
+			try {
+				parsed = JSON.parse(body.toString('utf8'))
+			} catch {
+				return send(400, { error: 'Invalid request' })
 			}
-			const answer = () => {
-				if (limited > 0) {
-					limited -= 1
-					return send(429, { error: 'Too Many Requests' }, { 'Retry-After': String(retryAfter) })
-				}
-				if (malformed > 0) {
-					malformed -= 1
-					res.writeHead(200, { 'Content-Type': 'text/html' })
-					return res.end('<html><body>502 Bad Gateway</body></html>')
-				}
-				if (url.pathname === '/v2/getcredits') {
-					const ok = url.searchParams.get('api_key') === apiKey
-					return send(200, { Credits: ok ? (noCredits ? '0' : '1000') : '-1' })
-				}
-				if (url.pathname === '/v2/validate') {
-					if (url.searchParams.get('api_key') !== apiKey || noCredits)
-						return send(200, { error: KEY_ERROR })
-					const email = url.searchParams.get('email') ?? ''
-					if (send(200, validation(email))) checks.push(email.toLowerCase())
-					return
-				}
-				if (url.pathname === '/v2/validatebatch' && req.method === 'POST') {
-					let body: { api_key?: string; email_batch?: { email_address?: string }[] }
-					try {
-						body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-					} catch {
-						return send(400, { error: 'Invalid request' })
-					}
-					if (body.api_key !== apiKey || noCredits) return send(200, { error: KEY_ERROR })
-					const emails = (body.email_batch ?? []).map((e) => e.email_address ?? '')
-					if (emails.length > 100)
-						return send(200, { error: 'The email_batch can contain at most 100 emails.' })
-					batches.push(emails.length)
-					const answered = emails.filter((e) => outcomeOf(e) !== 'error')
-					const errors = emails
-						.filter((e) => outcomeOf(e) === 'error')
-						.map((e) => ({ error: 'Unable to validate this email at this time', email_address: e }))
-					if (send(200, { email_batch: answered.map(validation), errors }))
-						checks.push(...emails.map((e) => e.toLowerCase()))
-					return
-				}
-				send(404, { error: 'Not found' })
-			}
-			if (delay > 0) setTimeout(answer, delay)
-			else answer()
-		})
+			if (parsed.api_key !== apiKey || r.outOfCredits) return send(200, { error: KEY_ERROR })
+			const emails = (parsed.email_batch ?? []).map((e) => e.email_address ?? '')
+			if (emails.length > 100)
+				return send(200, { error: 'The email_batch can contain at most 100 emails.' })
+			batches.push(emails.length)
+			const answered = emails.filter((e) => outcomeOf(e) !== 'error')
+			const errors = emails
+				.filter((e) => outcomeOf(e) === 'error')
+				.map((e) => ({ error: 'Unable to validate this email at this time', email_address: e }))
+			if (send(200, { email_batch: answered.map(validation), errors })) r.checked(...emails)
+			return
+		}
+		send(404, { error: 'Not found' })
 	})
-	await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
-	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-	return {
-		url,
-		bulkUrl: url,
-		apiKey,
-		checks,
-		calls,
-		batches,
-		setDelay: (ms) => void (delay = ms),
-		rateLimitNext: (n, seconds = 1) => {
-			limited = n
-			retryAfter = seconds
-		},
-		malformedNext: (n) => void (malformed = n),
-		setOutOfCredits: (on) => void (noCredits = on),
-		close: () =>
-			new Promise((resolve) => {
-				server.closeAllConnections()
-				server.close(() => resolve())
-			}),
-	}
+	return { ...fake, bulkUrl: fake.url, apiKey, batches }
 }
 
 if (import.meta.main) {

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
+import { db } from '../../../db/index.server.ts'
+import { timesChecked } from '../../../tests/fakes/verify-outcomes.ts'
+import { fakeOpenAIAndWorkers, settledRun } from '../../../tests/support/enrichment.ts'
+import { accountWithCredits, withProviderKey } from '../../../tests/support/jobs.ts'
+import { startVerifyFakes, type VerifyFakes } from '../../../tests/support/verification.ts'
+import { getCreditBalance } from '../billing/credits.server.ts'
+import { createChain, createEnrichment, listChains, updateChain } from './enrichments.server.ts'
+import { ChainFormSchema } from './schemas.ts'
+import { startRun } from './start-enrichment.server.ts'
+
+// Issue 35 point 5: a "Verify email" step in a chain makes a waterfall of email finders stop at
+// the first email that verifies; the chain's catch-all policy says whether catch-all counts.
+const started = fakeOpenAIAndWorkers()
+let fakes: VerifyFakes
+beforeAll(async () => {
+	fakes = await startVerifyFakes()
+})
+afterAll(async () => {
+	await Promise.all([fakes.mv.close(), fakes.zb.close(), fakes.reacher.close()])
+})
+beforeEach(() => started.openai.reset())
+
+// the fakes answer by the start of the address: first names make the guessed email's outcome
+const FIRST_NAMES = ['valid', 'catchall', 'invalid', 'unknown']
+
+async function leads(accountId: string) {
+	const list = await db
+		.insertInto('processing_list')
+		.values({ user_id: accountId, name: 'List', source_type: 'upload', status: 2, found: 4 })
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	await db
+		.insertInto('leads')
+		.values(
+			FIRST_NAMES.map((first, i) => ({
+				list_id: list.id,
+				user_id: accountId,
+				email: `person${i}@example.com`,
+				first_name: first,
+				last_name: `p${i}`,
+				company_name: `Acme ${i}`,
+				company_domain: 'acme.com',
+			})),
+		)
+		.execute()
+	return list.id
+}
+
+const workEmails = async (runId: string) => {
+	const rows = await db
+		.selectFrom('enrichment_run_rows as r')
+		.innerJoin('leads as l', 'l.id', 'r.lead_id')
+		.select(['l.first_name', 'l.data'])
+		.where('r.run_id', '=', runId)
+		.execute()
+	return Object.fromEntries(
+		rows.map((r) => {
+			const data = r.data as Record<string, string | undefined>
+			return [r.first_name, { email: data.work_email, status: data.work_email_status }]
+		}),
+	)
+}
+
+test('a waterfall stops at the first email that verifies; "only safe to send" lets the next finder run on catch-all, "accept catch-all" keeps it', async () => {
+	const me = await withProviderKey(
+		await accountWithCredits(100),
+		'millionverifier',
+		fakes.mv.apiKey,
+	)
+	const listId = await leads(me.accountId!)
+	const fallback = await createEnrichment(me, {
+		name: 'Fallback finder',
+		prompt: 'Find the email of {{first_name}}',
+		outputColumn: 'work_email',
+		outputFormat: 'text',
+		model: 'gpt-4o-mini',
+		temperature: 0,
+	})
+	const chain = await createChain(me, {
+		name: 'Email waterfall',
+		steps: [
+			{ kind: 'email-guess', outputColumn: 'work_email' },
+			{ kind: 'verify-email', outputColumn: 'work_email' },
+			{ kind: 'ai', enrichmentId: fallback.id },
+		],
+	})
+	// the default policy: only safe to send
+	expect((await listChains(me))[0]).toMatchObject({ catchAll: 'safe' })
+
+	const before = fakes.mv.checks.length
+	const { runId } = await startRun(me, { listId, target: `chain:${chain.id}`, payWith: 'credits' })
+	expect((await settledRun(runId)).status).toBe(2)
+	const safe = await workEmails(runId)
+	// the guess verified: kept, and the next finder did not run for it
+	expect(safe.valid).toEqual({ email: 'valid.p0@acme.com', status: 'valid' })
+	// catch-all, invalid and unknown guesses are not verified: the next finder ran
+	for (const first of ['catchall', 'invalid', 'unknown'])
+		expect(safe[first]!.email).toMatch(/^AI\(gpt-4o-mini\): Find the email of /)
+	expect(safe.catchall!.status).toBe('catch_all')
+	expect(safe.invalid!.status).toBe('invalid')
+	expect(started.openai.calls).toHaveLength(3)
+	// each guess checked once at the provider, with the account's own key: no credits for it
+	const checked = timesChecked(fakes.mv.checks.slice(before))
+	expect([...checked.keys()].sort()).toEqual([
+		'catchall.p1@acme.com',
+		'invalid.p2@acme.com',
+		'unknown.p3@acme.com',
+		'valid.p0@acme.com',
+	])
+	expect([...checked.values()].every((n) => n === 1)).toBe(true)
+	expect(await getCreditBalance(me.accountId!)).toBe(97)
+
+	// accept catch-all: the catch-all guess is kept; cached answers are not asked again
+	await updateChain(me, chain.id, {
+		name: 'Email waterfall',
+		catchAll: 'accept',
+		steps: [
+			{ kind: 'email-guess', outputColumn: 'work_email' },
+			{ kind: 'verify-email', outputColumn: 'work_email' },
+			{ kind: 'ai', enrichmentId: fallback.id },
+		],
+	})
+	await db.updateTable('leads').set({ data: '{}' }).where('list_id', '=', listId).execute()
+	started.openai.reset()
+	const again = await startRun(me, { listId, target: `chain:${chain.id}`, payWith: 'credits' })
+	expect((await settledRun(again.runId)).status).toBe(2)
+	const accept = await workEmails(again.runId)
+	expect(accept.catchall).toEqual({ email: 'catchall.p1@acme.com', status: 'catch_all' })
+	expect(accept.valid!.email).toBe('valid.p0@acme.com')
+	expect(accept.invalid!.email).toMatch(/^AI\(/)
+	// unknown is never "verified", whatever the policy
+	expect(accept.unknown!.email).toMatch(/^AI\(/)
+	// the answers of the first run were reused (unknown is not kept, so it was asked again)
+	expect(timesChecked(fakes.mv.checks.slice(before)).get('catchall.p1@acme.com')).toBe(1)
+	expect(timesChecked(fakes.mv.checks.slice(before)).get('unknown.p3@acme.com')).toBe(2)
+})
+
+test('a chain with a Verify email step needs a verification key; its policy is checked', async () => {
+	const me = await accountWithCredits(100)
+	const listId = await leads(me.accountId!)
+	const chain = await createChain(me, {
+		name: 'Verify only',
+		steps: [
+			{ kind: 'email-guess', outputColumn: 'work_email' },
+			{ kind: 'verify-email', outputColumn: 'work_email' },
+		],
+	})
+	await expect(
+		startRun(me, { listId, target: `chain:${chain.id}`, payWith: 'credits' }),
+	).rejects.toMatchObject({ field: 'target', message: expect.stringMatching(/verification key/) })
+	// a policy that is not one of the two is refused at the field
+	const bad = ChainFormSchema.safeParse({
+		intent: 'create-chain',
+		name: 'Bad',
+		catchAll: 'maybe',
+		steps: [{ kind: 'verify-email' }],
+	})
+	expect(bad.error?.issues.map((i) => i.path.join('.'))).toEqual(['catchAll'])
+	expect(
+		await db.selectFrom('enrichment_runs').select('id').where('list_id', '=', listId).execute(),
+	).toEqual([])
+})
