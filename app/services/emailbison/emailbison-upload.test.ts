@@ -373,11 +373,12 @@ describe('upload', () => {
 		expect(await listEbCampaigns(me.accountId!, target.id)).toContainEqual(
 			expect.objectContaining({ name: 'Q3 outbound' }),
 		)
-		// uploading again updates: nothing duplicated in EmailBison
+		// uploading again (sending the earlier upload's leads again on purpose) updates: nothing
+		// duplicated in EmailBison
 		const again = await startEmailBisonUpload(
 			me,
 			listId,
-			plainMapping(target.id, String(campaign.id)),
+			plainMapping(target.id, String(campaign.id), { includeDuplicates: true }),
 		)
 		expect(await settled(again.uploadId)).toMatchObject({ status: 2, updated: 1234, created: 0 })
 		expect(eb.workspaces.get(target.id)!.leads.size).toBe(1234)
@@ -481,7 +482,11 @@ describe('upload', () => {
 		expect(await settled(uploadId)).toMatchObject({ status: 2, sent: 600, attached: 600 })
 		expect(Date.now() - started).toBeGreaterThanOrEqual(2000)
 		eb.failNext(2)
-		const again = await startEmailBisonUpload(me, listId, plainMapping(ws.id, String(campaign.id)))
+		const again = await startEmailBisonUpload(
+			me,
+			listId,
+			plainMapping(ws.id, String(campaign.id), { includeDuplicates: true }),
+		)
 		expect(await settled(again.uploadId)).toMatchObject({ status: 2, sent: 600 })
 		expect(campaign.leads).toHaveLength(600)
 	})
@@ -537,7 +542,7 @@ describe('upload', () => {
 		const { uploadId } = await startEmailBisonUpload(
 			me,
 			listId,
-			plainMapping(ws.id, String(campaign.id)),
+			plainMapping(ws.id, String(campaign.id), { includeDuplicates: true }),
 		)
 		expect(await settled(uploadId)).toMatchObject({
 			status: 2,
@@ -553,7 +558,11 @@ describe('upload', () => {
 		expect(lines).toHaveLength(5)
 		for (const line of lines) expect(line).toContain('in sequence in another campaign')
 		// a call where EmailBison adds none answers 422 "No leads were added": the same report
-		const again = await startEmailBisonUpload(me, first, plainMapping(ws.id, String(campaign.id)))
+		const again = await startEmailBisonUpload(
+			me,
+			first,
+			plainMapping(ws.id, String(campaign.id), { includeDuplicates: true }),
+		)
 		// nothing sent: a failed upload, not a done one (issue 32 point 6)
 		expect(await settled(again.uploadId)).toMatchObject({
 			status: 3,
