@@ -100,8 +100,8 @@ try {
 			const { rows } = await sql<{ 'QUERY PLAN': string }>`
 				explain (analyze, buffers) select l.id, l.email from leads l
 				where l.list_id = ${side.listId} and coalesce(trim(l.email), '') <> ''
-					and ${notSuppressedSql(side.me.accountId, sql.ref('l.email'), null)}
-					and not ${alreadyUploadedSql(side.me.accountId, String(side.workspace), sql.ref('l.email'))}
+					and ${notSuppressedSql(side.me.accountId!, sql.ref('l.email'), null)}
+					and not ${alreadyUploadedSql(side.me.accountId!, String(side.workspace), sql.ref('l.email'))}
 			`.execute(db)
 			console.log(rows.map((r) => r['QUERY PLAN']).join('\n'))
 		}
