@@ -4,7 +4,8 @@
 // BENCH_EARLIER (20,000) leads uploaded before to the same EmailBison workspace, against the same
 // upload of an account with none; goal: at most 1.1x. Each side is timed BENCH_ROUNDS (3) times,
 // alternating, best kept. A real embedded PostgreSQL; EmailBison is the local fake (the
-// calls before the snapshot are the same on both sides). Smaller sizes for a loaded machine.
+// calls before the snapshot are the same on both sides). Smaller sizes for a loaded machine;
+// BENCH_EXPLAIN=1 prints the plan of the snapshot's SELECT for both sides first.
 import { startFakeEmailBison } from '../tests/fakes/emailbison/server.ts'
 import { startBenchDatabase } from './database.ts'
 
@@ -90,6 +91,20 @@ try {
 			variables: [],
 		})
 		return { seconds: (performance.now() - at) / 1000, total }
+	}
+	if (process.env.BENCH_EXPLAIN) {
+		// BENCH_EXPLAIN=1: the snapshot's SELECT as the upload runs it, with EXPLAIN (ANALYZE, BUFFERS)
+		const { alreadyUploadedSql, notSuppressedSql } =
+			await import('../app/services/do-not-contact/match.server.ts')
+		for (const side of [plain, guarded]) {
+			const { rows } = await sql<{ 'QUERY PLAN': string }>`
+				explain (analyze, buffers) select l.id, l.email from leads l
+				where l.list_id = ${side.listId} and coalesce(trim(l.email), '') <> ''
+					and ${notSuppressedSql(side.me.accountId!, sql.ref('l.email'), null)}
+					and not ${alreadyUploadedSql(side.me.accountId!, String(side.workspace), sql.ref('l.email'))}
+			`.execute(db)
+			console.log(rows.map((r) => r['QUERY PLAN']).join('\n'))
+		}
 	}
 	let none = Infinity
 	let withEntries = Infinity

@@ -10,7 +10,7 @@ import {
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
-import { alreadyUploadedSql, suppressedSql } from '../do-not-contact/match.server.ts'
+import { alreadyUploadedSql, notSuppressedSql } from '../do-not-contact/match.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
@@ -167,7 +167,7 @@ export async function startEmailBisonUpload(
 				select ${upload.id}::uuid, l.id, l.email from leads l
 				where l.list_id = ${list.id} and coalesce(trim(l.email), '') <> ''
 					-- do-not-contact entries and, unless asked, leads already in the EB workspace
-					and not ${suppressedSql(account.accountId, sql.ref('l.email'), list.workspaceId)}
+					and ${notSuppressedSql(account.accountId, sql.ref('l.email'), list.workspaceId)}
 					${
 						input.includeDuplicates
 							? sql``
