@@ -156,6 +156,11 @@ test.describe('do not contact @no-js', () => {
 			`sales@eu.blocked-rival.com`,
 			` A-${tag}@One.com`,
 		])
+		// the list's page says how many of its leads the list matches
+		await page.goto(`/lists/${second}`)
+		await expect(page.getByTestId('list-suppressed')).toHaveText(
+			'2 leads on your do-not-contact list: never enriched, verified or uploaded.',
+		)
 		const campaignName = `Second ${tag}`
 		await upload(page, second, campaignName)
 		const exclusions = page.getByTestId('upload-exclusions')

@@ -122,6 +122,15 @@ export function ListPage({
 					.
 				</p>
 			) : null}
+			{loaderData.suppressed ? (
+				<p className="mb-4 text-sm text-slate-700" data-testid="list-suppressed">
+					{countOf('leads', loaderData.suppressed)} on your{' '}
+					<Link to="/do-not-contact" className="text-indigo-700 underline">
+						do-not-contact list
+					</Link>
+					: never enriched, verified or uploaded.
+				</p>
+			) : null}
 			{cost ? <ListCost cost={cost} /> : null}
 			{bulk?.progress}
 			<Form method="get" className="mb-4 flex flex-wrap items-end gap-3" role="search">
