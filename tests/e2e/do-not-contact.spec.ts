@@ -184,4 +184,39 @@ test.describe('do not contact @no-js', () => {
 			`d-${tag}@two.com`,
 		])
 	})
+
+	test('remove leads that are in my other lists, after a preview count', async ({
+		page,
+		browser,
+	}) => {
+		const { email } = await subscribedAccount(page)
+		const tag = Date.now()
+		const target = await insertList(email, 'Merged', [
+			`a-${tag}@x.com`,
+			`b-${tag}@x.com`,
+			`c-${tag}@x.com`,
+		])
+		await insertList(email, 'Earlier', [` A-${tag}@X.com`])
+		// another account's list with the same lead counts for nothing here
+		const other = await browser.newContext()
+		const otherPage = await other.newPage()
+		const { email: otherEmail } = await subscribedAccount(otherPage)
+		await insertList(otherEmail, 'Theirs', [`b-${tag}@x.com`])
+		await other.close()
+		await withDatabase((c) =>
+			c.query(`update processing_list set found = 3 where id = $1`, [target]),
+		)
+
+		await page.goto(`/lists/${target}`)
+		await page.getByRole('link', { name: 'Remove leads in my other lists' }).click()
+		await expect(page.getByTestId('dedupe-preview')).toContainText(
+			'1 lead of 3 is also in your other lists',
+		)
+		await page.getByRole('button', { name: 'Remove 1 lead' }).click()
+		await expect(page.getByText('1 lead in your other lists removed from this list')).toBeVisible()
+		await expect(page).toHaveURL(new RegExp(`/lists/${target}$`))
+		await expect(page.getByTestId('lead-count')).toHaveText('2 leads')
+		await expect(page.getByText(`a-${tag}@x.com`)).toHaveCount(0)
+		await expect(page.getByText(`b-${tag}@x.com`)).toBeVisible()
+	})
 })

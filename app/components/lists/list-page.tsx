@@ -98,6 +98,11 @@ export function ListPage({
 								Upload to EmailBison
 							</Link>
 						) : null}
+						{words.kind === 'leads' && !running ? (
+							<Link to={`/lists/${list.id}/dedupe`} className={buttonClasses('secondary')}>
+								Remove leads in my other lists
+							</Link>
+						) : null}
 						<a href={words.downloadPath(list.id)} className={buttonClasses('primary')} download>
 							Download CSV
 						</a>
