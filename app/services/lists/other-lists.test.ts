@@ -1,13 +1,18 @@
 import { describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
-import { outcomeOf } from '../../../tests/support/team.ts'
+import { buildAccounts, contextOf, outcomeOf } from '../../../tests/support/team.ts'
 import { loadAccountContext, type AccountContext } from '../../context.server.ts'
 import { inOtherListsPreview, removeInOtherLists } from './other-lists.server.ts'
 
 // "Remove leads that are in my other lists": by normalised email, the account's lists only.
 
-async function list(me: AccountContext, emails: string[], status = 2) {
+async function list(
+	me: AccountContext,
+	emails: string[],
+	status = 2,
+	workspaceId: string | null = null,
+) {
 	const { id } = await db
 		.insertInto('processing_list')
 		.values({
@@ -16,6 +21,7 @@ async function list(me: AccountContext, emails: string[], status = 2) {
 			source_type: 'upload',
 			status,
 			found: emails.length,
+			workspace_id: workspaceId,
 		})
 		.returning('id')
 		.executeTakeFirstOrThrow()
@@ -74,5 +80,17 @@ describe('remove leads that are in my other lists', () => {
 		const running = await list(me, ['a@a.com'], 1)
 		await list(me, ['a@a.com'])
 		expect(await outcomeOf(() => removeInOtherLists(me, running))).toBe(409)
+	})
+
+	test("a member kept to some workspaces: lists of the others don't count", async () => {
+		const { users, workspaces } = await buildAccounts(db)
+		const owner = await contextOf(db, users.owner)
+		const noX = await contextOf(db, users.noX)
+		const inY = await list(owner, ['ann@a.com', 'bob@b.com'], 2, workspaces.Y)
+		await list(owner, ['ann@a.com'], 2, workspaces.X)
+		await list(owner, ['bob@b.com'], 2, workspaces.Y)
+		expect(await inOtherListsPreview(owner, inY)).toMatchObject({ count: 2 })
+		expect(await inOtherListsPreview(noX, inY)).toMatchObject({ count: 1 })
+		expect(await removeInOtherLists(noX, inY)).toBe(1)
 	})
 })
