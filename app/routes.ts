@@ -452,6 +452,14 @@ export const screens = [
 		middleware: ['auth', 'subscription'],
 		title: 'Do not contact',
 	},
+	{
+		name: 'list-dedupe',
+		path: 'lists/:listId/dedupe',
+		file: 'routes/list-dedupe.tsx',
+		layout: 'default',
+		middleware: ['auth', 'subscription'],
+		title: 'Remove leads in other lists',
+	},
 ] as const satisfies readonly Screen[]
 
 /** Routes that are not screens: form endpoints, files and development tools. */

@@ -62,7 +62,7 @@ export default function ImportReport({ loaderData }: Route.ComponentProps) {
 				}
 			/>
 			<Card className="mb-6">
-				<dl className="grid gap-4 text-sm sm:grid-cols-4" data-testid="import-summary">
+				<dl className="grid gap-4 text-sm sm:grid-cols-5" data-testid="import-summary">
 					<div>
 						<dt className="text-slate-600">Rows read</dt>
 						<dd className="text-lg font-semibold tabular-nums">
@@ -85,6 +85,18 @@ export default function ImportReport({ loaderData }: Route.ComponentProps) {
 						<dt className="text-slate-600">Duplicates</dt>
 						<dd className="text-lg font-semibold tabular-nums">
 							{summary.duplicates.toLocaleString('en')}
+						</dd>
+					</div>
+					<div>
+						<dt className="text-slate-600">On do not contact</dt>
+						<dd className="text-lg font-semibold tabular-nums" data-testid="import-suppressed">
+							{summary.suppressed > 0 ? (
+								<Link to={`/lists/${list.id}?suppressed=1`} className="text-indigo-700 underline">
+									{summary.suppressed.toLocaleString('en')}
+								</Link>
+							) : (
+								'0'
+							)}
 						</dd>
 					</div>
 				</dl>

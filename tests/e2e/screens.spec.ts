@@ -87,6 +87,7 @@ const SCREENS: Visit[] = [
 	{ group: 'lists', screen: 'lead', path: (ids) => `/lists/${ids.listId}/leads/${ids.leadId}` },
 	{ group: 'lists', screen: 'list-columns', path: (ids) => `/lists/${ids.listId}/columns` },
 	{ group: 'lists', screen: 'verify-list', path: (ids) => `/lists/${ids.listId}/verify` },
+	{ group: 'lists', screen: 'list-dedupe', path: (ids) => `/lists/${ids.listId}/dedupe` },
 	{ group: 'onboarding', screen: 'onboarding', path: '/onboarding' },
 	{ group: 'sending', screen: 'domains', path: '/domains' },
 	{ group: 'sending', screen: 'domains-import', path: '/domains/import' },

@@ -43,7 +43,9 @@ export function AddEntryForm({
 		shouldValidate: 'onSubmit',
 		shouldRevalidate: 'onInput',
 	})
-	const confirmErrors = fields.confirmFreeMail.errors
+	// the server's question, not the live errors: ticking the box revalidates on input, which
+	// clears the field's error and would take the box away before it is submitted
+	const confirmErrors = lastResult?.error?.confirmFreeMail
 	return (
 		<Card>
 			<h2 className="text-lg font-semibold">Add an email or a domain</h2>

@@ -98,6 +98,11 @@ export function ListPage({
 								Upload to EmailBison
 							</Link>
 						) : null}
+						{words.kind === 'leads' && !running ? (
+							<Link to={`/lists/${list.id}/dedupe`} className={buttonClasses('secondary')}>
+								Remove leads in my other lists
+							</Link>
+						) : null}
 						<a href={words.downloadPath(list.id)} className={buttonClasses('primary')} download>
 							Download CSV
 						</a>
@@ -120,6 +125,15 @@ export function ListPage({
 						see them by line
 					</Link>
 					.
+				</p>
+			) : null}
+			{loaderData.suppressed ? (
+				<p className="mb-4 text-sm text-slate-700" data-testid="list-suppressed">
+					{countOf('leads', loaderData.suppressed)} on your{' '}
+					<Link to="/do-not-contact" className="text-indigo-700 underline">
+						do-not-contact list
+					</Link>
+					: never enriched, verified or uploaded.
 				</p>
 			) : null}
 			{cost ? <ListCost cost={cost} /> : null}

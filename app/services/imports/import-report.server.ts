@@ -1,6 +1,7 @@
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { notFound } from '../../utils/http-errors.server.ts'
+import { countSuppressed } from '../do-not-contact/match.server.ts'
 import { copyCsv, csvFileName, type CsvDownload } from '../lists/export.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 
@@ -50,7 +51,7 @@ export async function importReport(
 	afterLine: number,
 ) {
 	const { list } = await findLeadList(context, listId)
-	const summary = await summaryOf(list.id)
+	const [summary, suppressed] = await Promise.all([summaryOf(list.id), countSuppressed(list.id)])
 	if (!summary) notFound('This import report')
 	const rows = await db
 		.selectFrom('csv_import_errors')
@@ -62,7 +63,8 @@ export async function importReport(
 		.execute()
 	return {
 		list,
-		summary,
+		// imported leads the do-not-contact list matches, counted now (suppression is computed at use)
+		summary: { ...summary, suppressed },
 		errors: rows.slice(0, REPORT_PAGE_SIZE),
 		nextAfterLine: rows.length > REPORT_PAGE_SIZE ? rows[REPORT_PAGE_SIZE - 1]!.line : null,
 	}

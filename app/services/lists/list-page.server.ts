@@ -1,4 +1,5 @@
 import type { AccountContext } from '../../context.server.ts'
+import { countSuppressed } from '../do-not-contact/match.server.ts'
 import { summaryOf, type ImportSummary } from '../imports/import-report.server.ts'
 import { listCompaniesPage } from './companies-page.server.ts'
 import { findLeadList } from './find-list.server.ts'
@@ -38,6 +39,8 @@ export type ListPageData = {
 	previous: { page: number; before?: string } | null
 	next: { page: number; after: string } | null
 	summary: ImportSummary | null
+	/** leads of a finished lead list the do-not-contact list matches (null while it runs) */
+	suppressed: number | null
 }
 
 /**
@@ -59,6 +62,7 @@ export async function loadListPage(
 			rows: companies,
 			matching: null,
 			summary: null,
+			suppressed: null,
 			list: {
 				id: list.id,
 				name: list.name,
@@ -76,9 +80,11 @@ export async function loadListPage(
 	const { list } = await findLeadList(context, listId)
 	// the page (with a search's count, for "Enrich these leads") and the import's counts at
 	// once: one round trip after the list's
-	const [{ list: _, leads, ...page }, summary] = await Promise.all([
+	const [{ list: _, leads, ...page }, summary, suppressed] = await Promise.all([
 		leadsPageOf(list, search),
 		list.sourceType === 'upload' ? summaryOf(list.id) : null,
+		// counted once the list is done: a running one refreshes every 2 s
+		list.status === 0 || list.status === 1 ? null : countSuppressed(list.id),
 	])
 	return {
 		...page,
@@ -89,6 +95,7 @@ export async function loadListPage(
 			imported_status: lead.verify_status ? null : email_status,
 		})),
 		summary,
+		suppressed,
 		list: {
 			id: list.id,
 			name: list.name,

@@ -1,6 +1,11 @@
+import { sql } from 'kysely'
 import { describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
+import { insertUser } from '../../../tests/support/factories.ts'
 import { buildAccounts, contextOf, outcomeOf } from '../../../tests/support/team.ts'
+import { loadAccountContext } from '../../context.server.ts'
+import { addEntry } from '../do-not-contact/entries.server.ts'
+import { importReport } from '../imports/import-report.server.ts'
 import { LIST_KINDS } from './list-kinds.ts'
 import { loadListPage } from './list-page.server.ts'
 import { listSearch, parseListQuery } from './list-query.ts'
@@ -52,5 +57,44 @@ describe('the list page of either kind', () => {
 		for (const words of Object.values(LIST_KINDS))
 			for (const column of words.columns)
 				if (column.sort) expect(words.sorts.map((s) => s.key)).toContain(column.sort)
+	})
+
+	test("a scrape's result and a CSV import's report say how many leads the do-not-contact list matches", async () => {
+		const me = await loadAccountContext(db, await insertUser(db))
+		const other = await loadAccountContext(db, await insertUser(db))
+		const list = async (sourceType: string) => {
+			const { id } = await db
+				.insertInto('processing_list')
+				.values({ user_id: me.accountId!, name: 'L', source_type: sourceType, status: 2 })
+				.returning('id')
+				.executeTakeFirstOrThrow()
+			await db
+				.insertInto('leads')
+				.values(
+					['jane@client.com', 'bob@eu.rival.io', 'ann@fine.com'].map((email, i) => ({
+						list_id: id,
+						user_id: me.accountId!,
+						email,
+						first_name: `F${i}`,
+					})),
+				)
+				.execute()
+			return id
+		}
+		const scraped = await list('apollo')
+		const uploaded = await list('upload')
+		await sql`insert into csv_imports (list_id, user_id, file_path, bytes_total, rows_total, has_header, mapping)
+			values (${uploaded}, ${me.accountId}, '/dev/null', 1, 3, true, '{}')`.execute(db)
+		await addEntry(me, { value: 'jane@client.com', reason: 'unsubscribed', scope: 'account' })
+		await addEntry(me, { value: 'rival.io', reason: 'competitor', scope: 'account' })
+		// another account's entry never counts here
+		await addEntry(other, { value: 'fine.com', reason: 'manual', scope: 'account' })
+
+		const page = await loadListPage('leads', me, scraped, get(`/lists/${scraped}`))
+		expect(page.suppressed).toBe(2)
+		const report = await importReport(me, uploaded, 0)
+		expect(report.summary.suppressed).toBe(2)
+		const uploadedPage = await loadListPage('leads', me, uploaded, get(`/lists/${uploaded}`))
+		expect(uploadedPage.suppressed).toBe(2)
 	})
 })
