@@ -57,6 +57,16 @@ export interface AiEnrichments {
   user_id: string;
 }
 
+export interface ApiIdempotencyKeys {
+  account_id: string;
+  body: string | null;
+  content_type: string | null;
+  created_at: Generated<Timestamp>;
+  fingerprint: string;
+  key: string;
+  status: number | null;
+}
+
 export interface ApiKeys {
   base_url: string | null;
   created_at: Generated<Timestamp>;
@@ -69,16 +79,6 @@ export interface ApiKeys {
   updated_at: Generated<Timestamp>;
   user_id: string;
   verified_at: Timestamp | null;
-}
-
-export interface ApiIdempotencyKeys {
-  account_id: string;
-  body: string | null;
-  content_type: string | null;
-  created_at: Generated<Timestamp>;
-  fingerprint: string;
-  key: string;
-  status: number | null;
 }
 
 export interface ApiTokens {

@@ -199,7 +199,14 @@ export async function readEntriesUpload<T>(
 			// a failure answers at once, whatever is left of the body
 			work.catch(reject)
 		})
-		parser.on('error', reject)
+		// a broken or cut-off form is the sender's mistake: a 400 at the file field, never a 500
+		parser.on('error', (error) =>
+			reject(
+				error instanceof FormError
+					? error
+					: new FormError('This upload could not be read. Choose the file again.', 'file'),
+			),
+		)
 		parser.on('close', () => {
 			if (!work) return resolve({ fields, result: null })
 			work.then((result) => resolve({ fields, result }), reject)

@@ -77,13 +77,21 @@ export function matchingEntrySql(
 	)`
 }
 
-/** How many leads of a list a do-not-contact entry suppresses (for reports). */
+/**
+ * How many leads of a list a do-not-contact entry suppresses (for reports and the list page).
+ * Shown on every load of a finished list: nothing to count without entries (one index probe),
+ * and otherwise the list less its unsuppressed leads, which the planner counts as anti joins
+ * rather than probing each lead (decision 0092).
+ */
 export async function countSuppressed(listId: string) {
 	const { rows } = await sql<{ n: number }>`
-		select count(*)::int as n from leads l
-		join processing_list p on p.id = l.list_id
-		where l.list_id = ${listId}
-			and ${suppressedSql(sql.ref('p.user_id'), sql.ref('l.email'), sql.ref('p.workspace_id'))}
+		select case
+			when not exists (select 1 from do_not_contact d where d.user_id = p.user_id) then 0
+			else (select count(*) from leads l where l.list_id = p.id)
+				- (select count(*) from leads l where l.list_id = p.id
+					and ${notSuppressedSql(sql.ref('p.user_id'), sql.ref('l.email'), sql.ref('p.workspace_id'))})
+		end::int as n
+		from processing_list p where p.id = ${listId}
 	`.execute(db)
 	return rows[0]?.n ?? 0
 }
