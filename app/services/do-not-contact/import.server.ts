@@ -200,12 +200,9 @@ export async function readEntriesUpload<T>(
 			work.catch(reject)
 		})
 		// a broken or cut-off form is the sender's mistake: a 400 at the file field, never a 500
-		parser.on('error', (error) =>
-			reject(
-				error instanceof FormError
-					? error
-					: new FormError('This upload could not be read. Choose the file again.', 'file'),
-			),
+		// (the file's own size limit errors on its stream, above, not here)
+		parser.on('error', () =>
+			reject(new FormError('This upload could not be read. Choose the file again.', 'file')),
 		)
 		parser.on('close', () => {
 			if (!work) return resolve({ fields, result: null })
