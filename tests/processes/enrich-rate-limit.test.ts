@@ -131,9 +131,11 @@ test('two processes enriching with one key stay within its calls per second toge
 			4000,
 		),
 	).toBeLessThanOrEqual(4 * LIMIT + 6)
-	// and the key was used at nearly its limit all along
+	// and the key was used at nearly its limit all along: a first call held back by a busy
+	// machine shortens the measured span (clean runs saw 5.8 and 6.3 for a limit of 5), while
+	// a limit per process would show twice the limit
 	const all = arrivals.map((x) => x.at)
 	const perSecond = (all.length - 1) / ((Math.max(...all) - Math.min(...all)) / 1000)
 	expect(perSecond).toBeGreaterThan(LIMIT * 0.8)
-	expect(perSecond).toBeLessThanOrEqual(LIMIT * 1.15)
+	expect(perSecond).toBeLessThanOrEqual(LIMIT * 1.35)
 }, 60_000)
