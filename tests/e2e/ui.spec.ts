@@ -46,7 +46,10 @@ test('select: the keyboard opens the listbox and picks a status, which the filte
 	page,
 }, testInfo) => {
 	await accountWithInbox(page)
-	const status = page.getByLabel('Status', { exact: true })
+	// the orders table's column chooser has a Status box too
+	const status = page
+		.getByRole('form', { name: 'Filter inboxes' })
+		.getByLabel('Status', { exact: true })
 	if (jsEnabled(testInfo)) {
 		await expect(status).toHaveRole('combobox')
 		await status.focus()
