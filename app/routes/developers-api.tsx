@@ -67,7 +67,7 @@ export default function DevelopersApi({ loaderData }: Route.ComponentProps) {
 				}
 			/>
 			<DevelopersNav />
-			<div className="grid max-w-4xl gap-4">
+			<div className="grid max-w-4xl grid-cols-1 gap-4">
 				<Card>
 					<h2 className="text-lg font-semibold">Conventions</h2>
 					<ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-slate-700">
@@ -123,12 +123,16 @@ export default function DevelopersApi({ loaderData }: Route.ComponentProps) {
 								<summary className="cursor-pointer font-semibold text-indigo-700">
 									Request body
 								</summary>
-								<pre className="mt-2 overflow-x-auto rounded bg-slate-50 p-3 text-xs">
+								{/* a scrolling region reachable by keyboard */}
+								<pre tabIndex={0} className="mt-2 overflow-x-auto rounded bg-slate-50 p-3 text-xs">
 									{operation.body}
 								</pre>
 							</details>
 						) : null}
-						<pre className="mt-3 overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100">
+						<pre
+							tabIndex={0}
+							className="mt-3 overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100"
+						>
 							{operation.curl}
 						</pre>
 					</Card>

@@ -210,7 +210,7 @@ export default function DoNotContact({ loaderData, actionData }: Route.Component
 			/>
 			<div className="space-y-6">
 				{scopes.length ? (
-					<div className="grid gap-6 lg:grid-cols-2">
+					<div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
 						<AddEntryForm
 							scopes={scopes}
 							defaultScope={defaultScope}
