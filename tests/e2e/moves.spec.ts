@@ -101,7 +101,13 @@ test('a list, a domain and an inbox order move to another workspace and the page
 	// an inbox order, from /inboxes filtered by status: the filter is kept
 	await page.goto('/inboxes?status=active')
 	const orderRow = page.getByTestId('inbox-order')
-	const orderName = (await orderRow.locator('span').first().textContent())!
+	// the order's name, as its Move control names it (the row starts with its status badge)
+	const moveOrder = orderRow.getByRole(jsEnabled(test.info()) ? 'button' : 'link', {
+		name: /^Move /,
+	})
+	const orderName = (await moveOrder.evaluate(
+		(el) => el.getAttribute('aria-label') ?? el.textContent ?? '',
+	))!.replace(/^Move\s*/, '')
 	await moveToBeta(page, orderRow, orderName)
 	await expect(page.getByText(`Moved “${orderName}” to “Beta”`)).toBeVisible()
 	await expect(page).toHaveURL(/\/inboxes\?status=active$/)
