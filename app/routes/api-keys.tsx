@@ -255,7 +255,7 @@ export default function ApiKeys({ loaderData, actionData }: Route.ComponentProps
 				title="API keys"
 				description="Your own provider keys: runs that use them cost no credits. Keys are encrypted and never shown again, only their last 4 characters."
 			/>
-			<div className="grid max-w-3xl gap-6">
+			<div className="grid max-w-3xl grid-cols-1 gap-6">
 				{PROVIDERS.map((provider) => (
 					<ProviderCard
 						key={provider}

@@ -173,7 +173,7 @@ export default function DevelopersWebhooks({ loaderData, actionData }: Route.Com
 	return (
 		<>
 			{header}
-			<div className="grid max-w-4xl gap-6">
+			<div className="grid max-w-4xl grid-cols-1 gap-6">
 				{loaderData.newSecret ? <NewSecret {...loaderData.newSecret} /> : null}
 				{loaderData.endpoints.length === 0 ? (
 					<EmptyState title="No endpoints yet">

@@ -228,7 +228,7 @@ export default function Developers({ loaderData, actionData }: Route.ComponentPr
 				description="Automate Leadsmith from your own tools with the REST API at /api/v1."
 			/>
 			<DevelopersNav />
-			<div className="grid max-w-3xl gap-6">
+			<div className="grid max-w-3xl grid-cols-1 gap-6">
 				{actionData?.created ? <CreatedToken created={actionData.created} /> : null}
 				<CreateTokenForm workspaces={workspaces} actionData={actionData} />
 				<Card>

@@ -125,7 +125,7 @@ export default function EmailBisonUpload({ loaderData, actionData }: Route.Compo
 					</Link>
 				}
 			/>
-			<div className="grid max-w-3xl gap-6">
+			<div className="grid max-w-3xl grid-cols-1 gap-6">
 				{problem ? (
 					<Card>
 						<p role="alert" className="text-red-700">

@@ -95,7 +95,7 @@ export default function Lead({ loaderData, actionData }: Route.ComponentProps) {
 					</>
 				}
 			/>
-			<div className="grid max-w-3xl gap-6">
+			<div className="grid max-w-3xl grid-cols-1 gap-6">
 				<Card>
 					<h2 className="text-lg font-semibold">Edit the lead</h2>
 					<Form method="post" className="mt-4 space-y-5" {...getFormProps(form)}>

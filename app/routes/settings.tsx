@@ -165,7 +165,7 @@ export default function Settings({ loaderData, actionData }: Route.ComponentProp
 	return (
 		<>
 			<PageHeader title="Settings" description={`Signed in as ${loaderData.email}`} />
-			<div className="grid max-w-2xl gap-6">
+			<div className="grid max-w-2xl grid-cols-1 gap-6">
 				<ProfileCard
 					fullName={loaderData.fullName}
 					company={loaderData.company}

@@ -138,7 +138,7 @@ export default function TeamMembers({ loaderData, actionData }: Route.ComponentP
 				description="People you invite work inside your account, in the workspaces you choose. Billing stays yours."
 			/>
 			{loaderData.bulk ? <BulkProgress bulk={loaderData.bulk} closeTo="/team-members" /> : null}
-			<div className="grid max-w-3xl gap-6">
+			<div className="grid max-w-3xl grid-cols-1 gap-6">
 				<InviteForm
 					// an invitation sent: a new, empty form (a second click must not invite again)
 					key={invitations.map((i) => i.id).join()}

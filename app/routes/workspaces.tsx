@@ -213,7 +213,7 @@ export default function Workspaces({ loaderData, actionData }: Route.ComponentPr
 				icon={<Layers />}
 				description="Keep each client’s lists, domains and inboxes apart. Switch between them at the top of every page."
 			/>
-			<div className="grid max-w-3xl gap-6">
+			<div className="grid max-w-3xl grid-cols-1 gap-6">
 				{canManage ? <CreateWorkspaceForm actionData={actionData} /> : null}
 				<Card>
 					<h2 className="text-lg font-semibold">

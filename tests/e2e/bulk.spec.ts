@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { accountOf } from './domains-support.ts'
 import { subscribedAccount } from './leads-support.ts'
-import { expectNoSeriousA11yViolations, jsEnabled, withDatabase } from './support.ts'
+import { expectNoSeriousA11yViolations, jsEnabled, pageSettled, withDatabase } from './support.ts'
 import { chooseOption } from './ui-support.ts'
 
 // Issue 34 point 2: the data table (sorting, columns remembered, density) and bulk actions with
@@ -232,6 +232,8 @@ test('deleting one domain asks first; a paid one is refused with the reason @no-
 	const toast = (text: string) =>
 		page.locator('[data-sonner-toast]').or(page.getByTestId('flash')).filter({ hasText: text })
 	const remove = async (name: string) => {
+		// a click before hydration opens the native fallback, which hydration then closes
+		await pageSettled(page)
 		const row = page.locator(`tr[data-domain="${tag}-${name}.com"]`)
 		await row.locator('summary, button', { hasText: 'Delete' }).first().click()
 		await page.getByRole('button', { name: 'Delete domain' }).click()
