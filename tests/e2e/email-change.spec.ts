@@ -1,13 +1,13 @@
 import { expect, test } from '@playwright/test'
 import { latestMail } from './mail.ts'
-import { signIn, signOut, signUp, uniqueEmail } from './support.ts'
+import { signedUp, signIn, signOut, uniqueEmail } from './support.ts'
 
 test('email change: confirmed from both addresses, then signed in with the new one @no-js', async ({
 	page,
 }) => {
 	// one flow of about fifteen steps: on a busy machine longer than one page's 60 s
 	test.setTimeout(180_000)
-	const { email } = await signUp(page)
+	const { email } = await signedUp(page)
 	const target = uniqueEmail('moved')
 	await page.goto('/settings')
 	await page.getByLabel('New email address').fill(target)

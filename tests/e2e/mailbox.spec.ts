@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test'
-import { latestMailLink, signIn, signUp } from './support.ts'
+import { latestMailLink, signedUp, signIn } from './support.ts'
 
 // The local mailbox (no SMTP, as the e2e server runs) holds reset links: only a signed-in
 // platform admin reads it; anyone else learns nothing from it, as a page or as data.
@@ -8,7 +8,7 @@ const ADMIN = { email: 'admin@e2e.test', password: 'admin-password-1' }
 test('only a signed-in platform admin reads the local mailbox', async ({ page, browser }) => {
 	// a sign-up, a reset and the admin's sign-in: slow on a busy machine
 	test.setTimeout(240_000)
-	const { email } = await signUp(page)
+	const { email } = await signedUp(page)
 
 	// a stranger asks for a reset of that account, and cannot read the mail
 	const stranger = await browser.newContext()

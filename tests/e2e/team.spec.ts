@@ -6,7 +6,6 @@ import {
 	pageSettled,
 	PASSWORD,
 	signedUp,
-	signUp,
 	uniqueEmail,
 	withDatabase,
 } from './support.ts'
@@ -156,7 +155,7 @@ test('an existing user signs in on the invitation page; the email must be the in
 }) => {
 	await ownerWithPlan(page)
 	const visitor = await newVisitor(browser)
-	const existing = await signUp(visitor, { name: 'Erin Existing' })
+	const existing = await signedUp(visitor, { name: 'Erin Existing' })
 	// signed in as someone else: the page says so and offers to sign out
 	const inviteeEmail = existing.email
 	await invite(page, inviteeEmail, { role: 'Admin' })
@@ -210,7 +209,7 @@ test('someone already signed in as the invited address just accepts @no-js', asy
 }) => {
 	await ownerWithPlan(page)
 	const signedIn = await newVisitor(browser)
-	const second = await signUp(signedIn, { name: 'Sam Second' })
+	const second = await signedUp(signedIn, { name: 'Sam Second' })
 	await invite(page, second.email)
 	await signedIn.goto(await latestMailLink(signedIn, second.email))
 	await expect(signedIn.getByText(`You are signed in as ${second.email}.`)).toBeVisible()
