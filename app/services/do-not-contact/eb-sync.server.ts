@@ -443,7 +443,8 @@ async function countTotal(
 	}
 	await db
 		.updateTable('dnc_sync_runs')
-		.set({ total, sent: 0, failed: 0, updated_at: new Date() })
+		// a resumed run: what it sent before counts too
+		.set({ total: sql`sent + ${total}`, updated_at: new Date() })
 		.where('id', '=', runId)
 		.execute()
 }
