@@ -197,11 +197,13 @@ test.describe('do not contact @no-js', () => {
 		await page.getByRole('button', { name: 'Add to do not contact' }).click()
 		await expect(page.getByText(`${value} added to do not contact`)).toBeVisible()
 		await page.getByRole('button', { name: 'Sync with EmailBison' }).click()
-		// adding it queued a sync already: the form starts one or joins that one
-		await expect(
-			page.getByText(/Sync with EmailBison started|A sync with EmailBison is already under way/),
-		).toBeVisible()
 		await expect(page).toHaveURL(/\/do-not-contact\?sync=/)
+		// adding it queued a sync already: the form starts one or joins that one (with JavaScript
+		// the page refreshes itself while a sync runs, and a refresh may take the toast first)
+		if (!jsOn)
+			await expect(
+				page.getByText(/Sync with EmailBison started|A sync with EmailBison is already under way/),
+			).toBeVisible()
 		const row = page.getByTestId('dnc-table').getByRole('row', { name: new RegExp(value) })
 		await expect(async () => {
 			if (!jsOn) await page.reload()
