@@ -483,7 +483,7 @@ async function push(
 			)
 			select p.id, p.value, p.kind from picked p join claimed c on c.entry_id = p.id
 		`.execute(db)
-		if (batch.length === 0) return
+		if (batch.length === 0) return failRefused(db, run, eb, links, scope, refused, problems, target)
 		const outcomes: { id: string; status: 'synced' | 'failed'; error: string | null }[] = []
 		let stop: unknown = null
 		for (let i = 0; i < batch.length && !stop; i += PARALLEL) {
@@ -513,6 +513,35 @@ async function push(
 		}
 		await settleBatch(db, run.id, eb, batch, outcomes, refused, problems, target)
 		if (stop) throw stop
+	}
+}
+
+/** Entries of a kind the workspace refused (no endpoint): each shows why it could not sync. */
+async function failRefused(
+	db: Kysely<DB>,
+	run: RunRow,
+	eb: string,
+	links: Map<string, Set<string>>,
+	scope: Scope,
+	refused: Set<string>,
+	problems: Problem[],
+	target: EbWorkspace,
+) {
+	for (const kind of refused) {
+		const what = kind === 'email' ? 'blacklisted emails' : 'blacklisted domains'
+		const reason = problems.find((p) => p.workspace === target.name && p.what === what)?.reason
+		const { numAffectedRows } = await sql`
+			insert into dnc_eb_sync (entry_id, eb_workspace_id, user_id, status, error, run_id)
+			select d.id, ${eb}, d.user_id, 'failed', ${`EmailBison took no ${kind}s: ${reason ?? 'not offered'}`}, ${run.id}::uuid
+			from do_not_contact d
+			where ${entriesFor(run.user_id, eb, links, scope)} and d.kind = ${kind}
+			on conflict do nothing
+		`.execute(db)
+		await db
+			.updateTable('dnc_sync_runs')
+			.set((e) => ({ failed: e('failed', '+', Number(numAffectedRows ?? 0)) }))
+			.where('id', '=', run.id)
+			.execute()
 	}
 }
 

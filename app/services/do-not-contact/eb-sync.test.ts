@@ -115,7 +115,9 @@ describe('push to EmailBison', () => {
 
 	test('an instance without the blacklist API: entries could not sync, with the reason; no crash', async () => {
 		const { me } = await owner()
-		await addEntry(me, { value: 'x@y.com', reason: 'manual', scope: 'account' })
+		// more than a batch: every one of them says why
+		for (let i = 0; i < 60; i++)
+			await addEntry(me, { value: `x${i}@y.com`, reason: 'manual', scope: 'account' })
 		eb.setBlacklistApi(false)
 		const run = await sync(me)
 		expect(run.status).toBe('done')
@@ -123,12 +125,15 @@ describe('push to EmailBison', () => {
 			what: 'blacklisted emails',
 			reason: expect.stringMatching(/does not offer it.*404/),
 		})
+		expect(run.failed).toBe(120)
 		const { entries } = await listEntries(me, { limit: 100, offset: 0 })
-		const state = (await entrySyncStates(me.accountId!, entries)).get(entries[0]!.id)
-		expect(state).toMatchObject({ state: 'failed', reason: expect.stringMatching(/404/) })
-		// once it is offered, the next sync sends it
+		const states = [...(await entrySyncStates(me.accountId!, entries)).values()]
+		expect(states).toHaveLength(60)
+		for (const state of states)
+			expect(state).toMatchObject({ state: 'failed', reason: expect.stringMatching(/404/) })
+		// once it is offered, the next sync sends them
 		eb.setBlacklistApi(true)
-		expect(await sync(me)).toMatchObject({ status: 'done', sent: 2 })
+		expect(await sync(me)).toMatchObject({ status: 'done', sent: 120 })
 	})
 
 	test('a double start is one sync', async () => {
