@@ -78,7 +78,7 @@ test('a worker killed mid-sync: the next one sends each entry once', async () =>
 			first.child.kill('SIGKILL')
 			await exited
 			resolve()
-			return 'drop'
+			return 'drop' as const
 		})
 	})
 	const { id } = await startDncSync(me, {})
