@@ -444,6 +444,36 @@ export interface CsvImports {
   user_id: string;
 }
 
+export interface DncEbSync {
+  eb_workspace_id: string;
+  entry_id: string;
+  error: string | null;
+  run_id: string | null;
+  status: string;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+}
+
+export interface DncSyncRuns {
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  error: string | null;
+  failed: Generated<number>;
+  finished_at: Timestamp | null;
+  id: Generated<string>;
+  problems: Generated<Json>;
+  pull: Generated<boolean>;
+  pulled: Generated<number>;
+  push: Generated<boolean>;
+  sent: Generated<number>;
+  status: Generated<string>;
+  targets: Json | null;
+  total: Generated<number>;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+  workspace_ids: string[] | null;
+}
+
 export interface DomainHealth {
   account_id: string;
   checked_at: Timestamp | null;
@@ -1048,6 +1078,8 @@ export interface DB {
   credits_spent_daily: CreditsSpentDaily;
   csv_import_errors: CsvImportErrors;
   csv_imports: CsvImports;
+  dnc_eb_sync: DncEbSync;
+  dnc_sync_runs: DncSyncRuns;
   do_not_contact: DoNotContact;
   domain_health: DomainHealth;
   domain_health_history: DomainHealthHistory;

@@ -49,7 +49,16 @@ export type EbLeadResult = {
 
 export class EmailBisonError extends Error {
 	readonly kind:
-		'key' | 'url' | 'rate-limited' | 'unavailable' | 'invalid' | 'not-found' | 'skipped' | 'other'
+		| 'key'
+		| 'url'
+		| 'rate-limited'
+		| 'unavailable'
+		| 'invalid'
+		| 'not-found'
+		| 'skipped'
+		/** an endpoint this instance does not offer, or answers in an unexpected shape (a probe) */
+		| 'unsupported'
+		| 'other'
 	readonly status: number | undefined
 	readonly retryAfterSeconds: number | undefined
 	/** 422: the messages per row index of the request's leads ("leads.3.email" -> 3) */
@@ -279,13 +288,19 @@ export function createEmailBisonClient(options: {
 	 * it (one that ignores it still pages by its own size: meta.last_page follows it). A page
 	 * as long as a full page without meta is malformed: the end cannot be known.
 	 */
-	async function allPages<T extends z.ZodType>(path: string, item: T, perPage?: number) {
+	async function allPages<T extends z.ZodType>(
+		path: string,
+		item: T,
+		perPage?: number,
+		extra: { query?: Record<string, string>; onPage?: (items: z.infer<T>[]) => void } = {},
+	) {
 		const schema = pageOf(item)
 		const items: z.infer<T>[] = []
 		for (let page = 1; ; page++) {
 			const { data: body } = await call(() =>
-				http.checked(schema, path, { query: { page, per_page: perPage } }),
+				http.checked(schema, path, { query: { ...extra.query, page, per_page: perPage } }),
 			)
+			extra.onPage?.(body.data)
 			items.push(...body.data)
 			if (!body.meta && body.data.length >= Math.min(perPage ?? PER_PAGE, PER_PAGE))
 				throw describe(
@@ -390,6 +405,47 @@ export function createEmailBisonClient(options: {
 				z.object({ id }),
 				options.campaignLeadsPerPage ?? 100,
 			).then((leads) => leads.map((l) => l.id)),
+		/**
+		 * GET /api/blacklisted-emails (all pages): the workspace's blacklisted addresses. Only
+		 * the path is documented; an item is read for its `email` and nothing else.
+		 */
+		listBlacklistedEmails: () =>
+			allPages('/blacklisted-emails', z.looseObject({ email: z.string() }), 100).then((items) =>
+				items.map((i) => i.email),
+			),
+		/** GET /api/blacklisted-domains (all pages), read for each item's `domain`. */
+		listBlacklistedDomains: () =>
+			allPages('/blacklisted-domains', z.looseObject({ domain: z.string() }), 100).then((items) =>
+				items.map((i) => i.domain),
+			),
+		/** POST /api/blacklisted-emails: one address (the body's shape is the path's noun) */
+		addBlacklistedEmail: (email: string) =>
+			call(() =>
+				http.checked(anObject, '/blacklisted-emails', { method: 'POST', body: { email } }),
+			).then((r) => checked(r.data)),
+		/** POST /api/blacklisted-domains: one domain */
+		addBlacklistedDomain: (domain: string) =>
+			call(() =>
+				http.checked(anObject, '/blacklisted-domains', { method: 'POST', body: { domain } }),
+			).then((r) => checked(r.data)),
+		/**
+		 * The workspace's unsubscribed leads: UNCONFIRMED (no documented listing), probed as
+		 * GET /api/leads filtered by status. Every item must say it is unsubscribed: an instance
+		 * that ignores the filter would otherwise hand back every lead, so a page with any other
+		 * lead is refused as the wrong shape ('unsupported') before the next page is asked.
+		 */
+		listUnsubscribedLeads: () =>
+			allPages('/leads', z.looseObject({ email: z.string(), status: z.string().nullish() }), 100, {
+				query: { 'filters[status]': 'unsubscribed' },
+				onPage(items) {
+					if (items.some((i) => !/^unsubscribed$/i.test(i.status ?? '')))
+						throw new EmailBisonError(
+							'unsupported',
+							'EmailBison answered with leads that are not unsubscribed (it does not filter them).',
+							{ status: 200 },
+						)
+				},
+			}).then((items) => items.map((i) => i.email)),
 		/**
 		 * POST attach-leads. 2xx does not mean every lead was added (leads in sequence elsewhere
 		 * are skipped): the caller verifies. A JSON object is required (a proxy's HTML is not an

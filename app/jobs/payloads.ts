@@ -47,6 +47,8 @@ export const jobPayloads = {
 		attempt: z.number().int().min(0),
 	}),
 	'webhook-disabled-mail': z.object({ endpointId: z.uuid() }),
+	'dnc-sync': z.object({ runId: z.uuid() }),
+	'dnc-sync-daily': z.object({}),
 } as const
 
 export type JobName = keyof typeof jobPayloads

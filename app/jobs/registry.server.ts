@@ -20,6 +20,7 @@ import {
 	webhookDeliveryJob,
 	webhookDisabledMailJob,
 } from './definitions/webhook-delivery.server.ts'
+import { dncSyncDailyJob, dncSyncJob } from './definitions/dnc-sync.server.ts'
 
 /** Every job kind; one pg-boss queue each (DESIGN.md section 7). */
 export const jobDefinitions: JobDefinition<any>[] = [
@@ -42,6 +43,8 @@ export const jobDefinitions: JobDefinition<any>[] = [
 	domainHealthDailyJob,
 	webhookDeliveryJob,
 	webhookDisabledMailJob,
+	dncSyncJob,
+	dncSyncDailyJob,
 	// handed the list rather than importing this module: no circle (decision 0070)
 	settleEndedJobsJob(() => jobDefinitions),
 ]

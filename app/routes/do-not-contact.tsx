@@ -7,6 +7,12 @@ import {
 	ImportEntriesForm,
 	type ScopeOption,
 } from '../components/do-not-contact/dnc-forms.tsx'
+import {
+	EntrySyncBadge,
+	SyncPanel,
+	type EntrySyncView,
+	type SyncRunView,
+} from '../components/do-not-contact/sync-panel.tsx'
 import { Badge } from '../components/ui/badge.tsx'
 import { Button, buttonClasses } from '../components/ui/button.tsx'
 import { Card, PageHeader } from '../components/ui/card.tsx'
@@ -21,6 +27,14 @@ import {
 	removeEntry,
 } from '../services/do-not-contact/entries.server.ts'
 import {
+	entrySyncStates,
+	findDncSyncRun,
+	startDncSync,
+	syncAfterChange,
+} from '../services/do-not-contact/eb-sync.server.ts'
+import { getEmailBisonSettings } from '../services/emailbison/settings.server.ts'
+import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
+import {
 	importEntries,
 	readEntriesUpload,
 	type DncImportOutcome,
@@ -30,6 +44,7 @@ import {
 	DNC_REASONS,
 	ImportEntriesSchema,
 	RemoveEntrySchema,
+	SyncEntriesSchema,
 	type DncReason,
 } from '../services/do-not-contact/schemas.ts'
 import { formErrorReply, redirectOnFormError } from '../utils/form-errors.server.ts'
@@ -37,6 +52,7 @@ import { readFormData } from '../utils/form-data.server.ts'
 import { requestLocale } from '../utils/locale.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
+import { useLiveRefresh } from '../utils/use-live-refresh.ts'
 
 const PAGE_SIZE = 100
 
@@ -46,11 +62,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 	const url = new URL(request.url)
 	const q = url.searchParams.get('q')?.slice(0, 200) ?? ''
 	const page = Math.max(1, Number.parseInt(url.searchParams.get('page') ?? '1', 10) || 1)
-	const { entries, total } = await listEntries(account, {
-		q,
-		limit: PAGE_SIZE,
-		offset: (page - 1) * PAGE_SIZE,
-	})
+	const [{ entries, total }, eb, run] = await Promise.all([
+		listEntries(account, { q, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE }),
+		getEmailBisonSettings(account),
+		findDncSyncRun(account, url.searchParams.get('sync')),
+	])
+	const syncStates = await entrySyncStates(access.acting.accountId, entries)
 	const pageHref = (n: number) => {
 		const params = new URLSearchParams(url.searchParams)
 		params.set('page', String(n))
@@ -61,7 +78,26 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 		...access.acting.workspaces.map((w) => ({ value: w.id, label: w.name })),
 	]
 	const current = scopes.find((s) => s.value === currentWorkspaceId)?.value
+	const syncScopes: ScopeOption[] = [
+		{
+			value: 'all',
+			label: access.canEditAccountWide ? 'All entries' : 'All entries of my workspaces',
+		},
+		...access.acting.workspaces.map((w) => ({ value: w.id, label: `${w.name} only` })),
+	]
 	return {
+		sync: {
+			connected: eb.configured,
+			canPull: access.canEditAccountWide,
+			scopes: syncScopes,
+			formKey: newFormKey(),
+			run: run
+				? ({
+						...run,
+						finishedAt: run.finishedAt?.toISOString() ?? null,
+					} satisfies SyncRunView)
+				: null,
+		},
 		q,
 		total,
 		scopes,
@@ -82,6 +118,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			addedBy: e.addedBy,
 			addedAt: e.createdAt.toISOString(),
 			canRemove: e.canRemove,
+			sync: syncStates.get(e.id) as EntrySyncView | undefined,
 		})),
 	}
 }
@@ -92,6 +129,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 	if (request.headers.get('content-type')?.startsWith('multipart/form-data'))
 		return importAction(request, account)
 	const formData = await readFormData(request)
+	if (formData.get('intent') === 'sync') return syncAction(account, formData)
 	if (formData.get('intent') === 'remove') {
 		const parsed = RemoveEntrySchema.safeParse(Object.fromEntries(formData))
 		if (!parsed.success) throw data('Unknown action', { status: 400 })
@@ -110,6 +148,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 			...submission.value,
 			confirmFreeMail: submission.value.confirmFreeMail === 'on',
 		})
+		await syncAfterChange(account)
 		return redirectWithSuccess('/do-not-contact', `${added.value} added to do not contact`)
 	} catch (error) {
 		return formErrorReply(error, submission, { intent: 'add' as const })
@@ -147,16 +186,48 @@ async function importAction(request: Request, account: AccountContext | null) {
 				},
 				{ status: 400 },
 			)
+		if (result.added > 0) await syncAfterChange(account)
 		return data({ intent: 'import' as const, result: submission.reply(), outcome: result })
 	} catch (error) {
 		return formErrorReply(error, submission, { intent: 'import' as const })
 	}
 }
 
+/** Start (or join) a sync with EmailBison; a double submit is one sync (its key). */
+async function syncAction(account: AccountContext | null, formData: FormData) {
+	const submission = parseWithZod(formData, { schema: SyncEntriesSchema })
+	if (submission.status !== 'success')
+		return data({ intent: 'sync' as const, result: submission.reply() }, { status: 400 })
+	const { acting } = dncAccount(account)
+	try {
+		const started = await oncePerSubmission(
+			{ accountId: acting.accountId, form: 'dnc-sync', formData },
+			(trx) =>
+				startDncSync(
+					account,
+					{
+						workspaceId: submission.value.scope === 'all' ? null : submission.value.scope,
+						pull: submission.value.pull === 'on',
+					},
+					trx,
+				),
+		)
+		return redirectWithSuccess(
+			`/do-not-contact?sync=${started.id}`,
+			started.joined
+				? 'A sync with EmailBison is already under way: it sends these too'
+				: 'Sync with EmailBison started',
+		)
+	} catch (error) {
+		return formErrorReply(error, submission, { intent: 'sync' as const })
+	}
+}
+
 type Row = Route.ComponentProps['loaderData']['entries'][number]
 
 export default function DoNotContact({ loaderData, actionData }: Route.ComponentProps) {
-	const { entries, q, total, scopes, defaultScope, locale } = loaderData
+	const { entries, q, total, scopes, defaultScope, locale, sync } = loaderData
+	useLiveRefresh(sync.run?.status === 'queued' || sync.run?.status === 'running', 2000)
 	const columns = [
 		{
 			key: 'value',
@@ -170,6 +241,7 @@ export default function DoNotContact({ loaderData, actionData }: Route.Component
 		},
 		{ key: 'reason', label: 'Reason', cell: (r: Row) => r.reason },
 		{ key: 'scope', label: 'Applies to', cell: (r: Row) => r.scope },
+		{ key: 'emailbison', label: 'EmailBison', cell: (r: Row) => <EntrySyncBadge sync={r.sync} /> },
 		{ key: 'added-by', label: 'Added by', cell: (r: Row) => r.addedBy ?? '—' },
 		{
 			key: 'added',
@@ -228,6 +300,13 @@ export default function DoNotContact({ loaderData, actionData }: Route.Component
 						/>
 					</div>
 				) : null}
+				<SyncPanel
+					{...sync}
+					locale={locale}
+					errors={
+						actionData?.intent === 'sync' ? (actionData.result.error?.[''] ?? undefined) : undefined
+					}
+				/>
 				<Card>
 					<Form method="get" className="mb-4 flex gap-2" role="search">
 						<label htmlFor="dnc-q" className="sr-only">

@@ -185,6 +185,36 @@ test.describe('do not contact @no-js', () => {
 		])
 	})
 
+	test('sync with EmailBison: the entry is sent to its blacklists once and shows synced', async ({
+		page,
+	}, testInfo) => {
+		const jsOn = jsEnabled(testInfo)
+		const value = `sync-${testInfo.project.name}-${Date.now()}@client.com`
+		await subscribedAccount(page)
+		await connect(page)
+		await page.goto('/do-not-contact')
+		await page.getByLabel('Email or domain').fill(value)
+		await page.getByRole('button', { name: 'Add to do not contact' }).click()
+		await expect(page.getByText(`${value} added to do not contact`)).toBeVisible()
+		await page.getByRole('button', { name: 'Sync with EmailBison' }).click()
+		await expect(page).toHaveURL(/\/do-not-contact\?sync=/)
+		// adding it queued a sync already: the form starts one or joins that one (with JavaScript
+		// the page refreshes itself while a sync runs, and a refresh may take the toast first)
+		if (!jsOn)
+			await expect(
+				page.getByText(/Sync with EmailBison started|A sync with EmailBison is already under way/),
+			).toBeVisible()
+		const row = page.getByTestId('dnc-table').getByRole('row', { name: new RegExp(value) })
+		await expect(async () => {
+			if (!jsOn) await page.reload()
+			await expect(row.getByText('Synced', { exact: true })).toBeVisible({ timeout: 1000 })
+		}).toPass({ timeout: 45_000 })
+		await expect(page.getByTestId('dnc-sync-status')).toContainText('Sync done')
+		// counted at the fake: once in each EmailBison workspace
+		const counts = [...eb.workspaces.keys()].map((id) => eb.blacklistReceived.get(`${id} ${value}`))
+		expect(counts).toEqual([1, 1])
+	})
+
 	test('remove leads that are in my other lists, after a preview count', async ({
 		page,
 		browser,

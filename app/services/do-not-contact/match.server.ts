@@ -115,6 +115,35 @@ export function alreadyUploadedSql(
 	)`
 }
 
+/**
+ * The upload form's counts as one statement of set operations (no probe per lead): the
+ * suppressed are the list's leads less its unsuppressed ones (two anti joins, as
+ * countSuppressed), nothing to count when the account has no entry; the duplicates a semi join
+ * of the list's normalised emails against the account's earlier sent leads in the workspace.
+ */
+export function uploadExclusionsQuery(
+	accountId: string,
+	listId: string,
+	workspaceId: string | null,
+	ebWorkspaceId: string,
+) {
+	const listLeads = sql`from leads l where l.list_id = ${listId}::uuid and coalesce(trim(l.email), '') <> ''`
+	return sql<{ suppressed: number; duplicates: number }>`
+		select
+			case when not exists (select 1 from do_not_contact d where d.user_id = ${accountId}::uuid) then 0
+				else (select count(*) ${listLeads})
+					- (select count(*) ${listLeads}
+						and ${notSuppressedSql(accountId, sql.ref('l.email'), workspaceId)})
+			end::int as suppressed,
+			(select count(*) ${listLeads} and lower(btrim(l.email)) in (
+				select lower(btrim(eul.email)) from emailbison_upload_leads eul
+				join emailbison_upload eu on eu.id = eul.upload_id
+				where eul.eb_lead_id is not null and eu.user_id = ${accountId}::uuid
+					and eu.eb_workspace_id = ${ebWorkspaceId}
+			))::int as duplicates
+	`
+}
+
 /** The upload form's counts: leads of the list suppressed, and already in the EB workspace. */
 export async function uploadExclusions(
 	accountId: string,
@@ -122,13 +151,12 @@ export async function uploadExclusions(
 	workspaceId: string | null,
 	ebWorkspaceId: string,
 ) {
-	const { rows } = await sql<{ suppressed: number; duplicates: number }>`
-		select
-			count(*) filter (where ${suppressedSql(accountId, sql.ref('l.email'), workspaceId)})::int as suppressed,
-			count(*) filter (where ${alreadyUploadedSql(accountId, ebWorkspaceId, sql.ref('l.email'))})::int as duplicates
-		from leads l
-		where l.list_id = ${listId} and coalesce(trim(l.email), '') <> ''
-	`.execute(db)
+	const { rows } = await uploadExclusionsQuery(
+		accountId,
+		listId,
+		workspaceId,
+		ebWorkspaceId,
+	).execute(db)
 	return rows[0] ?? { suppressed: 0, duplicates: 0 }
 }
 

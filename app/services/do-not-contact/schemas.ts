@@ -118,3 +118,14 @@ export const ImportEntriesSchema = z.object({
 	scope,
 	allowFreeMail: z.literal('on').optional(),
 })
+
+/** The EmailBison sync form: which entries ('all' that the user may sync, or a workspace's). */
+export const SyncEntriesSchema = z.object({
+	intent: z.literal('sync'),
+	scope: z
+		.string({ error: 'Choose which entries to send' })
+		.trim()
+		.max(36)
+		.refine((v) => v === 'all' || /^[0-9a-f-]{36}$/i.test(v), 'Choose which entries to send'),
+	pull: z.literal('on').optional(),
+})

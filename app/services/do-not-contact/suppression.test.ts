@@ -9,7 +9,8 @@ import { listEbWorkspaces, startEmailBisonUpload } from '../emailbison/uploads.s
 import { filteredLeads } from '../enrichments/run-filter.server.ts'
 import { addEntry, removeEntry } from './entries.server.ts'
 import { listLeadsPage } from '../lists/leads-page.server.ts'
-import { countSuppressed, uploadExclusions } from './match.server.ts'
+import { sql } from 'kysely'
+import { countSuppressed, uploadExclusions, uploadExclusionsQuery } from './match.server.ts'
 
 // Enforcement against the real database; EmailBison through its local fake.
 let eb: FakeEmailBison
@@ -161,6 +162,19 @@ describe('suppression', () => {
 			suppressed: 2,
 			duplicates: 2,
 		})
+		// one statement of set operations: no subplan run per lead (only once-run init plans)
+		const { rows } = await sql<{
+			'QUERY PLAN': unknown
+		}>`explain (format json) ${uploadExclusionsQuery(
+			me.accountId!,
+			listId,
+			null,
+			String(target!.id),
+		)}`.execute(db)
+		const perRow = JSON.stringify(rows[0]!['QUERY PLAN']).match(
+			/"Subplan Name":"(hashed )?SubPlan[^"]*"/g,
+		)
+		expect(perRow).toBeNull()
 		const upload = await startEmailBisonUpload(me, listId, mapping(target!.id))
 		expect(upload.total).toBe(2)
 		expect(await uploadedEmails(upload.uploadId)).toEqual(['jane+x@client.com', 'jane@client.com'])

@@ -18,7 +18,17 @@
 //   `setSyncDelay`); that listing honours per_page up to `maxPerPage` (unconfirmed: 15 means
 //   an instance that ignores it);
 // - fault knobs: 200 answers that are not the documented JSON (`malformedNext`), as a proxy
-//   or an outage page gives them.
+//   or an outage page gives them;
+// - blacklists (reference: `GET/POST/DELETE /api/blacklisted-emails` and
+//   `/api/blacklisted-domains`; whether they are per workspace or instance-wide is UNCONFIRMED:
+//   keys are workspace-scoped, so here they are per workspace): POST `{email}` / `{domain}`,
+//   201 `{data:{id,email|domain,created_at}}`, a value already there 422 "has already been
+//   taken" (Laravel's unique rule), a malformed one 422 naming the field; GET paged by 15
+//   (per_page ignored). `setBlacklistApi(false)` is an instance without them (404).
+//   Every value received is counted per workspace (`blacklistReceived`), refused ones too;
+// - unsubscribed leads: no documented listing (UNCONFIRMED); `setUnsubscribedListing` makes
+//   GET /api/leads?filters[status]=unsubscribed answer 404 ('absent', the default), filter
+//   ('filtered'), or ignore the filter and list every lead ('unfiltered').
 // Every call is counted, and every key it was sent recorded (a key must never reach an
 // instance it was not saved for). `afterNextAttach` lets a test act (kill a worker) after an
 // attach took effect but before its answer leaves.
@@ -35,7 +45,10 @@ export type FakeLead = {
 	custom_variables: { name: string; value: string }[]
 	created_at: string
 	updated_at: string
+	/** 'unsubscribed' when the lead unsubscribed (`unsubscribe`) */
+	status?: string
 }
+export type FakeBlacklisted = { id: number; value: string; created_at: string }
 export type FakeCampaign = {
 	id: number
 	uuid: string
@@ -60,6 +73,9 @@ export type FakeWorkspace = {
 	 * item's fields are UNCONFIRMED, so tests put whatever shape they probe here
 	 */
 	senderEmails: Record<string, unknown>[]
+	/** blacklisted emails and domains, by value in lower case */
+	blacklistedEmails: Map<string, FakeBlacklisted>
+	blacklistedDomains: Map<string, FakeBlacklisted>
 }
 
 export type FakeEmailBison = {
@@ -98,6 +114,19 @@ export type FakeEmailBison = {
 	 * (the leads are in the campaign by then)
 	 */
 	afterNextAttach(hook: () => Promise<void | 'drop'> | void | 'drop'): void
+	/** how many times each value reached POST blacklisted-emails/-domains, by `${workspaceId} ${value}` */
+	blacklistReceived: Map<string, number>
+	/** whether the instance offers the blacklist endpoints (404 when not) */
+	setBlacklistApi(on: boolean): void
+	/** how GET /api/leads?filters[status]=unsubscribed answers (UNCONFIRMED endpoint) */
+	setUnsubscribedListing(mode: 'absent' | 'filtered' | 'unfiltered'): void
+	/** marks a lead of the workspace unsubscribed (creating it when new) */
+	unsubscribe(workspaceId: number, email: string): void
+	/**
+	 * the `n`th blacklist POST from now that takes effect awaits `hook` before its answer is
+	 * sent (the value is on the blacklist by then); 'drop' loses the answer
+	 */
+	afterBlacklistPost(n: number, hook: () => Promise<void | 'drop'> | void | 'drop'): void
 	reset(): void
 	close(): Promise<void>
 }
@@ -129,6 +158,10 @@ export async function startFakeEmailBison(
 	let malformedWhich: 'upsert' | 'attach' = 'upsert'
 	let maxPerPage = 100
 	let attachHook: (() => Promise<void | 'drop'> | void | 'drop') | null = null
+	let blacklistApi = true
+	let unsubscribedListing: 'absent' | 'filtered' | 'unfiltered' = 'absent'
+	let blacklistHook: { n: number; hook: () => Promise<void | 'drop'> | void | 'drop' } | null = null
+	const blacklistReceived = new Map<string, number>()
 	let nextId = 1
 	const workspaces = new Map<number, FakeWorkspace>()
 	const campaigns = new Map<number, FakeCampaign>()
@@ -146,6 +179,8 @@ export async function startFakeEmailBison(
 			leadIds: new Set(),
 			customVariables: new Set(),
 			senderEmails: [],
+			blacklistedEmails: new Map(),
+			blacklistedDomains: new Map(),
 		}
 		workspaces.set(ws.id, ws)
 		if (!current) current = ws.id
@@ -243,7 +278,10 @@ export async function startFakeEmailBison(
 		}
 		const mismatch = () =>
 			send(403, { message: 'This campaign does not match the workspace of your API token.' })
-		const heavy = path.startsWith('/api/leads') || path.includes('/attach-leads')
+		const heavy =
+			path.startsWith('/api/leads') ||
+			path.includes('/attach-leads') ||
+			path.startsWith('/api/blacklisted-')
 		if (heavy && limited > 0) {
 			limited--
 			return send(429, { message: 'Too Many Attempts.' }, { 'Retry-After': String(limitedFor) })
@@ -338,6 +376,67 @@ export async function startFakeEmailBison(
 				const c = addCampaign(workspace.id, String(body.name))
 				return send(201, { data: { id: c.id, uuid: c.uuid, name: c.name, status: c.status } })
 			}
+		}
+		const blacklist = /^\/api\/blacklisted-(emails|domains)$/.exec(path)
+		if (blacklist) {
+			if (!blacklistApi) return send(404, { message: 'Not found.' })
+			const field = blacklist[1] === 'emails' ? 'email' : 'domain'
+			const store = field === 'email' ? workspace.blacklistedEmails : workspace.blacklistedDomains
+			if (method === 'GET')
+				return send(
+					200,
+					paged(
+						[...store.values()].map((b) => ({
+							id: b.id,
+							[field]: b.value,
+							created_at: b.created_at,
+						})),
+					),
+				)
+			if (method !== 'POST') return send(405, { message: 'Method not allowed.' })
+			const value = typeof body[field] === 'string' ? body[field].trim().toLowerCase() : ''
+			const received = `${workspace.id} ${value}`
+			blacklistReceived.set(received, (blacklistReceived.get(received) ?? 0) + 1)
+			const valid = field === 'email' ? validEmail(value) : /^([a-z0-9-]+\.)+[a-z]{2,}$/.test(value)
+			if (!valid)
+				return send(422, {
+					message: `The ${field} field must be a valid ${field === 'email' ? 'email address' : 'domain'}.`,
+					errors: { [field]: [`The ${field} field must be a valid ${field}.`] },
+				})
+			if (store.has(value))
+				return send(422, {
+					message: `The ${field} has already been taken.`,
+					errors: { [field]: [`The ${field} has already been taken.`] },
+				})
+			const row = { id: nextId++, value, created_at: new Date().toISOString() }
+			store.set(value, row)
+			if (blacklistHook && --blacklistHook.n <= 0) {
+				const { hook } = blacklistHook
+				blacklistHook = null
+				if ((await hook()) === 'drop') return void res.destroy()
+			}
+			if (res.destroyed) return
+			return send(201, { data: { id: row.id, [field]: value, created_at: row.created_at } })
+		}
+		if (method === 'GET' && path === '/api/leads') {
+			if (unsubscribedListing === 'absent') return send(404, { message: 'Not found.' })
+			const all = [...workspace.leads.values()]
+			const wanted =
+				unsubscribedListing === 'filtered' &&
+				url.searchParams.get('filters[status]') === 'unsubscribed'
+					? all.filter((l) => l.status === 'unsubscribed')
+					: all
+			return send(
+				200,
+				paged(
+					wanted.map((l) => ({
+						id: l.id,
+						email: l.email,
+						first_name: l.first_name,
+						status: l.status ?? 'active',
+					})),
+				),
+			)
 		}
 		if (method === 'POST' && path === '/api/leads/create-or-update/multiple') {
 			const leads = body.leads
@@ -527,6 +626,35 @@ export async function startFakeEmailBison(
 		afterNextAttach(hook) {
 			attachHook = hook
 		},
+		blacklistReceived,
+		setBlacklistApi(on) {
+			blacklistApi = on
+		},
+		setUnsubscribedListing(mode) {
+			unsubscribedListing = mode
+		},
+		unsubscribe(workspaceId, email) {
+			const ws = workspaces.get(workspaceId)!
+			const key = email.toLowerCase()
+			const now = new Date().toISOString()
+			const lead = ws.leads.get(key) ?? {
+				id: nextId++,
+				email,
+				first_name: 'Unsubscribed',
+				last_name: '',
+				title: null,
+				company: null,
+				custom_variables: [],
+				created_at: now,
+				updated_at: now,
+			}
+			lead.status = 'unsubscribed'
+			ws.leads.set(key, lead)
+			ws.leadIds.add(lead.id)
+		},
+		afterBlacklistPost(n, hook) {
+			blacklistHook = { n, hook }
+		},
 		reset() {
 			calls.length = 0
 			timings.length = 0
@@ -535,6 +663,10 @@ export async function startFakeEmailBison(
 			failing = 0
 			mintSupported = true
 			attachHook = null
+			blacklistHook = null
+			blacklistApi = true
+			unsubscribedListing = 'absent'
+			blacklistReceived.clear()
 			syncDelay = 0
 			unnamedRowErrors = false
 			malformed = 0
