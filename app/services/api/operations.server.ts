@@ -1,6 +1,11 @@
 import type { ApiOperation } from './operation.ts'
 import { accountOperations } from './operations/account.server.ts'
 import { listOperations } from './operations/lists.server.ts'
+import { scrapeOperations } from './operations/scrapes.server.ts'
 
 /** Every operation of /api/v1: the dispatcher's table and the OpenAPI document's source. */
-export const API_OPERATIONS: readonly ApiOperation[] = [...listOperations, ...accountOperations]
+export const API_OPERATIONS: readonly ApiOperation[] = [
+	...listOperations,
+	...scrapeOperations,
+	...accountOperations,
+]
