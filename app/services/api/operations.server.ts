@@ -1,5 +1,6 @@
 import type { ApiOperation } from './operation.ts'
 import { accountOperations } from './operations/account.server.ts'
+import { enrichmentRunOperations } from './operations/enrichment-runs.server.ts'
 import { listOperations } from './operations/lists.server.ts'
 import { scrapeOperations } from './operations/scrapes.server.ts'
 
@@ -7,5 +8,6 @@ import { scrapeOperations } from './operations/scrapes.server.ts'
 export const API_OPERATIONS: readonly ApiOperation[] = [
 	...listOperations,
 	...scrapeOperations,
+	...enrichmentRunOperations,
 	...accountOperations,
 ]
