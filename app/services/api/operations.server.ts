@@ -1,5 +1,6 @@
 import type { ApiOperation } from './operation.ts'
 import { accountOperations } from './operations/account.server.ts'
+import { doNotContactOperations } from './operations/do-not-contact.server.ts'
 import { enrichmentRunOperations } from './operations/enrichment-runs.server.ts'
 import { listOperations } from './operations/lists.server.ts'
 import { scrapeOperations } from './operations/scrapes.server.ts'
@@ -11,5 +12,6 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
 	...scrapeOperations,
 	...enrichmentRunOperations,
 	...verificationRunOperations,
+	...doNotContactOperations,
 	...accountOperations,
 ]
