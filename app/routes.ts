@@ -425,7 +425,8 @@ export const screens = [
 		path: 'developers/webhooks',
 		file: 'routes/developers-webhooks.tsx',
 		layout: 'default',
-		middleware: ['auth', 'subscription'],
+		// as /developers: a lapsed plan must not keep anyone from revoking or pausing (0097)
+		middleware: ['auth'],
 		title: 'Webhooks',
 	},
 	{

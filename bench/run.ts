@@ -19,15 +19,7 @@
 // does: with Node's defaults its young generation grows to 64 MB semi-spaces and its RSS past the
 // 300 MB the app is held to (decision 0052). BENCH_CEILING_NODE_DEFAULTS=1 runs it without them.
 import { execFileSync, spawn } from 'node:child_process'
-import {
-	chmodSync,
-	mkdirSync,
-	mkdtempSync,
-	readdirSync,
-	readFileSync,
-	rmSync,
-	writeFileSync,
-} from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
@@ -36,6 +28,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { freePort } from '../tests/support/free-port.ts'
 import { missingMemoryLimits } from '../app/server/memory-limits.server.ts'
+import { childrenCpuMs, cpuMsOf } from './cpu.ts'
 import { seedAccount } from './seed.ts'
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
@@ -373,36 +366,6 @@ function median(values: number[]) {
 	const sorted = [...values].sort((a, b) => a - b)
 	const middle = Math.floor(sorted.length / 2)
 	return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
-
-/** CPU ms used so far by each process below `pid` (the embedded PostgreSQL and its backends). */
-function childrenCpuMs(pid: number, into = new Map<number, number>()) {
-	let children: number[] = []
-	try {
-		for (const task of readdirSync(`/proc/${pid}/task`)) {
-			const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim()
-			if (text) children.push(...text.split(' ').map(Number))
-		}
-	} catch {
-		children = [] // gone meanwhile
-	}
-	for (const child of children) {
-		try {
-			into.set(child, cpuMsOf(child))
-		} catch {
-			continue
-		}
-		childrenCpuMs(child, into)
-	}
-	return into
-}
-
-/** CPU time (user + system) the process has used so far, in ms. */
-function cpuMsOf(pid: number) {
-	// after the command name (which may hold spaces): fields 14 and 15 are utime and stime
-	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-	const ticksPerSecond = 100
-	return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
 }
 
 /** The web process's resident memory (and its peak so far), in MB, from /proc. */

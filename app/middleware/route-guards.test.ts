@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import type { AccountContext } from '../context.server.ts'
 import { resetSingleton } from '../utils/singleton.server.ts'
+import { screens } from '../routes.ts'
 import { guards, signInUrl } from './route-guards.server.ts'
 
 const request = new Request('http://localhost/admin-dashboard')
@@ -46,5 +47,17 @@ describe('signInUrl', () => {
 		expect(url('/_.data?_routes=root,routes/dashboard')).toBe('/signin')
 		expect(url('/settings.data')).toBe(`/signin?redirectTo=${encodeURIComponent('/settings')}`)
 		expect(url('/settings')).toBe(`/signin?redirectTo=${encodeURIComponent('/settings')}`)
+	})
+})
+
+describe('the Developers pages', () => {
+	test('need a sign-in, not a plan: after a plan lapses its tokens can still be revoked and its webhooks paused', () => {
+		const developers = screens.filter((screen) => screen.path.startsWith('developers'))
+		expect(developers.map((screen) => screen.path).sort()).toEqual([
+			'developers',
+			'developers/api',
+			'developers/webhooks',
+		])
+		for (const screen of developers) expect(screen.middleware, screen.path).toEqual(['auth'])
 	})
 })

@@ -12,6 +12,7 @@ export const API_FAMILIES = [
 	{ key: 'domains', label: 'Domains and inbox orders', writable: false },
 	{ key: 'credits', label: 'Credits', writable: false },
 	{ key: 'jobs', label: 'Jobs', writable: false },
+	{ key: 'do-not-contact', label: 'Do-not-contact list', writable: true },
 ] as const
 
 export type ApiFamily = (typeof API_FAMILIES)[number]['key']

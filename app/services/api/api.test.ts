@@ -5,30 +5,15 @@ import { beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { loadAccountContext, type AccountContext } from '../../context.server.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
-import { insertSubscription, insertUser } from '../../../tests/support/factories.ts'
+import { apiCall as call, apiOwner as owner, tokenFor } from '../../../tests/support/api.ts'
 import { insertMember, insertWorkspace } from '../../../tests/support/team.ts'
-import * as route from '../../routes/resources/api-v1.ts'
 import { createApiToken, listApiTokens, revokeApiToken } from '../api-tokens/api-tokens.server.ts'
-import type { ApiScope } from '../api-tokens/scopes.ts'
 
 // The public API as a client meets it: requests through the route module, real tokens, a real
 // database; what comes back (status, problem+json, headers) is what a client sees.
 
 process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), 'leadsmith-api-test-'))
 resetSingleton('config')
-
-type User = { id: string; email: string }
-
-async function owner() {
-	const user = await insertUser(db)
-	await insertSubscription(db, user.id)
-	return user
-}
-
-async function tokenFor(user: User, scopes: ApiScope[], workspaceIds: string[] = []) {
-	const account = await loadAccountContext(db, user)
-	return (await createApiToken(account, { name: 'test', scopes, workspaceIds })).token
-}
 
 async function insertList(accountId: string, workspaceId: string | null, name: string) {
 	const row = await db
@@ -45,34 +30,7 @@ async function insertList(accountId: string, workspaceId: string | null, name: s
 	return row.id
 }
 
-async function call(
-	method: string,
-	pathname: string,
-	options: {
-		token?: string
-		json?: unknown
-		body?: BodyInit
-		headers?: Record<string, string>
-	} = {},
-) {
-	const headers = new Headers(options.headers)
-	if (options.token) headers.set('Authorization', `Bearer ${options.token}`)
-	let body = options.body
-	if (options.json !== undefined) {
-		headers.set('Content-Type', 'application/json')
-		body = JSON.stringify(options.json)
-	}
-	const request = new Request(`http://localhost/api/v1${pathname}`, { method, headers, body })
-	const args = { request, params: {}, context: {} } as never
-	const response = method === 'GET' ? await route.loader(args) : await route.action(args)
-	const text = await response.text()
-	return {
-		status: response.status,
-		headers: response.headers,
-		text,
-		body: text ? (JSON.parse(text) as Record<string, any>) : null,
-	}
-}
+type User = { id: string; email: string }
 
 describe('/api/v1 tokens', () => {
 	test('a session cookie is no credential: 401 as problem+json', async () => {

@@ -7,7 +7,7 @@ import { logger } from '../../utils/logger.server.ts'
 import { authenticateApiToken, type ApiCaller } from '../api-tokens/api-tokens.server.ts'
 import { scopeAllows } from '../api-tokens/scopes.ts'
 import { idempotencyKeyOf, oncePerKey } from './idempotency.server.ts'
-import type { ApiOperation } from './operation.ts'
+import { ApiAnswer, type ApiOperation } from './operation.ts'
 import { ApiProblem, problemResponse, type FieldError } from './problem.server.ts'
 import { rateLimitHeaders, takeRequest } from './rate-limit.server.ts'
 
@@ -133,6 +133,9 @@ async function run(
 		...(input as { params: never; query: never; body: never; request: Request }),
 	})
 	headers.set('Content-Type', 'application/json')
+	if (result instanceof ApiAnswer) {
+		return new Response(JSON.stringify(result.body), { status: result.status, headers })
+	}
 	return new Response(JSON.stringify(result), { status: operation.status ?? 200, headers })
 }
 

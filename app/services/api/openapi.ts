@@ -135,6 +135,16 @@ export function buildOpenApi(options: {
 					content: { 'application/json': { schema: convert(operation.response, 'output') } },
 				},
 				...Object.fromEntries(
+					(operation.alsoAnswers ?? []).map((answer) => [
+						String(answer.status),
+						{
+							description: answer.description,
+							headers: RATE_HEADERS,
+							content: { 'application/json': { schema: convert(answer.schema, 'output') } },
+						},
+					]),
+				),
+				...Object.fromEntries(
 					Object.entries(ERRORS).map(([code, description]) => [
 						code,
 						{

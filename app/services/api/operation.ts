@@ -29,6 +29,8 @@ export type ApiOperation = {
 	response: z.ZodType
 	/** the success status (200 unless said) */
 	status?: 200 | 201 | 202
+	/** other successful answers (a dry run's 200), returned by `handle` as an ApiAnswer */
+	alsoAnswers?: { status: 200 | 201 | 202; description: string; schema: z.ZodType }[]
 	handle: (input: ApiInput) => Promise<unknown>
 }
 
@@ -39,6 +41,16 @@ export type ApiInput = {
 	query: Record<string, never>
 	body: never
 	request: Request
+}
+
+/** An answer with another status than the operation's own (one of its `alsoAnswers`). */
+export class ApiAnswer {
+	readonly status: 200 | 201 | 202
+	readonly body: unknown
+	constructor(status: 200 | 201 | 202, body: unknown) {
+		this.status = status
+		this.body = body
+	}
 }
 
 /** Typed from its schemas, erased to ApiOperation for the table. */

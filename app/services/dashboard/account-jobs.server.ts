@@ -1,8 +1,8 @@
-import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
+import { visibleNewestFirst, type NewestFirstAfter } from '../workspaces/visible-page.server.ts'
 
 // The account's jobs feed (account_jobs, decision 0053) for the API: newest first, in the
 // workspaces the user may use, and one job by id.
@@ -22,28 +22,14 @@ const COLUMNS = [
 
 export async function accountJobsPage(
 	context: AccountContext | null,
-	options: { limit: number; after: { at: Date; id: string } | null },
+	options: { limit: number; after: NewestFirstAfter },
 ) {
 	const account = actingAccount(context)
-	const ids = account.workspaces.map((w) => w.id)
-	return db
-		.selectFrom('account_jobs')
-		.select(COLUMNS)
-		.where('user_id', '=', account.accountId)
-		.where((eb) =>
-			eb.or([
-				...(ids.length ? [eb('workspace_id', 'in', ids)] : []),
-				...(account.accessAllWorkspaces ? [eb('workspace_id', 'is', null)] : []),
-				eb.val(false),
-			]),
-		)
-		.$if(options.after !== null, (q) =>
-			q.where(sql<boolean>`(created_at, id) < (${options.after!.at}, ${options.after!.id})`),
-		)
-		.orderBy('created_at', 'desc')
-		.orderBy('id', 'desc')
-		.limit(options.limit + 1)
-		.execute()
+	return visibleNewestFirst(
+		db.selectFrom('account_jobs').select(COLUMNS),
+		account,
+		options,
+	).execute()
 }
 
 export async function findAccountJob(context: AccountContext | null, jobId: unknown) {

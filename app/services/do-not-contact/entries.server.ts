@@ -129,10 +129,16 @@ export async function addEntry(
 			added_by: access.acting.user.id,
 		})
 		.onConflict((oc) => oc.doNothing())
-		.returning('id')
+		.returning(['id', 'kind', 'workspace_id', 'created_at'])
 		.executeTakeFirst()
 	if (!row) throw new FormError(`${parsed.value} is already on this do-not-contact list`, 'value')
-	return { id: row.id, value: parsed.value }
+	return {
+		id: row.id,
+		value: parsed.value,
+		kind: row.kind!,
+		workspaceId: row.workspace_id,
+		createdAt: row.created_at,
+	}
 }
 
 /** Removes one entry this user may change; another account's or an unseen one is a 404. */

@@ -18,6 +18,8 @@ export type ResultsQuery = {
 	/** lead ids: the last of the previous page, or the first of the next one */
 	after?: string
 	before?: string
+	/** rows a page (RESULTS_PAGE_SIZE unless said: the API's `limit`) */
+	pageSize?: number
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

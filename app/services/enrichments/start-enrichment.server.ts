@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
@@ -447,7 +447,27 @@ export async function listRuns(
 		.orderBy('e.created_at', 'desc')
 		.limit(20)
 		.execute()
-	return runs.map((r): RunSummary => ({
+	return runs.map(summaryOf)
+}
+
+type SummaryRow = Pick<
+	Selectable<DB['enrichment_runs']>,
+	| 'id'
+	| 'name'
+	| 'status'
+	| 'error'
+	| 'total'
+	| 'prepared'
+	| 'calls'
+	| 'cached'
+	| 'key_kind'
+	| 'steps'
+	| 'filter'
+	| 'created_at'
+> & { done: number; failed: number }
+
+function summaryOf(r: SummaryRow): RunSummary {
+	return {
 		id: r.id,
 		name: r.name,
 		status: r.status,
@@ -462,7 +482,22 @@ export async function listRuns(
 		outputColumns: [...new Set((r.steps as RunStep[]).map((s) => s.outputColumn))],
 		filter: describeFilter(r.filter as RunFilter | null),
 		createdAt: r.created_at,
-	}))
+	}
+}
+
+/**
+ * One run as the enrich page's table shows it, with its list: 404 unless the run is the
+ * account's and its list in a workspace this user may use.
+ */
+export async function findRunSummary(context: AccountContext | null, runId: unknown) {
+	const account = actingAccount(context)
+	const run = await findRun(account, runId)
+	return {
+		...summaryOf({ ...run, done: run.rows_done, failed: run.rows_failed }),
+		source: run.source,
+		listId: run.company_list_id ?? run.list_id!,
+		creditsReserved: run.credits_reserved,
+	}
 }
 
 const STATUS_OF: Record<ResultStatus, number[] | null> = {
@@ -495,6 +530,7 @@ export async function runResults<K extends ListKind>(
 	const backwards = !query.after && query.before !== undefined
 	const rowId = sql.ref<string>(`r.${runRows.rowId}`)
 	// the tables are the kind's, so the rows are typed here rather than by the builder
+	const size = query.pageSize ?? RESULTS_PAGE_SIZE
 	const fetched = (await db
 		.selectFrom(sql.table(runRows.table).as('r'))
 		.innerJoin(sql.table(rowTable).as('e'), (join) => join.on(sql.ref('e.id'), '=', rowId))
@@ -505,15 +541,15 @@ export async function runResults<K extends ListKind>(
 		.$if(statuses !== null, (q) => q.where(sql.ref('r.status'), 'in', statuses!))
 		.$if(cursor !== undefined, (q) => q.where(rowId, backwards ? '<' : '>', cursor!))
 		.orderBy(rowId, backwards ? 'desc' : 'asc')
-		.limit(RESULTS_PAGE_SIZE + 1)
-		.offset(cursor ? 0 : (query.page - 1) * RESULTS_PAGE_SIZE)
+		.limit(size + 1)
+		.offset(cursor ? 0 : (query.page - 1) * size)
 		.execute()) as unknown as (Record<string, string | null> & {
 		id: string
 		data: Record<string, unknown>
 		status: number
 		error: string | null
 	})[]
-	return resultsPage(fetched, query, backwards, (r) => ({
+	return resultsPage(fetched, { ...query, pageSize: size }, backwards, (r) => ({
 		id: r.id,
 		...(runRows.shown(r) as RunRowShown[K]),
 		data: r.data,
@@ -529,8 +565,9 @@ function resultsPage<Fetched extends { id: string }, Row>(
 	backwards: boolean,
 	toRow: (fetched: Fetched) => Row,
 ) {
-	const more = fetched.length > RESULTS_PAGE_SIZE
-	const rows = fetched.slice(0, RESULTS_PAGE_SIZE)
+	const size = query.pageSize ?? RESULTS_PAGE_SIZE
+	const more = fetched.length > size
+	const rows = fetched.slice(0, size)
 	if (backwards) rows.reverse()
 	const first = rows[0]
 	const last = rows.at(-1)
@@ -538,7 +575,7 @@ function resultsPage<Fetched extends { id: string }, Row>(
 	const hasNext = backwards ? true : more
 	return {
 		rows: rows.map(toRow),
-		firstIndex: (query.page - 1) * RESULTS_PAGE_SIZE + 1,
+		firstIndex: (query.page - 1) * size + 1,
 		previous:
 			hasPrevious && first
 				? query.page <= 2

@@ -4,7 +4,8 @@ export const MAX_LEADS_PER_REQUEST = 50_000
 
 export const PAY_WITH = ['apifyKey', 'credits'] as const
 
-const CreateLeadsFields = {
+/** The create form's fields, which the API's `POST /lead-scrapes` takes too. */
+export const CreateLeadsFields = {
 	name: z
 		.string({ error: 'Name the list' })
 		.trim()

@@ -108,16 +108,58 @@ export async function listScrapeLists(
 }
 
 /** The list, when it is the account's and in a workspace the user may use; else 404. */
-async function findList(account: ActingAccount, kind: ListKind, id: string) {
+async function findList(account: ActingAccount, kind: ListKind, id: string, executor = db) {
 	if (!isUuid(id)) notFound('This list')
-	const list = await db
+	const list = await executor
 		.selectFrom(LIST_KINDS[kind].listTable)
-		.select(['id', 'name', 'status', 'workspace_id', 'found', 'source_type'])
+		.select([
+			'id',
+			'name',
+			'status',
+			'workspace_id',
+			'found',
+			'source_type',
+			'requested',
+			'progress',
+			'error',
+			'created_at',
+			'finished_at',
+		])
 		.where('id', '=', id)
 		.where('user_id', '=', account.accountId)
 		.executeTakeFirst()
 	if (!list || !canUseWorkspace(account, list.workspace_id)) notFound('This list')
 	return list
+}
+
+/**
+ * A scrape as its status shows it (the API's `GET /lead-scrapes/{id}`): the list, and what it
+ * holds or paid (the search's request for a lead list, the list itself for a company list).
+ * A list that was not scraped (an upload) is no scrape: 404.
+ */
+export async function findScrape(
+	context: AccountContext | null,
+	kind: ListKind,
+	id: string,
+	executor: Kysely<DB> = db,
+) {
+	const account = actingAccount(context)
+	const list = await findList(account, kind, id, executor)
+	if (kind === 'leads' && list.source_type !== 'apollo') notFound('This scrape')
+	const request = await requestOf(kind, list.id, executor)
+	const company =
+		kind === 'companies'
+			? await executor
+					.selectFrom('company_scraping_list')
+					.select(['credits_reserved', 'key_kind'])
+					.where('id', '=', list.id)
+					.executeTakeFirstOrThrow()
+			: null
+	return {
+		...list,
+		creditsReserved: company?.credits_reserved ?? request?.credits_reserved ?? 0,
+		payWith: company?.key_kind ?? request?.key_kind ?? null,
+	}
 }
 
 function requestOf(kind: ListKind, listId: string, trx: Kysely<DB> = db) {

@@ -1,10 +1,10 @@
-import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
+import { visibleNewestFirst, type NewestFirstAfter } from '../workspaces/visible-page.server.ts'
 
 // Every lead or company list the user may see, across its workspaces, newest first, paged by
-// keyset on (created_at, id): the same visibility rule as findLeadList (canUseWorkspace) in SQL.
+// keyset on (created_at, id) (visibleNewestFirst): what findLeadList lets this user see.
 
 export type ListIndexRow = {
 	id: string
@@ -23,12 +23,11 @@ export type ListIndexRow = {
 export async function listIndexPage(
 	context: AccountContext | null,
 	kind: 'leads' | 'companies',
-	options: { limit: number; after: { at: Date; id: string } | null },
+	options: { limit: number; after: NewestFirstAfter },
 ): Promise<ListIndexRow[]> {
 	const account = actingAccount(context)
-	const ids = account.workspaces.map((w) => w.id)
 	const table = kind === 'leads' ? 'processing_list' : 'company_scraping_list'
-	const rows = await db
+	const query = db
 		.selectFrom(table)
 		.select([
 			'id',
@@ -43,20 +42,5 @@ export async function listIndexPage(
 			'created_at',
 			'finished_at',
 		])
-		.where('user_id', '=', account.accountId)
-		.where((eb) =>
-			eb.or([
-				...(ids.length ? [eb('workspace_id', 'in', ids)] : []),
-				...(account.accessAllWorkspaces ? [eb('workspace_id', 'is', null)] : []),
-				eb.val(false),
-			]),
-		)
-		.$if(options.after !== null, (q) =>
-			q.where(sql<boolean>`(created_at, id) < (${options.after!.at}, ${options.after!.id})`),
-		)
-		.orderBy('created_at', 'desc')
-		.orderBy('id', 'desc')
-		.limit(options.limit + 1)
-		.execute()
-	return rows
+	return visibleNewestFirst(query, account, options).execute()
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import { getConfig } from '../../config.server.ts'
@@ -319,7 +319,11 @@ export async function listVerifications(context: AccountContext | null, listId: 
 		.orderBy('created_at', 'desc')
 		.limit(10)
 		.execute()
-	return runs.map((r): VerifyRunSummary => ({
+	return runs.map(summaryOf)
+}
+
+function summaryOf(r: Selectable<DB['verification_runs']>): VerifyRunSummary {
+	return {
 		id: r.id,
 		status: r.status,
 		error: r.error,
@@ -335,7 +339,22 @@ export async function listVerifications(context: AccountContext | null, listId: 
 		only: ((r.filter as { verify?: VerifyOnly } | null)?.verify ?? 'all') as VerifyOnly,
 		createdAt: r.created_at.toISOString(),
 		finishedAt: r.finished_at?.toISOString() ?? null,
-	}))
+	}
+}
+
+/** A run by its id alone (the API's), with its list: 404 unless both are this user's to see. */
+export async function findVerificationRun(context: AccountContext | null, runId: unknown) {
+	const account = actingAccount(context)
+	if (!isUuid(runId)) notFound('This run')
+	const owned = await db
+		.selectFrom('verification_runs')
+		.select('list_id')
+		.where('id', '=', runId)
+		.where('user_id', '=', account.accountId)
+		.executeTakeFirst()
+	if (!owned) notFound('This run')
+	const run = await findVerification(account, owned.list_id, runId)
+	return { ...summaryOf(run), listId: run.list_id }
 }
 
 /** The list's leads by our status (and how many are not verified), for the summary bar. */
