@@ -1,9 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeDns, type Zone } from '../../../tests/fakes/dns/server.ts'
+import {
+	startWebhookReceiver,
+	type WebhookReceiver,
+} from '../../../tests/fakes/webhook-receiver/server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
 import { contextOf, insertWorkspace, outcomeOf } from '../../../tests/support/team.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
+import { deliverWebhook } from '../webhooks/deliver.server.ts'
+import { dispatchEvents } from '../webhooks/dispatch.server.ts'
+import { createEndpoint } from '../webhooks/endpoints.server.ts'
+import { webhookEventSchemas } from '../webhooks/events.ts'
 import {
 	accountHealth,
 	checkHealthNow,
@@ -15,6 +23,7 @@ import {
 } from './health.server.ts'
 
 let dns: Awaited<ReturnType<typeof startFakeDns>>
+let receiver: WebhookReceiver
 
 const healthy = (name: string): Zone => ({
 	[name]: {
@@ -30,9 +39,11 @@ beforeAll(async () => {
 	dns = await startFakeDns({ '_spf.google.com': { TXT: ['v=spf1 ip4:35.190.247.0/24 ~all'] } })
 	process.env.DNS_SERVERS = dns.server
 	resetSingleton('config')
+	receiver = await startWebhookReceiver()
 })
 afterAll(async () => {
 	await dns.close()
+	await receiver.close()
 	delete process.env.DNS_SERVERS
 	resetSingleton('config')
 })
@@ -147,6 +158,68 @@ describe('healthy to failing', () => {
 				link: `/domains/${ids[0]}/health`,
 			},
 		])
+	})
+})
+
+describe('the webhook event', () => {
+	test('healthy → failing and back are signed `domain.health_changed` deliveries; could-not-check and a first check send none', async () => {
+		const name = `hook-${unique()}.com`
+		Object.assign(dns.zone, healthy(name))
+		const { account, ids } = await ownerWith([name])
+		const { id: endpointId, secret } = await createEndpoint(account, {
+			intent: 'create',
+			url: `${receiver.url}/health`,
+			events: ['domain.health_changed'],
+			workspaces: [],
+		})
+		receiver.secrets.push(secret)
+		const delivered = async () => {
+			await dispatchEvents()
+			const rows = await db
+				.selectFrom('webhook_deliveries')
+				.select(['id', 'attempts', 'status', 'event_id'])
+				.where('endpoint_id', '=', endpointId)
+				.orderBy('id')
+				.execute()
+			for (const d of rows)
+				if (d.status === 'pending') await deliverWebhook({ deliveryId: d.id, attempt: d.attempts })
+			return receiver.received
+				.filter((r) => r.path === '/health' && r.payload?.data.domain_id === ids[0])
+				.map((r) => r.payload!)
+		}
+		// the first check: no change to report
+		await checkHealthNow(account, ids[0]!)
+		expect(await delivered()).toEqual([])
+		// the DNS server fails: could not check, no event
+		dns.zone[name] = { SERVFAIL: true }
+		await checkHealthNow(account, ids[0]!)
+		expect(await delivered()).toEqual([])
+		// the SPF record goes: failing
+		Object.assign(dns.zone, healthy(name))
+		dns.zone[name] = { ...dns.zone[name], TXT: [] }
+		await checkHealthNow(account, ids[0]!)
+		// fixed again: healthy
+		Object.assign(dns.zone, healthy(name))
+		await checkHealthNow(account, ids[0]!)
+		const bodies = await delivered()
+		expect(
+			bodies.map((b) => [b.type, b.data.previous_status, b.data.status, b.data.grade]),
+		).toEqual([
+			['domain.health_changed', 'healthy', 'failing', 'C'],
+			['domain.health_changed', 'failing', 'healthy', 'A'],
+		])
+		expect(bodies[0]!.data).toMatchObject({
+			name,
+			previous_grade: 'A',
+			failing_checks: ['spf'],
+			link: expect.stringContaining(`/domains/${ids[0]}/health`),
+		})
+		for (const body of bodies)
+			expect(webhookEventSchemas['domain.health_changed'].parse(body)).toBeTruthy()
+		// signed: the receiver's verifier accepted each with the endpoint's secret
+		expect(
+			receiver.received.filter((r) => r.path === '/health').every((r) => r.verifiedWith.length),
+		).toBe(true)
 	})
 })
 
