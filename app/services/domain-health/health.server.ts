@@ -106,65 +106,63 @@ async function storeReports(
 	checked: { domain: CheckedRow; report: HealthReport }[],
 ) {
 	if (!checked.length) return
-	const now = new Date()
+	// one statement per batch, its rows as one JSON parameter: the CTEs all see the history as
+	// it was before this insert, so `last` is each domain's previous conclusive check
+	const input = checked.map(({ domain, report }) => ({
+		domain_id: domain.id,
+		account_id: domain.user_id,
+		status: report.status,
+		status_rank: STATUS_RANK[report.status],
+		score: report.score,
+		grade: report.grade,
+		report,
+	}))
 	await db.transaction().execute(async (trx) => {
-		const ids = checked.map((c) => c.domain.id)
-		const { rows: last } = await sql<{ id: string; status: string; grade: string | null }>`
-			select d.id, h.status, h.grade from unnest(${ids}::uuid[]) as d (id)
-			join lateral (
-				select status, grade from domain_health_history
-				where domain_id = d.id and status <> 'unknown' order by id desc limit 1
-			) h on true`.execute(trx)
-		const before = new Map(last.map((l) => [l.id, l]))
-		await trx
-			.insertInto('domain_health')
-			.values(
-				checked.map(({ domain, report }) => ({
-					domain_id: domain.id,
-					account_id: domain.user_id,
-					status: report.status,
-					status_rank: STATUS_RANK[report.status],
-					score: report.score,
-					grade: report.grade,
-					report: JSON.stringify(report),
-					pending: false,
-					checked_at: now,
-					updated_at: now,
-				})),
+		const { rows } = await sql<{
+			domain_id: string
+			history_id: string
+			last_status: string | null
+			last_grade: string | null
+		}>`
+			with input as (
+				select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x (
+					domain_id uuid, account_id uuid, status text, status_rank smallint, score smallint,
+					grade text, report jsonb)
+			), last as (
+				select input.domain_id, h.status, h.grade from input
+				join lateral (
+					select status, grade from domain_health_history
+					where domain_id = input.domain_id and status <> 'unknown' order by id desc limit 1
+				) h on true
+			), latest as (
+				insert into domain_health as d (domain_id, account_id, status, status_rank, score, grade,
+					report, pending, checked_at, updated_at)
+				select domain_id, account_id, status, status_rank, score, grade, report, false, now(), now()
+				from input
+				on conflict (domain_id) do update set status = excluded.status,
+					status_rank = excluded.status_rank, score = excluded.score, grade = excluded.grade,
+					report = excluded.report, pending = false, checked_at = excluded.checked_at,
+					updated_at = excluded.updated_at
+			), history as (
+				insert into domain_health_history (domain_id, status, score, grade, report)
+				select domain_id, status, score, grade, report from input
+				returning id, domain_id
 			)
-			.onConflict((oc) =>
-				oc.column('domain_id').doUpdateSet((eb) => ({
-					status: eb.ref('excluded.status'),
-					status_rank: eb.ref('excluded.status_rank'),
-					score: eb.ref('excluded.score'),
-					grade: eb.ref('excluded.grade'),
-					report: eb.ref('excluded.report'),
-					pending: false,
-					checked_at: eb.ref('excluded.checked_at'),
-					updated_at: eb.ref('excluded.updated_at'),
-				})),
+			select history.domain_id, history.id::text as history_id, last.status as last_status,
+				last.grade as last_grade
+			from history left join last on last.domain_id = history.domain_id`.execute(trx)
+		const byId = new Map(checked.map((c) => [c.domain.id, c]))
+		for (const row of rows) {
+			const { domain, report } = byId.get(row.domain_id)!
+			if (!row.last_status || !CONCLUSIVE.has(report.status)) continue
+			if (row.last_status === report.status && row.last_grade === report.grade) continue
+			await healthChanged(
+				trx,
+				domain,
+				report,
+				{ status: row.last_status, grade: row.last_grade },
+				row.history_id,
 			)
-			.execute()
-		const history = await trx
-			.insertInto('domain_health_history')
-			.values(
-				checked.map(({ domain, report }) => ({
-					domain_id: domain.id,
-					status: report.status,
-					score: report.score,
-					grade: report.grade,
-					report: JSON.stringify(report),
-					checked_at: now,
-				})),
-			)
-			.returning(['id', 'domain_id'])
-			.execute()
-		const historyOf = new Map(history.map((h) => [h.domain_id, String(h.id)]))
-		for (const { domain, report } of checked) {
-			const previous = before.get(domain.id)
-			if (!previous || !CONCLUSIVE.has(report.status)) continue
-			if (previous.status === report.status && previous.grade === report.grade) continue
-			await healthChanged(trx, domain, report, previous, historyOf.get(domain.id)!)
 		}
 	})
 }
