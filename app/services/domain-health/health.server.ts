@@ -5,12 +5,14 @@ import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { notFound } from '../../utils/http-errors.server.ts'
+import type { TableSort } from '../../utils/table-sort.ts'
 import { domainAccount } from '../domains/access.server.ts'
 import { findDomain, unicodeName, visibleDomains } from '../domains/domains.server.ts'
 import { notifyJobEnd } from '../notifications/record.server.ts'
 import { recordEvent } from '../webhooks/record.server.ts'
 import { checkDomains, type InboxProvider } from './checks.server.ts'
 import { createDnsClient, type DnsClient } from './dns.server.ts'
+import { healthOrder } from './order.server.ts'
 import { STATUS_RANK, type Grade, type HealthReport, type HealthStatus } from './report.ts'
 
 /** DNS queries in flight at once in one run (one job or one "check now"). */
@@ -339,19 +341,32 @@ export async function healthOf(
 	return new Map(rows.map((r) => [r.id, view(r)]))
 }
 
-/** The whole account's domains, worst first (failing, warning, could not check, healthy, never checked). */
+/** The whole-account view's orders: by grade (ascending: the worst first), name, last check. */
+export const HEALTH_SORTS = ['grade', 'name', 'checked'] as const
+export type HealthSort = TableSort<(typeof HEALTH_SORTS)[number]>
+
+/**
+ * The whole account's domains, by default the worst first (failing, warning, could not check,
+ * healthy, never checked last).
+ */
 export async function accountHealth(
 	account: AccountContext | null,
-	options: { limit: number; offset: number },
+	options: { limit: number; offset: number; sort?: HealthSort },
 	db: Kysely<DB> = defaultDb,
 ) {
 	const acting = domainAccount(account, 'view')
+	const { sort, dir } = options.sort ?? { sort: 'grade', dir: 'asc' }
+	const order =
+		sort === 'grade'
+			? healthOrder(dir)
+			: sort === 'checked'
+				? [sql`h.checked_at ${sql.raw(dir)} nulls last`]
+				: []
 	const [rows, counts] = await Promise.all([
 		healthQuery(db)
 			.where(visibleDomains(acting))
-			.orderBy(sql`coalesce(h.status_rank, 4)`)
-			.orderBy(sql`h.score asc nulls last`)
-			.orderBy('domains.name')
+			.$call((q) => order.reduce((sorted, by) => sorted.orderBy(by), q))
+			.orderBy('domains.name', sort === 'name' ? dir : 'asc')
 			.limit(options.limit)
 			.offset(options.offset)
 			.execute(),

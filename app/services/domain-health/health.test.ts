@@ -8,6 +8,7 @@ import {
 import { insertUser } from '../../../tests/support/factories.ts'
 import { contextOf, insertWorkspace, outcomeOf } from '../../../tests/support/team.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
+import { listDomains } from '../domains/domains.server.ts'
 import { deliverWebhook } from '../webhooks/deliver.server.ts'
 import { dispatchEvents } from '../webhooks/dispatch.server.ts'
 import { createEndpoint } from '../webhooks/endpoints.server.ts'
@@ -108,6 +109,29 @@ describe('checking and storing', () => {
 		await checkHealthNow(account, goodId)
 		expect((await domainHealth(account, goodId)).history).toHaveLength(2)
 		expect((await healthOf(account, [goodId])).get(goodId)?.grade).toBe('A')
+	})
+
+	test('sorted by grade: the worst first ascending, the best first descending, never checked last, on both lists', async () => {
+		const tag = unique()
+		const [good, warn, bad, fresh] = ['a-good', 'b-warn', 'c-bad', 'd-fresh'].map(
+			(n) => `${n}-${tag}.com`,
+		) as [string, string, string, string]
+		Object.assign(dns.zone, healthy(good), healthy(warn), healthy(bad))
+		// no DMARC reports address: needs attention; no SPF: failing
+		dns.zone[`_dmarc.${warn}`] = { TXT: ['v=DMARC1; p=none'] }
+		dns.zone[bad] = { ...dns.zone[bad], TXT: [] }
+		const { account, ids } = await ownerWith([good, warn, bad, fresh])
+		await runHealthChecks(ids.slice(0, 3))
+		const health = async (dir: 'asc' | 'desc') =>
+			(
+				await accountHealth(account, { limit: 50, offset: 0, sort: { sort: 'grade', dir } })
+			).domains.map((d) => d.name)
+		const table = async (dir: 'asc' | 'desc') =>
+			(await listDomains(account, undefined, { sort: { sort: 'grade', dir } })).map((d) => d.name)
+		expect(await health('asc')).toEqual([bad, warn, good, fresh])
+		expect(await health('desc')).toEqual([good, warn, bad, fresh])
+		expect(await table('asc')).toEqual([bad, warn, good, fresh])
+		expect(await table('desc')).toEqual([good, warn, bad, fresh])
 	})
 
 	test('a recorded DKIM selector is checked instead of the provider’s', async () => {
