@@ -36,6 +36,12 @@ export type DomainRow = {
 
 export const DOMAINS_BULK_FORM = 'domains-bulk'
 
+/**
+ * Hidden until the user shows them (Columns): with them, the table is wider than the page at
+ * 1280 px and the sticky actions cover the columns beside them (decision 0100).
+ */
+export const DOMAIN_COLUMNS_HIDDEN_AT_FIRST = ['forwarding', 'added']
+
 function Check({ ok, label, detail }: { ok: boolean; label: string; detail?: string | null }) {
 	return (
 		<li className="flex items-center gap-1" title={detail ?? undefined}>
@@ -57,7 +63,7 @@ function Check({ ok, label, detail }: { ok: boolean; label: string; detail?: str
  */
 function HealthSummary({ row, locale }: { row: DomainRow; locale: string }) {
 	return (
-		<div className="w-44 space-y-1">
+		<div className="w-40 space-y-1">
 			<HealthGrade health={row.health} href={`/domains/${row.id}/health`} />
 			<DnsHealth row={row} locale={locale} />
 		</div>
@@ -179,6 +185,12 @@ export function DomainsTable({
 			),
 		},
 		{
+			key: 'grade',
+			label: 'Health',
+			sortable: true,
+			cell: (d) => <HealthSummary row={d} locale={locale} />,
+		},
+		{
 			key: 'workspace',
 			label: 'Workspace',
 			sortable: true,
@@ -204,12 +216,6 @@ export function DomainsTable({
 			label: 'Forwarding',
 			nowrap: true,
 			cell: (d) => (d.forwardTo ? `${d.redirectCode} → ${d.forwardTo}` : '—'),
-		},
-		{
-			key: 'grade',
-			label: 'Health',
-			sortable: true,
-			cell: (d) => <HealthSummary row={d} locale={locale} />,
 		},
 		{
 			key: 'added',
