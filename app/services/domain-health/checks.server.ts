@@ -14,19 +14,28 @@ export type DomainContext = { provider?: InboxProvider | null; dkimSelector?: st
 
 export const PROVIDERS: Record<
 	InboxProvider,
-	{ name: string; spfInclude: string; selectors: string[]; mx: (domain: string) => string }
+	{
+		name: string
+		spfInclude: string
+		selectors: string[]
+		mx: (domain: string) => string
+		/** its MX hosts (Google's older aspmx.l.google.com included) */
+		mxHost: RegExp
+	}
 > = {
 	google: {
 		name: 'Google Workspace',
 		spfInclude: '_spf.google.com',
 		selectors: ['google'],
 		mx: () => '1 smtp.google.com',
+		mxHost: /(^|\.)(google|googlemail)\.com\.?$/i,
 	},
 	microsoft: {
 		name: 'Microsoft 365',
 		spfInclude: 'spf.protection.outlook.com',
 		selectors: ['selector1', 'selector2'],
 		mx: (domain) => `0 ${domain.replace(/\./g, '-')}.mail.protection.outlook.com`,
+		mxHost: /\.(mail\.protection\.outlook\.com|mx\.microsoft)\.?$/i,
 	},
 }
 
@@ -82,9 +91,21 @@ async function mxCheck(dns: DnsClient, domain: string, ctx: DomainContext) {
 			}),
 			hosts: [],
 		}
+	const hosts = records.map((r) => r.exchange)
+	// the inboxes are at the provider but mail for the domain goes elsewhere: replies miss them
+	if (provider && !hosts.some((h) => provider.mxHost.test(h)))
+		return {
+			result: check('mx', {
+				status: 'warn',
+				summary: `The domain’s mail servers are not ${provider.name}’s, where its inboxes are, so replies may never reach them.`,
+				details,
+				fix: { ...fix, action: 'change' },
+			}),
+			hosts,
+		}
 	return {
 		result: check('mx', { status: 'pass', summary: 'Mail servers are set.', details }),
-		hosts: records.map((r) => r.exchange),
+		hosts,
 	}
 }
 
