@@ -437,10 +437,10 @@ async function ipListsCheck(
 	mx: Promise<{ hosts: string[] }>,
 ): Promise<HealthCheck> {
 	const own = dns.a(domain)
-	void own.then((a) => {
-		// its first addresses are always among the ones checked below
-		if (a.ok) for (const ip of a.records.slice(0, MAX_IPS)) void dns.a(zenQuery(ip))
-	})
+	// its first addresses are always among the ones checked below: their lookups start now
+	const early = own.then((a) =>
+		Promise.all(a.ok ? a.records.slice(0, MAX_IPS).map((ip) => dns.a(zenQuery(ip))) : []),
+	)
 	const { hosts } = await mx
 	const answers = await Promise.all([own, ...hosts.slice(0, 3).map((h) => dns.a(h))])
 	const ips = [...new Set(answers.flatMap((a) => (a.ok ? a.records : [])))].slice(0, MAX_IPS)
@@ -450,6 +450,7 @@ async function ipListsCheck(
 			answer: spamhaus(await dns.a(zenQuery(ip)), (a) => /^127\.0\.0\.([2-9]|1[01])$/.test(a)),
 		})),
 	)
+	await early // settled already: the same lookups
 	const lost = answers.find((a) => !a.ok)
 	if (lost && !lost.ok && !ips.length)
 		return couldNotCheck('ip-blocklists', lost.code, 'the domain’s addresses')
