@@ -119,9 +119,12 @@ export default function DomainsHealth({ loaderData }: Route.ComponentProps) {
 						<p className="text-sm text-slate-600">
 							The daily check runs every morning (UTC). Not checked yet: {counts.unchecked ?? 0}.
 						</p>
-						<nav aria-label="Sort domains" className="text-sm text-slate-600">
+						<nav
+							aria-label="Sort domains"
+							className="flex flex-wrap items-center gap-x-4 text-sm text-slate-600"
+						>
+							<span aria-hidden>Sort by</span>
 							<ul className="flex flex-wrap items-center gap-x-4">
-								<li aria-hidden>Sort by</li>
 								<li>
 									<SortLink sortKey="grade" label="Grade" sort={sort} />
 								</li>
