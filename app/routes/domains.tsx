@@ -1,7 +1,11 @@
 import { useRef } from 'react'
 import { data, Form, Link, useFetcher } from 'react-router'
 import type { Route } from './+types/domains'
-import { DomainsTable, type DomainRow } from '../components/domains/domains-table.tsx'
+import {
+	DOMAIN_COLUMNS_HIDDEN_AT_FIRST,
+	DomainsTable,
+	type DomainRow,
+} from '../components/domains/domains-table.tsx'
 import {
 	ImportDomainsForm,
 	type ImportActionData,
@@ -54,7 +58,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 			offset: (page - 1) * PAGE_SIZE,
 		}),
 		countDomains(acting, q),
-		tablePreferences(acting.user.id, 'domains'),
+		tablePreferences(acting.user.id, 'domains', undefined, {
+			// until the user chooses: the table fits beside its sticky actions at 1280 px
+			hiddenColumns: DOMAIN_COLUMNS_HIDDEN_AT_FIRST,
+		}),
 		url.searchParams.get('bulk')
 			? findBulkAction(acting, url.searchParams.get('bulk'))
 			: Promise.resolve(null),

@@ -68,21 +68,56 @@ test('a failing domain shows its grade and the exact records to fix @no-js', asy
 	if (jsEnabled(testInfo)) await expectNoSeriousA11yViolations(page)
 
 	// the table's grade column, and the whole account worst first
+	await page.setViewportSize({ width: 1280, height: 900 })
 	await page.goto('/domains')
 	await expect(page.locator(`tr[data-domain="${failing}"]`)).toContainText('F·Failing')
 	await expect(page.locator(`tr[data-domain="${healthy}"]`)).toContainText('A·Healthy')
+	// at 1280 px the Health column is beside the sticky actions, not under them
+	const row = page.locator(`tr[data-domain="${failing}"]`)
+	const healthBox = await row
+		.locator('td')
+		.filter({ has: page.getByTestId('health-grade') })
+		.boundingBox()
+	const actionsBox = await row.locator('td').last().boundingBox()
+	expect(healthBox!.x + healthBox!.width).toBeLessThanOrEqual(actionsBox!.x)
+	// sorted by grade: the worst first, then the best first
+	const table = page.getByTestId('domains')
+	const order = () =>
+		table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-domain')))
+	await table.getByRole('link', { name: /^Health/ }).click()
+	await expect(table.getByRole('columnheader', { name: /^Health/ })).toHaveAttribute(
+		'aria-sort',
+		'ascending',
+	)
+	await expect.poll(order).toEqual([failing, healthy])
+	await table.getByRole('link', { name: /^Health/ }).click()
+	await expect(table.getByRole('columnheader', { name: /^Health/ })).toHaveAttribute(
+		'aria-sort',
+		'descending',
+	)
+	await expect.poll(order).toEqual([healthy, failing])
+
 	await page.goto('/domains/health')
 	const names = page.getByTestId('health-list').getByRole('heading', { level: 2 })
 	await expect(names).toHaveText([failing, healthy])
+	const sortBy = page.getByRole('navigation', { name: 'Sort domains' })
+	await sortBy.getByRole('link', { name: /^Grade/ }).click()
+	await expect(sortBy.getByRole('link', { name: /^Grade/ })).toContainText('sorted descending')
+	await expect(names).toHaveText([healthy, failing])
 
-	// 390 px: the card and its long record values stay inside the screen
+	// 390 px: the cards and their long record values, and the tables, stay inside the screen
 	await page.setViewportSize({ width: 390, height: 900 })
+	const overflow = () =>
+		page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 	await page.goto(`/domains/${failingId}/health`)
 	await expect(page.getByTestId('fix-record').first()).toBeVisible()
-	const overflow = await page.evaluate(
-		() => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-	)
-	expect(overflow).toBeLessThanOrEqual(0)
+	expect(await overflow()).toBeLessThanOrEqual(0)
+	await page.goto('/domains/health')
+	await expect(page.getByTestId('fix-record').first()).toBeVisible()
+	expect(await overflow()).toBeLessThanOrEqual(0)
+	await page.goto('/domains')
+	await expect(page.getByTestId('domains')).toBeVisible()
+	expect(await overflow()).toBeLessThanOrEqual(0)
 
 	// another account sees a 404 for this domain's health
 	const stranger = await browser.newPage({ javaScriptEnabled: jsEnabled(testInfo) })

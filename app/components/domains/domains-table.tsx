@@ -36,6 +36,12 @@ export type DomainRow = {
 
 export const DOMAINS_BULK_FORM = 'domains-bulk'
 
+/**
+ * Hidden until the user shows them (Columns): with them, the table is wider than the page at
+ * 1280 px and the sticky actions cover the columns beside them (decision 0100).
+ */
+export const DOMAIN_COLUMNS_HIDDEN_AT_FIRST = ['forwarding', 'added']
+
 function Check({ ok, label, detail }: { ok: boolean; label: string; detail?: string | null }) {
 	return (
 		<li className="flex items-center gap-1" title={detail ?? undefined}>
@@ -50,12 +56,27 @@ function Check({ ok, label, detail }: { ok: boolean; label: string; detail?: str
 	)
 }
 
+/**
+ * The Health column: the health checks' grade (a link to the domain's card) over the DNS
+ * check's records and its time. One column, wrapping in a narrow track, so the table fits
+ * beside the sticky actions at 1280 px (decision 0100).
+ */
+function HealthSummary({ row, locale }: { row: DomainRow; locale: string }) {
+	return (
+		<div className="w-40 space-y-1">
+			<HealthGrade health={row.health} href={`/domains/${row.id}/health`} />
+			<DnsHealth row={row} locale={locale} />
+		</div>
+	)
+}
+
 function DnsHealth({ row, locale }: { row: DomainRow; locale: string }) {
 	const { dns, checkedAt } = row
-	if (!dns || (dns.pending && !checkedAt)) return <span className="text-slate-500">Checking…</span>
+	if (!dns || (dns.pending && !checkedAt))
+		return <p className="text-xs text-slate-500">Checking DNS…</p>
 	return (
 		<div>
-			<ul className="flex flex-nowrap gap-x-3 text-sm" aria-label="DNS records">
+			<ul className="flex flex-wrap gap-x-3 text-xs" aria-label="DNS records">
 				<Check ok={(dns.mx?.length ?? 0) > 0} label="MX" detail={dns.mx?.join(', ')} />
 				<Check ok={Boolean(dns.spf)} label="SPF" detail={dns.spf} />
 				<Check ok={Boolean(dns.dmarc)} label="DMARC" detail={dns.dmarc} />
@@ -67,7 +88,7 @@ function DnsHealth({ row, locale }: { row: DomainRow; locale: string }) {
 			</ul>
 			{dns.errors?.length ? <p className="text-xs text-red-700">{dns.errors.join('; ')}</p> : null}
 			{checkedAt ? (
-				<p className="text-xs whitespace-nowrap text-slate-500">
+				<p className="text-xs text-slate-500">
 					Checked <LocalTime value={checkedAt} locale={locale} />
 					{dns.pending ? ' · checking again…' : null}
 				</p>
@@ -164,6 +185,12 @@ export function DomainsTable({
 			),
 		},
 		{
+			key: 'grade',
+			label: 'Health',
+			sortable: true,
+			cell: (d) => <HealthSummary row={d} locale={locale} />,
+		},
+		{
 			key: 'workspace',
 			label: 'Workspace',
 			sortable: true,
@@ -189,18 +216,6 @@ export function DomainsTable({
 			label: 'Forwarding',
 			nowrap: true,
 			cell: (d) => (d.forwardTo ? `${d.redirectCode} → ${d.forwardTo}` : '—'),
-		},
-		{
-			key: 'checked',
-			label: 'DNS health',
-			sortable: true,
-			cell: (d) => <DnsHealth row={d} locale={locale} />,
-		},
-		{
-			key: 'grade',
-			label: 'Health',
-			nowrap: true,
-			cell: (d) => <HealthGrade health={d.health} href={`/domains/${d.id}/health`} />,
 		},
 		{
 			key: 'added',

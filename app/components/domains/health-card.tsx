@@ -36,7 +36,9 @@ export function HealthGrade({
 	href?: string
 }) {
 	const label = !health?.status ? (
-		<span className="text-slate-500">{health?.pending ? 'Checking…' : 'Not checked'}</span>
+		<span className="text-slate-500">
+			{health?.pending ? 'Checking health…' : 'Health not checked'}
+		</span>
 	) : (
 		<Badge tone={STATUS_TONE[health.status]}>
 			<span data-testid="health-grade">{health.grade ?? '?'}</span>

@@ -248,7 +248,6 @@ function HeaderCell<T>({
 	sort?: TableSort
 	pad: string
 }) {
-	const location = useLocation()
 	const active = sort?.sort === column.key
 	const className = cn(
 		pad,
@@ -263,30 +262,51 @@ function HeaderCell<T>({
 			</th>
 		)
 	}
-	const params = new URLSearchParams(location.search)
-	params.set('sort', column.key)
-	params.set('dir', active && sort.dir === 'asc' ? 'desc' : 'asc')
-	params.delete('page')
 	return (
 		<th
 			scope="col"
 			className={className}
 			aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined}
 		>
-			<Link
-				to={`${location.pathname}?${params}`}
-				preventScrollReset
-				className="inline-flex items-center gap-1 hover:text-slate-900 hover:underline"
-			>
-				{column.label}
-				<span aria-hidden className={active ? 'text-slate-900' : 'text-slate-400'}>
-					{active ? (sort.dir === 'asc' ? '▲' : '▼') : '↕'}
-				</span>
-				<span className="sr-only">
-					{active ? `, sorted ${sort.dir === 'asc' ? 'ascending' : 'descending'}` : ', sort'}
-				</span>
-			</Link>
+			<SortLink sortKey={column.key} label={column.label} sort={sort} />
 		</th>
+	)
+}
+
+/**
+ * A link that sorts by `sortKey` (`?sort=key&dir=asc|desc`, the rest of the URL kept, `page`
+ * dropped; again on the sorted key: the other way): a sortable heading's, or a sort choice of a
+ * list that is not a table.
+ */
+export function SortLink({
+	sortKey,
+	label,
+	sort,
+}: {
+	sortKey: string
+	label: string
+	sort: TableSort
+}) {
+	const location = useLocation()
+	const active = sort.sort === sortKey
+	const params = new URLSearchParams(location.search)
+	params.set('sort', sortKey)
+	params.set('dir', active && sort.dir === 'asc' ? 'desc' : 'asc')
+	params.delete('page')
+	return (
+		<Link
+			to={`${location.pathname}?${params}`}
+			preventScrollReset
+			className="inline-flex items-center gap-1 hover:text-slate-900 hover:underline"
+		>
+			{label}
+			<span aria-hidden className={active ? 'text-slate-900' : 'text-slate-400'}>
+				{active ? (sort.dir === 'asc' ? '▲' : '▼') : '↕'}
+			</span>
+			<span className="sr-only">
+				{active ? `, sorted ${sort.dir === 'asc' ? 'ascending' : 'descending'}` : ', sort'}
+			</span>
+		</Link>
 	)
 }
 

@@ -14,19 +14,28 @@ export type DomainContext = { provider?: InboxProvider | null; dkimSelector?: st
 
 export const PROVIDERS: Record<
 	InboxProvider,
-	{ name: string; spfInclude: string; selectors: string[]; mx: (domain: string) => string }
+	{
+		name: string
+		spfInclude: string
+		selectors: string[]
+		mx: (domain: string) => string
+		/** its MX hosts (Google's older aspmx.l.google.com included) */
+		mxHost: RegExp
+	}
 > = {
 	google: {
 		name: 'Google Workspace',
 		spfInclude: '_spf.google.com',
 		selectors: ['google'],
 		mx: () => '1 smtp.google.com',
+		mxHost: /(^|\.)(google|googlemail)\.com\.?$/i,
 	},
 	microsoft: {
 		name: 'Microsoft 365',
 		spfInclude: 'spf.protection.outlook.com',
 		selectors: ['selector1', 'selector2'],
 		mx: (domain) => `0 ${domain.replace(/\./g, '-')}.mail.protection.outlook.com`,
+		mxHost: /\.(mail\.protection\.outlook\.com|mx\.microsoft)\.?$/i,
 	},
 }
 
@@ -82,9 +91,21 @@ async function mxCheck(dns: DnsClient, domain: string, ctx: DomainContext) {
 			}),
 			hosts: [],
 		}
+	const hosts = records.map((r) => r.exchange)
+	// the inboxes are at the provider but mail for the domain goes elsewhere: replies miss them
+	if (provider && !hosts.some((h) => provider.mxHost.test(h)))
+		return {
+			result: check('mx', {
+				status: 'warn',
+				summary: `The domain’s mail servers are not ${provider.name}’s, where its inboxes are, so replies may never reach them.`,
+				details,
+				fix: { ...fix, action: 'change' },
+			}),
+			hosts,
+		}
 	return {
 		result: check('mx', { status: 'pass', summary: 'Mail servers are set.', details }),
-		hosts: records.map((r) => r.exchange),
+		hosts,
 	}
 }
 
@@ -403,19 +424,33 @@ async function domainListsCheck(dns: DnsClient, domain: string) {
 /** At most this many addresses are looked up on the IP list per domain. */
 const MAX_IPS = 6
 
-async function ipListsCheck(dns: DnsClient, domain: string, mxHosts: string[]) {
-	const answers = await Promise.all([dns.a(domain), ...mxHosts.slice(0, 3).map((h) => dns.a(h))])
+const zenQuery = (ip: string) => `${ip.split('.').reverse().join('.')}.zen.spamhaus.org`
+
+/**
+ * The domain's own addresses and its first MX hosts' on Spamhaus ZEN. The domain's address is
+ * looked up at once and its ZEN queries start as soon as it answers; only the MX hosts' wait
+ * for the MX answer (the client asks each name once, so the later reads share these lookups).
+ */
+async function ipListsCheck(
+	dns: DnsClient,
+	domain: string,
+	mx: Promise<{ hosts: string[] }>,
+): Promise<HealthCheck> {
+	const own = dns.a(domain)
+	// its first addresses are always among the ones checked below: their lookups start now
+	const early = own.then((a) =>
+		Promise.all(a.ok ? a.records.slice(0, MAX_IPS).map((ip) => dns.a(zenQuery(ip))) : []),
+	)
+	const { hosts } = await mx
+	const answers = await Promise.all([own, ...hosts.slice(0, 3).map((h) => dns.a(h))])
 	const ips = [...new Set(answers.flatMap((a) => (a.ok ? a.records : [])))].slice(0, MAX_IPS)
 	const results = await Promise.all(
-		ips.map(async (ip) => {
-			const reversed = ip.split('.').reverse().join('.')
-			const answer = await dns.a(`${reversed}.zen.spamhaus.org`)
-			return {
-				list: `Spamhaus ZEN (${ip})`,
-				answer: spamhaus(answer, (a) => /^127\.0\.0\.([2-9]|1[01])$/.test(a)),
-			}
-		}),
+		ips.map(async (ip) => ({
+			list: `Spamhaus ZEN (${ip})`,
+			answer: spamhaus(await dns.a(zenQuery(ip)), (a) => /^127\.0\.0\.([2-9]|1[01])$/.test(a)),
+		})),
 	)
+	await early // settled already: the same lookups
 	const lost = answers.find((a) => !a.ok)
 	if (lost && !lost.ok && !ips.length)
 		return couldNotCheck('ip-blocklists', lost.code, 'the domain’s addresses')
@@ -432,36 +467,41 @@ export async function checkDomainHealth(
 	domain: string,
 	ctx: DomainContext = {},
 ): Promise<HealthReport> {
-	const [mx, spf, dkim, dmarc, lists] = await Promise.all([
-		mxCheck(dns, domain, ctx),
+	// every check at once: the IP lists wait for the MX answer only, not for the SPF walk
+	const mx = mxCheck(dns, domain, ctx)
+	const [mxDone, spf, dkim, dmarc, lists, ipLists] = await Promise.all([
+		mx,
 		spfCheck(dns, domain, ctx),
 		dkimCheck(dns, domain, ctx),
 		dmarcCheck(dns, domain),
 		domainListsCheck(dns, domain),
+		ipListsCheck(dns, domain, mx),
 	])
-	const ipLists = await ipListsCheck(dns, domain, mx.hosts)
-	return summarise([mx.result, spf, dkim, dmarc, lists, ipLists])
+	return summarise([mxDone.result, spf, dkim, dmarc, lists, ipLists])
 }
 
 /**
  * Checks many domains with a pool of `pool` domains in progress at once: the DNS client bounds
  * the queries in flight, and the pool keeps the queue in front of it short (a thousand domains
- * started at once would hold thousands of waiting lookups and their promises).
+ * started at once would hold thousands of waiting lookups and their promises). `onReport` hears
+ * each domain as it is done (the job stores them in batches while the rest are checked).
  */
 export async function checkDomains<T extends { name: string }>(
 	dns: DnsClient,
 	domains: T[],
 	ctx: (domain: T) => DomainContext,
-	pool = 128,
+	options: { pool?: number; onReport?: (domain: T, report: HealthReport) => void } = {},
 ): Promise<{ domain: T; report: HealthReport }[]> {
 	const results: { domain: T; report: HealthReport }[] = new Array(domains.length)
 	let next = 0
 	await Promise.all(
-		Array.from({ length: Math.min(pool, domains.length) }, async () => {
+		Array.from({ length: Math.min(options.pool ?? 128, domains.length) }, async () => {
 			while (next < domains.length) {
 				const i = next++
 				const domain = domains[i]!
-				results[i] = { domain, report: await checkDomainHealth(dns, domain.name, ctx(domain)) }
+				const report = await checkDomainHealth(dns, domain.name, ctx(domain))
+				results[i] = { domain, report }
+				options.onReport?.(domain, report)
 			}
 		}),
 	)

@@ -31,7 +31,8 @@ async function health(name: string, zone: Zone, ctx: DomainContext = { provider:
 	Object.assign(dns.zone, zone)
 	const client = createDnsClient({
 		servers: [dns.server],
-		timeoutMs: 150,
+		// long enough for a first answer on a busy machine, short for the timeout cases
+		timeoutMs: 300,
 		tries: 1,
 		retryDelayMs: 10,
 	})
@@ -71,6 +72,29 @@ describe('MX', () => {
 		const { by } = await health('nullmx.test', zone)
 		expect(by('mx').status).toBe('fail')
 		expect(by('mx').summary).toMatch(/receives no mail/)
+	})
+	test('mail servers not at the inboxes’ provider warn, with the provider’s MX to set', async () => {
+		const zone = GOOD('elsewhere.test')
+		zone['elsewhere.test'] = {
+			...zone['elsewhere.test'],
+			MX: [{ priority: 10, exchange: 'mx.oldhost.example' }],
+		}
+		const { by } = await health('elsewhere.test', zone)
+		expect(by('mx')).toMatchObject({
+			status: 'warn',
+			fix: { action: 'change', host: '@', type: 'MX', value: '1 smtp.google.com' },
+		})
+		expect(by('mx').summary).toMatch(/Google Workspace/)
+		// Google's older MX hosts are Google's too
+		const zone2 = GOOD('aspmx.test')
+		zone2['aspmx.test'] = {
+			...zone2['aspmx.test'],
+			MX: [
+				{ priority: 1, exchange: 'aspmx.l.google.com' },
+				{ priority: 5, exchange: 'alt1.aspmx.l.google.com' },
+			],
+		}
+		expect((await health('aspmx.test', zone2)).by('mx').status).toBe('pass')
 	})
 	test('SERVFAIL: could not check, never "missing"', async () => {
 		const zone = GOOD('mxfail.test')
@@ -220,6 +244,13 @@ describe('DKIM', () => {
 		const { by } = await health('nosel.test', GOOD('nosel.test'), {})
 		expect(by('dkim').status).toBe('warn')
 	})
+	test('a revoked (empty) key fails', async () => {
+		const zone = GOOD('revoked.test')
+		zone['google._domainkey.revoked.test'] = { TXT: ['v=DKIM1; k=rsa; p='] }
+		const { by } = await health('revoked.test', zone)
+		expect(by('dkim').status).toBe('fail')
+		expect(by('dkim').summary).toMatch(/revoked/)
+	})
 	test('a timeout: could not check', async () => {
 		const zone = GOOD('dkimslow.test')
 		zone['google._domainkey.dkimslow.test'] = { TIMEOUT: true }
@@ -251,6 +282,14 @@ describe('DMARC', () => {
 			status: 'warn',
 			fix: { value: 'v=DMARC1; p=none; rua=mailto:dmarc@norua.test' },
 		})
+	})
+	test('no valid policy, or two records, fail', async () => {
+		const zone = GOOD('badpolicy.test')
+		zone['_dmarc.badpolicy.test'] = { TXT: ['v=DMARC1; p=block; rua=mailto:d@badpolicy.test'] }
+		expect((await health('badpolicy.test', zone)).by('dmarc').status).toBe('fail')
+		const zone2 = GOOD('twodmarc.test')
+		zone2['_dmarc.twodmarc.test'] = { TXT: ['v=DMARC1; p=none', 'v=DMARC1; p=reject'] }
+		expect((await health('twodmarc.test', zone2)).by('dmarc').summary).toMatch(/several/)
 	})
 	test('SERVFAIL: could not check', async () => {
 		const zone = GOOD('dmarcfail.test')

@@ -5,12 +5,15 @@ import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { notFound } from '../../utils/http-errors.server.ts'
+import type { TableSort } from '../../utils/table-sort.ts'
 import { domainAccount } from '../domains/access.server.ts'
 import { findDomain, unicodeName, visibleDomains } from '../domains/domains.server.ts'
 import { notifyJobEnd } from '../notifications/record.server.ts'
+import { recordEvent } from '../webhooks/record.server.ts'
 import { checkDomains, type InboxProvider } from './checks.server.ts'
 import { createDnsClient, type DnsClient } from './dns.server.ts'
-import { STATUS_RANK, type HealthReport, type HealthStatus } from './report.ts'
+import { healthOrder } from './order.server.ts'
+import { STATUS_RANK, type Grade, type HealthReport, type HealthStatus } from './report.ts'
 
 /** DNS queries in flight at once in one run (one job or one "check now"). */
 export const HEALTH_DNS_CONCURRENCY = 64
@@ -39,11 +42,16 @@ async function providers(db: Kysely<DB>, domainIds: string[]) {
 	return by
 }
 
+/** Reports stored per transaction while the rest of a run is still being checked. */
+export const HEALTH_STORE_BATCH = 100
+
+type CheckedRow = { id: string; name: string; user_id: string; workspace_id: string | null }
+
 /**
  * The domain-health job's work: checks the domains (a pool of them at once, the DNS client
- * bounding the queries in flight), stores its report and a history row, and when a domain that was healthy
- * (or only warned) at its last conclusive check now fails, notifies the owner in the app and by
- * mail, once per such change (the history row is the notification's subject).
+ * bounding the queries in flight) and stores their reports as they come in, HEALTH_STORE_BATCH
+ * to a transaction (decision 0100: one write per batch, overlapping the lookups still running,
+ * instead of a transaction of four statements per domain after them all).
  */
 export async function runHealthChecks(
 	domainIds: string[],
@@ -52,76 +60,151 @@ export async function runHealthChecks(
 	const db = options.db ?? defaultDb
 	if (!domainIds.length) return []
 	const dns = options.dns ?? healthDnsClient()
-	const rows = await db
-		.selectFrom('domains')
-		.leftJoin('domain_health as h', 'h.domain_id', 'domains.id')
-		.select(['domains.id', 'domains.name', 'domains.user_id', 'domains.workspace_id'])
-		.select('h.dkim_selector')
-		.where('domains.id', 'in', domainIds)
-		.execute()
-	const provider = await providers(db, domainIds)
-	const checked = await checkDomains(dns, rows, (row) => ({
-		provider: provider.get(row.id),
-		dkimSelector: row.dkim_selector,
-	}))
-	for (const { domain, report } of checked) await record(db, domain, report)
+	const [rows, provider] = await Promise.all([
+		db
+			.selectFrom('domains')
+			.leftJoin('domain_health as h', 'h.domain_id', 'domains.id')
+			.select(['domains.id', 'domains.name', 'domains.user_id', 'domains.workspace_id'])
+			.select('h.dkim_selector')
+			.where('domains.id', 'in', domainIds)
+			.execute(),
+		providers(db, domainIds),
+	])
+	let batch: { domain: CheckedRow; report: HealthReport }[] = []
+	// one batch written at a time, in order; a failed write fails the run (the job retries)
+	let writing: Promise<void> = Promise.resolve()
+	const flush = () => {
+		const done = batch
+		batch = []
+		writing = writing.then(() => storeReports(db, done))
+	}
+	const checked = await checkDomains(
+		dns,
+		rows,
+		(row) => ({ provider: provider.get(row.id), dkimSelector: row.dkim_selector }),
+		{
+			onReport: (domain, report) => {
+				batch.push({ domain, report })
+				if (batch.length >= HEALTH_STORE_BATCH) flush()
+			},
+		},
+	)
+	if (batch.length) flush()
+	await writing
 	return checked.map(({ domain, report }) => ({ id: domain.id, name: domain.name, report }))
 }
 
-async function record(
+const CONCLUSIVE = new Set<HealthStatus>(['healthy', 'warning', 'failing'])
+
+/**
+ * Stores a batch of reports in one transaction: the latest report per domain, a history row
+ * each, and for each domain whose status or grade differs from its last conclusive check (one
+ * that could check everything it found wrong: "could not check" neither counts nor resets):
+ * the `domain.health_changed` webhook event, and when it went from healthy (or only warned) to
+ * failing, the owner's notification (in the app and by mail; its subject is the history row).
+ */
+async function storeReports(
 	db: Kysely<DB>,
-	row: { id: string; name: string; user_id: string; workspace_id: string | null },
-	report: HealthReport,
+	checked: { domain: CheckedRow; report: HealthReport }[],
 ) {
+	if (!checked.length) return
+	// one statement per batch, its rows as one JSON parameter: the CTEs all see the history as
+	// it was before this insert, so `last` is each domain's previous conclusive check
+	const input = checked.map(({ domain, report }) => ({
+		domain_id: domain.id,
+		account_id: domain.user_id,
+		status: report.status,
+		status_rank: STATUS_RANK[report.status],
+		score: report.score,
+		grade: report.grade,
+		report,
+	}))
 	await db.transaction().execute(async (trx) => {
-		const last = await trx
-			.selectFrom('domain_health_history')
-			.select('status')
-			.where('domain_id', '=', row.id)
-			.where('status', '!=', 'unknown')
-			.orderBy('id', 'desc')
-			.limit(1)
-			.executeTakeFirst()
-		const values = {
-			status: report.status,
-			status_rank: STATUS_RANK[report.status],
-			score: report.score,
-			grade: report.grade,
-			report: JSON.stringify(report),
-			pending: false,
-			checked_at: new Date(),
-			updated_at: new Date(),
-		}
-		await trx
-			.insertInto('domain_health')
-			.values({ domain_id: row.id, account_id: row.user_id, ...values })
-			.onConflict((oc) => oc.column('domain_id').doUpdateSet(values))
-			.execute()
-		const history = await trx
-			.insertInto('domain_health_history')
-			.values({
-				domain_id: row.id,
-				status: report.status,
-				score: report.score,
-				grade: report.grade,
-				report: JSON.stringify(report),
-			})
-			.returning('id')
-			.executeTakeFirstOrThrow()
-		const wasFine = last?.status === 'healthy' || last?.status === 'warning'
-		if (wasFine && report.status === 'failing') {
-			const failing = report.checks.filter((c) => c.status === 'fail').map((c) => c.label)
-			await notifyJobEnd(trx, {
-				kind: 'domain-health',
-				id: String(history.id),
-				accountId: row.user_id,
-				workspaceId: row.workspace_id,
-				title: `${unicodeName(row.name)} is failing its health checks`,
-				body: `Failing: ${failing.join(', ')}. The page shows the records to fix.`,
-				link: `/domains/${row.id}/health`,
-			})
+		const { rows } = await sql<{
+			domain_id: string
+			history_id: string
+			last_status: string | null
+			last_grade: string | null
+		}>`
+			with input as (
+				select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x (
+					domain_id uuid, account_id uuid, status text, status_rank smallint, score smallint,
+					grade text, report jsonb)
+			), last as (
+				select input.domain_id, h.status, h.grade from input
+				join lateral (
+					select status, grade from domain_health_history
+					where domain_id = input.domain_id and status <> 'unknown' order by id desc limit 1
+				) h on true
+			), latest as (
+				insert into domain_health as d (domain_id, account_id, status, status_rank, score, grade,
+					report, pending, checked_at, updated_at)
+				select domain_id, account_id, status, status_rank, score, grade, report, false, now(), now()
+				from input
+				on conflict (domain_id) do update set status = excluded.status,
+					status_rank = excluded.status_rank, score = excluded.score, grade = excluded.grade,
+					report = excluded.report, pending = false, checked_at = excluded.checked_at,
+					updated_at = excluded.updated_at
+			), history as (
+				insert into domain_health_history (domain_id, status, score, grade, report)
+				select domain_id, status, score, grade, report from input
+				returning id, domain_id
+			)
+			select history.domain_id, history.id::text as history_id, last.status as last_status,
+				last.grade as last_grade
+			from history left join last on last.domain_id = history.domain_id`.execute(trx)
+		const byId = new Map(checked.map((c) => [c.domain.id, c]))
+		for (const row of rows) {
+			const { domain, report } = byId.get(row.domain_id)!
+			if (!row.last_status || !CONCLUSIVE.has(report.status)) continue
+			if (row.last_status === report.status && row.last_grade === report.grade) continue
+			await healthChanged(
+				trx,
+				domain,
+				report,
+				{ status: row.last_status, grade: row.last_grade },
+				row.history_id,
+			)
 		}
 	})
+}
+
+async function healthChanged(
+	trx: Kysely<DB>,
+	row: CheckedRow,
+	report: HealthReport,
+	previous: { status: string; grade: string | null },
+	historyId: string,
+) {
+	const failing = report.checks.filter((c) => c.status === 'fail')
+	const link = `/domains/${row.id}/health`
+	await recordEvent(trx, {
+		accountId: row.user_id,
+		workspaceId: row.workspace_id,
+		type: 'domain.health_changed',
+		data: {
+			domain_id: row.id,
+			name: row.name,
+			workspace_id: row.workspace_id,
+			previous_status: previous.status as 'healthy' | 'warning' | 'failing',
+			status: report.status as 'healthy' | 'warning' | 'failing',
+			previous_grade: previous.grade as Grade | null,
+			grade: report.grade,
+			score: report.score,
+			failing_checks: failing.map((c) => c.key),
+			link: new URL(link, getConfig().APP_URL).toString(),
+		},
+	})
+	if (report.status === 'failing' && previous.status !== 'failing')
+		await notifyJobEnd(trx, {
+			kind: 'domain-health',
+			id: historyId,
+			accountId: row.user_id,
+			workspaceId: row.workspace_id,
+			title: `${unicodeName(row.name)} is failing its health checks`,
+			body: `Failing: ${failing.map((c) => c.label).join(', ')}. The page shows the records to fix.`,
+			link,
+		})
 }
 
 /** Marks domains pending and queues their checks in batches, in the caller's transaction. */
@@ -258,19 +341,32 @@ export async function healthOf(
 	return new Map(rows.map((r) => [r.id, view(r)]))
 }
 
-/** The whole account's domains, worst first (failing, warning, could not check, healthy, never checked). */
+/** The whole-account view's orders: by grade (ascending: the worst first), name, last check. */
+export const HEALTH_SORTS = ['grade', 'name', 'checked'] as const
+export type HealthSort = TableSort<(typeof HEALTH_SORTS)[number]>
+
+/**
+ * The whole account's domains, by default the worst first (failing, warning, could not check,
+ * healthy, never checked last).
+ */
 export async function accountHealth(
 	account: AccountContext | null,
-	options: { limit: number; offset: number },
+	options: { limit: number; offset: number; sort?: HealthSort },
 	db: Kysely<DB> = defaultDb,
 ) {
 	const acting = domainAccount(account, 'view')
+	const { sort, dir } = options.sort ?? { sort: 'grade', dir: 'asc' }
+	const order =
+		sort === 'grade'
+			? healthOrder(dir)
+			: sort === 'checked'
+				? [sql`h.checked_at ${sql.raw(dir)} nulls last`]
+				: []
 	const [rows, counts] = await Promise.all([
 		healthQuery(db)
 			.where(visibleDomains(acting))
-			.orderBy(sql`coalesce(h.status_rank, 4)`)
-			.orderBy(sql`h.score asc nulls last`)
-			.orderBy('domains.name')
+			.$call((q) => order.reduce((sorted, by) => sorted.orderBy(by), q))
+			.orderBy('domains.name', sort === 'name' ? dir : 'asc')
 			.limit(options.limit)
 			.offset(options.offset)
 			.execute(),

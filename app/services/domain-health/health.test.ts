@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { startFakeDns, type Zone } from '../../../tests/fakes/dns/server.ts'
+import {
+	startWebhookReceiver,
+	type WebhookReceiver,
+} from '../../../tests/fakes/webhook-receiver/server.ts'
 import { insertUser } from '../../../tests/support/factories.ts'
 import { contextOf, insertWorkspace, outcomeOf } from '../../../tests/support/team.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
+import { listDomains } from '../domains/domains.server.ts'
+import { deliverWebhook } from '../webhooks/deliver.server.ts'
+import { dispatchEvents } from '../webhooks/dispatch.server.ts'
+import { createEndpoint } from '../webhooks/endpoints.server.ts'
+import { webhookEventSchemas } from '../webhooks/events.ts'
 import {
 	accountHealth,
 	checkHealthNow,
@@ -15,6 +24,7 @@ import {
 } from './health.server.ts'
 
 let dns: Awaited<ReturnType<typeof startFakeDns>>
+let receiver: WebhookReceiver
 
 const healthy = (name: string): Zone => ({
 	[name]: {
@@ -30,9 +40,11 @@ beforeAll(async () => {
 	dns = await startFakeDns({ '_spf.google.com': { TXT: ['v=spf1 ip4:35.190.247.0/24 ~all'] } })
 	process.env.DNS_SERVERS = dns.server
 	resetSingleton('config')
+	receiver = await startWebhookReceiver()
 })
 afterAll(async () => {
 	await dns.close()
+	await receiver.close()
 	delete process.env.DNS_SERVERS
 	resetSingleton('config')
 })
@@ -99,6 +111,29 @@ describe('checking and storing', () => {
 		expect((await healthOf(account, [goodId])).get(goodId)?.grade).toBe('A')
 	})
 
+	test('sorted by grade: the worst first ascending, the best first descending, never checked last, on both lists', async () => {
+		const tag = unique()
+		const [good, warn, bad, fresh] = ['a-good', 'b-warn', 'c-bad', 'd-fresh'].map(
+			(n) => `${n}-${tag}.com`,
+		) as [string, string, string, string]
+		Object.assign(dns.zone, healthy(good), healthy(warn), healthy(bad))
+		// no DMARC reports address: needs attention; no SPF: failing
+		dns.zone[`_dmarc.${warn}`] = { TXT: ['v=DMARC1; p=none'] }
+		dns.zone[bad] = { ...dns.zone[bad], TXT: [] }
+		const { account, ids } = await ownerWith([good, warn, bad, fresh])
+		await runHealthChecks(ids.slice(0, 3))
+		const health = async (dir: 'asc' | 'desc') =>
+			(
+				await accountHealth(account, { limit: 50, offset: 0, sort: { sort: 'grade', dir } })
+			).domains.map((d) => d.name)
+		const table = async (dir: 'asc' | 'desc') =>
+			(await listDomains(account, undefined, { sort: { sort: 'grade', dir } })).map((d) => d.name)
+		expect(await health('asc')).toEqual([bad, warn, good, fresh])
+		expect(await health('desc')).toEqual([good, warn, bad, fresh])
+		expect(await table('asc')).toEqual([bad, warn, good, fresh])
+		expect(await table('desc')).toEqual([good, warn, bad, fresh])
+	})
+
 	test('a recorded DKIM selector is checked instead of the provider’s', async () => {
 		const name = `sel-${unique()}.com`
 		const zone = healthy(name)
@@ -147,6 +182,68 @@ describe('healthy to failing', () => {
 				link: `/domains/${ids[0]}/health`,
 			},
 		])
+	})
+})
+
+describe('the webhook event', () => {
+	test('healthy → failing and back are signed `domain.health_changed` deliveries; could-not-check and a first check send none', async () => {
+		const name = `hook-${unique()}.com`
+		Object.assign(dns.zone, healthy(name))
+		const { account, ids } = await ownerWith([name])
+		const { id: endpointId, secret } = await createEndpoint(account, {
+			intent: 'create',
+			url: `${receiver.url}/health`,
+			events: ['domain.health_changed'],
+			workspaces: [],
+		})
+		receiver.secrets.push(secret)
+		const delivered = async () => {
+			await dispatchEvents()
+			const rows = await db
+				.selectFrom('webhook_deliveries')
+				.select(['id', 'attempts', 'status', 'event_id'])
+				.where('endpoint_id', '=', endpointId)
+				.orderBy('id')
+				.execute()
+			for (const d of rows)
+				if (d.status === 'pending') await deliverWebhook({ deliveryId: d.id, attempt: d.attempts })
+			return receiver.received
+				.filter((r) => r.path === '/health' && r.payload?.data.domain_id === ids[0])
+				.map((r) => r.payload!)
+		}
+		// the first check: no change to report
+		await checkHealthNow(account, ids[0]!)
+		expect(await delivered()).toEqual([])
+		// the DNS server fails: could not check, no event
+		dns.zone[name] = { SERVFAIL: true }
+		await checkHealthNow(account, ids[0]!)
+		expect(await delivered()).toEqual([])
+		// the SPF record goes: failing
+		Object.assign(dns.zone, healthy(name))
+		dns.zone[name] = { ...dns.zone[name], TXT: [] }
+		await checkHealthNow(account, ids[0]!)
+		// fixed again: healthy
+		Object.assign(dns.zone, healthy(name))
+		await checkHealthNow(account, ids[0]!)
+		const bodies = await delivered()
+		expect(
+			bodies.map((b) => [b.type, b.data.previous_status, b.data.status, b.data.grade]),
+		).toEqual([
+			['domain.health_changed', 'healthy', 'failing', 'C'],
+			['domain.health_changed', 'failing', 'healthy', 'A'],
+		])
+		expect(bodies[0]!.data).toMatchObject({
+			name,
+			previous_grade: 'A',
+			failing_checks: ['spf'],
+			link: expect.stringContaining(`/domains/${ids[0]}/health`),
+		})
+		for (const body of bodies)
+			expect(webhookEventSchemas['domain.health_changed'].parse(body)).toBeTruthy()
+		// signed: the receiver's verifier accepted each with the endpoint's secret
+		expect(
+			receiver.received.filter((r) => r.path === '/health').every((r) => r.verifiedWith.length),
+		).toBe(true)
 	})
 })
 

@@ -6,6 +6,7 @@ import type { AccountContext } from '../../context.server.ts'
 import { checkDomainEntries } from '../../utils/domains.ts'
 import type { TableSort } from '../../utils/table-sort.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
+import { healthOrder } from '../domain-health/order.server.ts'
 import type { ActingAccount } from '../workspaces/access.server.ts'
 import { assertWorkspace, domainAccount } from './access.server.ts'
 import { appHostNames, isAppHost } from './app-hosts.server.ts'
@@ -43,7 +44,14 @@ export function unicodeName(name: string) {
 	return domainToUnicode(name) || name
 }
 
-export const DOMAIN_SORTS = ['name', 'workspace', 'subscription', 'checked', 'added'] as const
+export const DOMAIN_SORTS = [
+	'name',
+	'workspace',
+	'subscription',
+	'checked',
+	'added',
+	'grade',
+] as const
 export type DomainSort = TableSort<(typeof DOMAIN_SORTS)[number]>
 
 /** For a query over `domains`: names containing `q` (the table's filter; bulk "all matching" too). */
@@ -68,6 +76,13 @@ export async function listDomains(
 		checked: 'domains.dns_checked_at',
 		added: 'domains.created_at',
 	} as const
+	// by health: the domain-health service's order (its table, its ranking)
+	const order =
+		sort === 'grade'
+			? healthOrder(dir)
+			: [
+					sql`${sql.ref(column[sort])} ${sql.raw(dir === 'asc' ? 'asc nulls first' : 'desc nulls last')}`,
+				]
 	const rows = await db
 		.selectFrom('domains')
 		.leftJoin('workspaces', 'workspaces.id', 'domains.workspace_id')
@@ -97,9 +112,7 @@ export async function listDomains(
 		])
 		.where(visibleDomains(acting))
 		.where(domainFilter(options.q))
-		.orderBy(
-			sql`${sql.ref(column[sort])} ${sql.raw(dir === 'asc' ? 'asc nulls first' : 'desc nulls last')}`,
-		)
+		.$call((q) => order.reduce((sorted, by) => sorted.orderBy(by), q))
 		.orderBy('domains.name')
 		.$if(options.limit !== undefined, (q) => q.limit(options.limit!).offset(options.offset ?? 0))
 		.execute()

@@ -9,11 +9,15 @@ export type TablePreferences = { hiddenColumns: string[]; density: Density }
 
 const DEFAULTS: TablePreferences = { hiddenColumns: [], density: 'comfortable' }
 
-/** How this user last set up this table: its hidden columns and density (decision 0080). */
+/**
+ * How this user last set up this table: its hidden columns and density (decision 0080); until
+ * they choose, the table's own `defaults` (columns hidden at first, e.g. so a wide table fits).
+ */
 export async function tablePreferences(
 	userId: string,
 	table: string,
 	db: Kysely<DB> = defaultDb,
+	defaults: Partial<TablePreferences> = {},
 ): Promise<TablePreferences> {
 	const row = await db
 		.selectFrom('table_preferences')
@@ -21,7 +25,7 @@ export async function tablePreferences(
 		.where('user_id', '=', userId)
 		.where('table_key', '=', table)
 		.executeTakeFirst()
-	if (!row) return DEFAULTS
+	if (!row) return { ...DEFAULTS, ...defaults }
 	return { hiddenColumns: row.hidden_columns, density: row.density as Density }
 }
 

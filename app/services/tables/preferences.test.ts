@@ -30,3 +30,22 @@ test('the columns a user hides and the density are remembered per user and table
 	})
 	expect(await tablePreferences(ann.id, 'domains')).toEqual(untouched)
 })
+
+test('a table’s defaults hold until the user chooses; then the choice does, even showing all', async () => {
+	const ann = await insertUser(db)
+	const defaults = { hiddenColumns: ['forwarding', 'added'] }
+	expect(await tablePreferences(ann.id, 'domains', db, defaults)).toEqual({
+		hiddenColumns: ['forwarding', 'added'],
+		density: 'comfortable',
+	})
+	await saveTablePreferences(await loadAccountContext(db, ann), {
+		table: 'domains',
+		columns: ['forwarding', 'added'],
+		show: ['forwarding', 'added'],
+		density: 'comfortable',
+	})
+	expect(await tablePreferences(ann.id, 'domains', db, defaults)).toEqual({
+		hiddenColumns: [],
+		density: 'comfortable',
+	})
+})

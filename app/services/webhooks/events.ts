@@ -13,6 +13,10 @@ const finishedStatus = z
 	.describe('done: it finished; failed: it stopped, with `error` saying why')
 const workspace = z.uuid().nullable().describe('the workspace it belongs to (null: the account)')
 const error = z.string().nullable().describe('what the person sees when it failed')
+const healthStatus = z
+	.enum(['healthy', 'warning', 'failing'])
+	.describe('healthy: every check passed; warning: one needs attention; failing: one failed')
+const healthGrade = z.enum(['A', 'B', 'C', 'D', 'F']).nullable()
 
 export const webhookEventData = {
 	'list_import.finished': z.object({
@@ -92,6 +96,22 @@ export const webhookEventData = {
 		previous_status: z.string(),
 		status: z.string().describe('active or expired'),
 	}),
+	'domain.health_changed': z.object({
+		domain_id: z.uuid(),
+		name: z.string(),
+		workspace_id: workspace,
+		previous_status: healthStatus.describe(
+			'at the last check that could check everything it failed',
+		),
+		status: healthStatus,
+		previous_grade: healthGrade,
+		grade: healthGrade,
+		score: z.number().int().nullable().describe('0-100'),
+		failing_checks: z
+			.array(z.enum(['mx', 'spf', 'dkim', 'dmarc', 'domain-blocklists', 'ip-blocklists']))
+			.describe('the checks that failed (the page shows the records that fix them)'),
+		link: z.string().describe('the domain’s health page in the app'),
+	}),
 	'webhook.test': z.object({
 		endpoint_id: z.uuid(),
 		message: z.string(),
@@ -112,6 +132,7 @@ export const WEBHOOK_EVENT_TYPES = [
 	'credits.below_threshold',
 	'inbox_order.fulfilled',
 	'domain.status_changed',
+	'domain.health_changed',
 ] as const satisfies readonly WebhookEventType[]
 
 export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
@@ -124,6 +145,7 @@ export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
 	'credits.below_threshold': 'Credits fell below your threshold',
 	'inbox_order.fulfilled': 'An inbox order was fulfilled',
 	'domain.status_changed': 'A domain’s status changed',
+	'domain.health_changed': 'A domain’s health changed (healthy, needs attention, failing)',
 	'webhook.test': 'Test event',
 }
 
