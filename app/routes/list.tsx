@@ -1,5 +1,5 @@
 import type { Route } from './+types/list'
-import { LeadsBulkToolbar } from '../components/lists/leads-bulk.tsx'
+import { LEADS_BULK_FORM, LeadsBulkToolbar } from '../components/lists/leads-bulk.tsx'
 import { ListPage } from '../components/lists/list-page.tsx'
 import { BulkProgress } from '../components/ui/bulk-progress.tsx'
 import { requestContext } from '../context.server.ts'
@@ -9,6 +9,7 @@ import { newFormKey } from '../services/idempotency/form-submissions.server.ts'
 import { leadsBulkForm } from '../services/lists/bulk-forms.server.ts'
 import { leadBulk, moveTargets } from '../services/lists/leads-bulk.server.ts'
 import { loadListPage } from '../services/lists/list-page.server.ts'
+import { tablePreferences } from '../services/tables/preferences.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 
@@ -21,9 +22,10 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const url = new URL(request.url)
 	const bulkId = url.searchParams.get('bulk')
 	// the cost reads the account's own ledger lines: an unknown list costs 0 and 404s below
-	const [page, cost] = await Promise.all([
+	const [page, cost, preferences] = await Promise.all([
 		loadListPage('leads', account, params.listId, request),
 		account?.accountId ? listCostBreakdown(account.accountId, 'leads', params.listId) : undefined,
+		account ? tablePreferences(account.user.id, 'leads') : undefined,
 	])
 	const { q, status } = page.query
 	const [targets, bulk, matching] = await Promise.all([
@@ -41,6 +43,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	return {
 		...page,
 		cost,
+		preferences: preferences && { table: 'leads', ...preferences },
 		moveTargets: targets,
 		bulkMatching: matching,
 		formKey: newFormKey(),
@@ -60,7 +63,9 @@ export default function List({ loaderData, actionData }: Route.ComponentProps) {
 		<ListPage
 			loaderData={loaderData}
 			cost={loaderData.cost}
+			preferences={loaderData.preferences}
 			bulk={{
+				formId: LEADS_BULK_FORM,
 				progress: bulk ? <BulkProgress bulk={bulk} closeTo={loaderData.closeBulk} /> : null,
 				toolbar: (
 					<LeadsBulkToolbar
