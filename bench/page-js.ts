@@ -59,7 +59,10 @@ for (const [page, routes] of Object.entries(PAGES)) {
 	const lazy = new Map<string, Set<string>>()
 	for (const file of preloaded) {
 		for (const { chunk, files } of dynamicImports(file)) {
-			const name = path.basename(chunk).replace(/-[\w-]+\.js$/, '')
+			const base = path.basename(chunk)
+			const name = base.startsWith('move-dialog-')
+				? 'move-dialog'
+				: base.replace(/-[\w-]+\.js$/, '')
 			const set = lazy.get(name) ?? new Set<string>()
 			for (const f of files) if (!preloaded.has(f)) set.add(f)
 			lazy.set(name, set)

@@ -366,8 +366,14 @@ function CellValue({
 	return <>{value ?? ''}</>
 }
 
+/** a lead's email, a company's name (or domain): what its checkbox and Edit link say */
 function rowName(row: ListPageRow) {
-	return 'email' in row ? String(row.email) : ''
+	const { email, name, domain } = row as {
+		email?: string
+		name?: string | null
+		domain?: string | null
+	}
+	return String(email ?? (name || domain || ''))
 }
 
 function arrow(query: ListQuery, sort: string) {
