@@ -1,7 +1,6 @@
 import type { Route } from './+types/company-list'
 import { COMPANIES_BULK_FORM, CompaniesBulkToolbar } from '../components/lists/companies-bulk.tsx'
 import { ListPage } from '../components/lists/list-page.tsx'
-import { BulkProgress } from '../components/ui/bulk-progress.tsx'
 import { requestContext } from '../context.server.ts'
 import { listCostBreakdown } from '../services/billing/credit-history.server.ts'
 import { findBulkAction } from '../services/bulk/bulk-actions.server.ts'
@@ -51,27 +50,17 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 	return companiesBulkForm(account, params.listId, await readFormData(request))
 }
 
-export default function CompanyList({ loaderData, actionData }: Route.ComponentProps) {
-	const { bulk } = loaderData
-	return (
-		<ListPage
-			loaderData={loaderData}
-			cost={loaderData.cost}
-			preferences={loaderData.preferences}
-			bulk={{
-				formId: COMPANIES_BULK_FORM,
-				progress: bulk ? <BulkProgress bulk={bulk} closeTo={loaderData.closeBulk} /> : null,
-				toolbar: (
-					<CompaniesBulkToolbar
-						formKey={loaderData.formKey}
-						matching={loaderData.bulkMatching}
-						q={loaderData.query.q}
-						lastResult={actionData?.result}
-					/>
-				),
-			}}
+export default function CompanyList({ loaderData: page, actionData }: Route.ComponentProps) {
+	const toolbar = (
+		<CompaniesBulkToolbar
+			formKey={page.formKey}
+			matching={page.bulkMatching}
+			q={page.query.q}
+			lastResult={actionData?.result}
 		/>
 	)
+	const bulk = { formId: COMPANIES_BULK_FORM, toolbar, status: page.bulk, closeTo: page.closeBulk }
+	return <ListPage loaderData={page} cost={page.cost} preferences={page.preferences} bulk={bulk} />
 }
 
 export const meta: Route.MetaFunction = ({ loaderData, matches }) =>

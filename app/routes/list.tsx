@@ -1,7 +1,6 @@
 import type { Route } from './+types/list'
 import { LEADS_BULK_FORM, LeadsBulkToolbar } from '../components/lists/leads-bulk.tsx'
 import { ListPage } from '../components/lists/list-page.tsx'
-import { BulkProgress } from '../components/ui/bulk-progress.tsx'
 import { requestContext } from '../context.server.ts'
 import { listCostBreakdown } from '../services/billing/credit-history.server.ts'
 import { findBulkAction } from '../services/bulk/bulk-actions.server.ts'
@@ -66,7 +65,8 @@ export default function List({ loaderData, actionData }: Route.ComponentProps) {
 			preferences={loaderData.preferences}
 			bulk={{
 				formId: LEADS_BULK_FORM,
-				progress: bulk ? <BulkProgress bulk={bulk} closeTo={loaderData.closeBulk} /> : null,
+				status: bulk,
+				closeTo: loaderData.closeBulk,
 				toolbar: (
 					<LeadsBulkToolbar
 						formKey={loaderData.formKey}

@@ -3,6 +3,7 @@ import { Form, Link, useNavigation } from 'react-router'
 import { isCancelled, isRunning, JobStatusBadge, ProgressBar } from './job-status.tsx'
 import { ListCost } from './list-cost.tsx'
 import type { ListCostBreakdown } from '../../services/billing/credit-history.server.ts'
+import { BulkProgress, type BulkProgressView } from '../ui/bulk-progress.tsx'
 import { buttonClasses } from '../ui/button.tsx'
 import { PageHeader } from '../ui/card.tsx'
 import { inputClasses } from '../ui/field.tsx'
@@ -36,8 +37,16 @@ export function ListPage({
 	loaderData: ListPageData
 	/** what the list cost (its loader reads it beside the page) */
 	cost?: ListCostBreakdown
-	/** the bulk form (its id, for the rows' checkboxes) and the progress of its last action (decision 0089) */
-	bulk?: { formId: string; toolbar: ReactNode; progress: ReactNode }
+	/**
+	 * the bulk form (its id, for the rows' checkboxes), and the progress of its last action with
+	 * where closing it goes (decisions 0089, 0101)
+	 */
+	bulk?: {
+		formId: string
+		toolbar: ReactNode
+		status: BulkProgressView | null
+		closeTo: string
+	}
 	/** the user's columns and density for this kind of list's table */
 	preferences?: TablePreferencesView
 }) {
@@ -138,7 +147,7 @@ export function ListPage({
 				</p>
 			) : null}
 			{cost ? <ListCost cost={cost} /> : null}
-			{bulk?.progress}
+			{bulk?.status ? <BulkProgress bulk={bulk.status} closeTo={bulk.closeTo} /> : null}
 			<Form method="get" className="mb-4 flex flex-wrap items-end gap-3" role="search">
 				<div className="min-w-64 flex-1">
 					<label htmlFor="q" className="block text-sm font-medium text-slate-800">
