@@ -22,6 +22,12 @@ const restrictedImports = {
 			message:
 				'Import parseWithZod from app/utils/form-bounds.ts: it holds every form to its bounds first.',
 		},
+		{
+			// decisions 0084, 0101: code a page loads on first use is imported with import(), never statically
+			group: ['**/*.enhanced.tsx', '**/move-dialog.tsx'],
+			allowTypeImports: true,
+			message: 'Loaded on first use (useEnhancedOnUse and import()), not with the page.',
+		},
 	],
 }
 

@@ -59,7 +59,10 @@ for (const [page, routes] of Object.entries(PAGES)) {
 	const lazy = new Map<string, Set<string>>()
 	for (const file of preloaded) {
 		for (const { chunk, files } of dynamicImports(file)) {
-			const name = path.basename(chunk).replace(/-[\w-]+\.js$/, '')
+			const base = path.basename(chunk)
+			const name = base.startsWith('move-dialog-')
+				? 'move-dialog'
+				: base.replace(/-[\w-]+\.js$/, '')
 			const set = lazy.get(name) ?? new Set<string>()
 			for (const f of files) if (!preloaded.has(f)) set.add(f)
 			lazy.set(name, set)
@@ -67,7 +70,10 @@ for (const [page, routes] of Object.entries(PAGES)) {
 	}
 	const parts = [...lazy]
 		// the design system's chunks (matter-js, posthog and sonner are not the design system's)
-		.filter(([name, files]) => name.endsWith('.enhanced') && files.size > 0)
+		// and the move modal of a row, loaded on first use too (decision 0101)
+		.filter(
+			([name, files]) => (name.endsWith('.enhanced') || name === 'move-dialog') && files.size > 0,
+		)
 		.map(([name, files]) => `${name} ${kb([...files].reduce((s, f) => s + gzipBytes(f), 0))}`)
 	console.log(
 		`${page.padEnd(20)} ${kb(js.totalGzipBytes).padStart(9)} preloaded (${js.modules.length + 1} files)` +

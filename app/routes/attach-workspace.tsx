@@ -5,7 +5,7 @@ import { Card, PageHeader } from '../components/ui/card.tsx'
 import {
 	AttachWorkspaceForm,
 	type AttachWorkspaceView,
-} from '../components/workspaces/move-to-workspace.tsx'
+} from '../components/workspaces/attach-workspace-form.tsx'
 import { requestContext } from '../context.server.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
 import {
@@ -19,7 +19,7 @@ import { redirectWithInfo, redirectWithSuccess } from '../utils/toast.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 
 // The attach-workspace modal of SPEC.md section 2. Rows of lists, company lists, domains and
-// inbox orders open it as a modal with JavaScript (components/workspaces/move-to-workspace.tsx,
+// inbox orders open it as a modal with JavaScript (components/workspaces/move-to-workspace.tsx and move-dialog.tsx,
 // which loads and posts here); without JavaScript it is this page:
 // /attach-workspace?type=list&id=…&redirectTo=<the page it started from>.
 

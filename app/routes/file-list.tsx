@@ -19,7 +19,7 @@ import { readCsvUploadRequest } from '../services/imports/upload-request.server.
 import { discardPendingUpload, readPendingUpload } from '../services/imports/uploads.server.ts'
 import { deleteLeadList } from '../services/lists/manage-list.server.ts'
 import { actingAccount } from '../services/workspaces/access.server.ts'
-import { formErrorReply } from '../utils/form-errors.server.ts'
+import { formErrorReply, redirectOnFormError } from '../utils/form-errors.server.ts'
 import { statusOf } from '../utils/http-errors.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 import { redirectWithSuccess } from '../utils/toast.server.ts'
@@ -128,8 +128,12 @@ export async function action({ request, context }: Route.ActionArgs) {
 		})
 		return redirect('/file-list')
 	}
-	const list = await deleteLeadList(acting, parsed.data.listId)
-	return redirectWithSuccess('/file-list', `“${list.name}” deleted`)
+	try {
+		const list = await deleteLeadList(acting, parsed.data.listId)
+		return redirectWithSuccess('/file-list', `“${list.name}” deleted`)
+	} catch (error) {
+		return redirectOnFormError(error, '/file-list')
+	}
 }
 
 export default function FileList({ loaderData, actionData }: Route.ComponentProps) {

@@ -1,7 +1,6 @@
 import type { Route } from './+types/list'
-import { LeadsBulkToolbar } from '../components/lists/leads-bulk.tsx'
+import { LEADS_BULK_FORM, LeadsBulkToolbar } from '../components/lists/leads-bulk.tsx'
 import { ListPage } from '../components/lists/list-page.tsx'
-import { BulkProgress } from '../components/ui/bulk-progress.tsx'
 import { requestContext } from '../context.server.ts'
 import { listCostBreakdown } from '../services/billing/credit-history.server.ts'
 import { findBulkAction } from '../services/bulk/bulk-actions.server.ts'
@@ -9,6 +8,7 @@ import { newFormKey } from '../services/idempotency/form-submissions.server.ts'
 import { leadsBulkForm } from '../services/lists/bulk-forms.server.ts'
 import { leadBulk, moveTargets } from '../services/lists/leads-bulk.server.ts'
 import { loadListPage } from '../services/lists/list-page.server.ts'
+import { tablePreferences } from '../services/tables/preferences.server.ts'
 import { readFormData } from '../utils/form-data.server.ts'
 import { pageTitle } from '../utils/meta.ts'
 
@@ -21,9 +21,10 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	const url = new URL(request.url)
 	const bulkId = url.searchParams.get('bulk')
 	// the cost reads the account's own ledger lines: an unknown list costs 0 and 404s below
-	const [page, cost] = await Promise.all([
+	const [page, cost, preferences] = await Promise.all([
 		loadListPage('leads', account, params.listId, request),
 		account?.accountId ? listCostBreakdown(account.accountId, 'leads', params.listId) : undefined,
+		account ? tablePreferences(account.user.id, 'leads') : undefined,
 	])
 	const { q, status } = page.query
 	const [targets, bulk, matching] = await Promise.all([
@@ -41,6 +42,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 	return {
 		...page,
 		cost,
+		preferences: preferences && { table: 'leads', ...preferences },
 		moveTargets: targets,
 		bulkMatching: matching,
 		formKey: newFormKey(),
@@ -60,8 +62,11 @@ export default function List({ loaderData, actionData }: Route.ComponentProps) {
 		<ListPage
 			loaderData={loaderData}
 			cost={loaderData.cost}
+			preferences={loaderData.preferences}
 			bulk={{
-				progress: bulk ? <BulkProgress bulk={bulk} closeTo={loaderData.closeBulk} /> : null,
+				formId: LEADS_BULK_FORM,
+				status: bulk,
+				closeTo: loaderData.closeBulk,
 				toolbar: (
 					<LeadsBulkToolbar
 						formKey={loaderData.formKey}

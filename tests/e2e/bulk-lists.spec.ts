@@ -78,7 +78,7 @@ test('the lists table sorts by a column link, and bulk delete refuses a list wit
 	await waitDone(page, testInfo)
 	await expect(page.getByTestId('bulk-counts')).toHaveText('2 done · 1 skipped · 0 failed')
 	await expect(page.getByTestId('bulk-notes')).toContainText(
-		`${tag} Bravo: an enrichment is running on it`,
+		`${tag} Bravo: An enrichment is running on this list`,
 	)
 	expect(await listNames(page)).toEqual([`${tag} Bravo`])
 })
@@ -202,3 +202,86 @@ async function streamText(stream: NodeJS.ReadableStream) {
 	for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer))
 	return Buffer.concat(chunks).toString('utf8')
 }
+
+/** A finished company list of the account's first workspace with these company names; its id. */
+async function seedCompanies(email: string, name: string, companies: string[]) {
+	const { userId, workspaceId } = await accountOf(email)
+	return withDatabase(async (client) => {
+		const { rows } = await client.query<{ id: string }>(
+			`insert into company_scraping_list (user_id, workspace_id, name, source_type, status, found)
+			values ($1, $2, $3, 'domains', 2, $4) returning id`,
+			[userId, workspaceId, name, companies.length],
+		)
+		const listId = rows[0]!.id
+		for (const company of companies)
+			await client.query(
+				`insert into companies (list_id, user_id, workspace_id, name, domain) values ($1, $2, $3, $4, $5)`,
+				[listId, userId, workspaceId, company, `${company.toLowerCase()}.com`],
+			)
+		return { listId, userId }
+	})
+}
+
+// decision 0101: a list's table is DataTable v2 with its keyset pages
+test("a list's leads table sorts by its headings, pages on by Next and hides a column for this user @no-js", async ({
+	page,
+}) => {
+	const { email } = await subscribedAccount(page)
+	const tag = tagOf()
+	const emails = Array.from({ length: 55 }, (_, i) => `${String(i).padStart(2, '0')}@${tag}.com`)
+	const list = await seedList(email, `${tag} Long`, emails)
+	await page.goto(`/lists/${list.listId}`)
+	await expect(page.getByTestId('lead-row')).toHaveCount(50)
+	await page.getByRole('link', { name: /^Email\s*, sort$/ }).click()
+	await expect(page.getByRole('columnheader', { name: /^Email\s*, sorted/ })).toHaveAttribute(
+		'aria-sort',
+		'ascending',
+	)
+	await expect(page.getByTestId('lead-row').first()).toContainText(`00@${tag}.com`)
+	await page.getByRole('link', { name: 'Next' }).click()
+	await expect(page.getByTestId('page-status')).toHaveText('51–55 of 55')
+	await expect(page.getByTestId('lead-row')).toHaveCount(5)
+	await expect(page.getByTestId('lead-row').first()).toContainText(`50@${tag}.com`)
+	// the other way round, from its heading: the cursor is dropped, the first page again
+	await page.getByRole('link', { name: /^Email\s*, sorted ascending/ }).click()
+	await expect(page.getByTestId('page-status')).toHaveText('1–50 of 55')
+	await expect(page.getByTestId('lead-row').first()).toContainText(`54@${tag}.com`)
+
+	await page.getByTestId('column-chooser').locator('summary').click()
+	await page.getByRole('checkbox', { name: 'Phone' }).uncheck()
+	await page.getByRole('button', { name: 'Save columns' }).click()
+	await expect(page.getByRole('columnheader', { name: 'Phone' })).toHaveCount(0)
+	await expect(page.getByRole('columnheader', { name: 'Location' })).toBeVisible()
+	// the bulk form's checkboxes are the table's
+	await page.getByRole('checkbox', { name: `Select 54@${tag}.com` }).check()
+})
+
+test("a company list's ticked companies are deleted, and all matching its search export as CSV @no-js", async ({
+	page,
+}, testInfo) => {
+	const { email } = await subscribedAccount(page)
+	const tag = tagOf()
+	const list = await seedCompanies(email, `${tag} Companies`, ['Acme', 'Acorn', 'Bolt', 'Crane'])
+	await page.goto(`/company-lists/${list.listId}`)
+	await expect(page.getByTestId('company-row')).toHaveCount(4)
+	await page.getByRole('checkbox', { name: 'Select Bolt' }).check()
+	await page.getByRole('checkbox', { name: 'Select Crane' }).check()
+	await chooseOption(page, page, 'Bulk action', 'Delete')
+	await page.getByRole('button', { name: 'Apply' }).click()
+	await expect(page).toHaveURL(/bulk=/)
+	await waitDone(page, testInfo)
+	await expect(page.getByTestId('bulk-counts')).toHaveText('2 done · 0 skipped · 0 failed')
+	await expect(page.getByTestId('company-count')).toHaveText('2 companies')
+	await expect(page.getByTestId('company-row')).toHaveCount(2)
+
+	await page.goto(`/company-lists/${list.listId}?q=acm`)
+	await chooseOption(page, page, 'Bulk action', 'Export CSV')
+	await page.getByRole('radio', { name: 'All 1 companies matching this filter' }).check()
+	const [download] = await Promise.all([
+		page.waitForEvent('download'),
+		page.getByRole('button', { name: 'Apply' }).click(),
+	])
+	const csv = await streamText(await download.createReadStream())
+	expect(csv).toContain('Acme')
+	expect(csv).not.toContain('Acorn')
+})

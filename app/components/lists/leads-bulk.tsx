@@ -38,17 +38,3 @@ export function LeadsBulkToolbar({
 		/>
 	)
 }
-
-/** A lead's checkbox, in the bulk form by its `form` attribute (the table stays valid HTML). */
-export function LeadCheckbox({ id, label }: { id: string; label: string }) {
-	return (
-		<input
-			type="checkbox"
-			name="ids"
-			value={id}
-			form={LEADS_BULK_FORM}
-			aria-label={`Select ${label}`}
-			className="size-4 rounded border-slate-300 accent-indigo-700"
-		/>
-	)
-}

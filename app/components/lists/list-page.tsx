@@ -1,15 +1,14 @@
 import type { ReactNode } from 'react'
 import { Form, Link, useNavigation } from 'react-router'
-import { LEADS_BULK_FORM, LeadCheckbox } from './leads-bulk.tsx'
 import { isCancelled, isRunning, JobStatusBadge, ProgressBar } from './job-status.tsx'
 import { ListCost } from './list-cost.tsx'
 import type { ListCostBreakdown } from '../../services/billing/credit-history.server.ts'
+import { BulkProgress, type BulkProgressView } from '../ui/bulk-progress.tsx'
 import { buttonClasses } from '../ui/button.tsx'
 import { PageHeader } from '../ui/card.tsx'
 import { inputClasses } from '../ui/field.tsx'
-import { SelectPage } from '../ui/data-table.tsx'
+import { DataTable, type RowColumn, type TablePreferencesView } from '../ui/data-table.tsx'
 import { PageLinks } from '../ui/page-links.tsx'
-import { ScrollRegion } from '../ui/scroll-region.tsx'
 import type { ListPageData, ListPageRow } from '../../services/lists/list-page.server.ts'
 import {
 	countOf,
@@ -33,12 +32,23 @@ export function ListPage({
 	loaderData,
 	cost,
 	bulk,
+	preferences,
 }: {
 	loaderData: ListPageData
 	/** what the list cost (its loader reads it beside the page) */
 	cost?: ListCostBreakdown
-	/** a lead list's bulk form and the progress of its last action (decision 0089) */
-	bulk?: { toolbar: ReactNode; progress: ReactNode }
+	/**
+	 * the bulk form (its id, for the rows' checkboxes), and the progress of its last action with
+	 * where closing it goes (decisions 0089, 0101)
+	 */
+	bulk?: {
+		formId: string
+		toolbar: ReactNode
+		status: BulkProgressView | null
+		closeTo: string
+	}
+	/** the user's columns and density for this kind of list's table */
+	preferences?: TablePreferencesView
 }) {
 	const { list, rows, query, summary, total, firstIndex, previous, next, dataKeys, matching } =
 		loaderData
@@ -61,7 +71,7 @@ export function ListPage({
 			status: query.status,
 			sort,
 			dir: query.sort === sort && query.dir === 'asc' ? 'desc' : 'asc',
-		})
+		}) || '?'
 	const importReport = summary && words.importReportPath?.(list.id)
 	return (
 		<>
@@ -137,7 +147,7 @@ export function ListPage({
 				</p>
 			) : null}
 			{cost ? <ListCost cost={cost} /> : null}
-			{bulk?.progress}
+			{bulk?.status ? <BulkProgress bulk={bulk.status} closeTo={bulk.closeTo} /> : null}
 			<Form method="get" className="mb-4 flex flex-wrap items-end gap-3" role="search">
 				<div className="min-w-64 flex-1">
 					<label htmlFor="q" className="block text-sm font-medium text-slate-800">
@@ -197,128 +207,34 @@ export function ListPage({
 					</span>
 				</div>
 			) : null}
-			{bulk ? (
-				<div className="mb-3 rounded-lg bg-white px-4 py-3 shadow-sm ring-1 ring-slate-200">
-					{bulk.toolbar}
-				</div>
-			) : null}
-			<ScrollRegion
-				className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200"
+			<DataTable
 				label={words.caption}
-			>
-				<table
-					className="min-w-full divide-y divide-slate-200 text-sm"
-					aria-busy={navigation.state === 'loading' || undefined}
-				>
-					<caption className="sr-only">
-						{words.caption} of {list.name}
-					</caption>
-					<thead className="bg-slate-50 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase">
-						<tr>
-							{bulk ? (
-								<th scope="col" className="w-10 px-4 py-3">
-									<SelectPage formId={LEADS_BULK_FORM} />
-								</th>
-							) : null}
-							{words.columns.map((column) => (
-								<th
-									key={column.key}
-									scope="col"
-									className="px-4 py-3 whitespace-nowrap"
-									aria-sort={
-										column.sort && query.sort === column.sort
-											? query.dir === 'asc'
-												? 'ascending'
-												: 'descending'
-											: undefined
-									}
-								>
-									{column.sort ? (
-										<Link to={sortLink(column.sort)} className="hover:text-indigo-700">
-											{column.label}
-											{arrow(query, column.sort)}
-										</Link>
-									) : (
-										column.label
-									)}
-								</th>
-							))}
-							{dataKeys.map((key) => (
-								<th key={key} scope="col" className="px-4 py-3 whitespace-nowrap normal-case">
-									{key}
-								</th>
-							))}
-							{words.rowPath ? (
-								<th scope="col" className="px-4 py-3">
-									<span className="sr-only">Actions</span>
-								</th>
-							) : null}
-						</tr>
-					</thead>
-					<tbody className="divide-y divide-slate-100 bg-white">
-						{rows.length === 0 ? (
-							<tr>
-								<td
-									colSpan={
-										words.columns.length +
-										dataKeys.length +
-										(words.rowPath ? 1 : 0) +
-										(bulk ? 1 : 0)
-									}
-									className="px-4 py-6 text-slate-600"
-								>
-									{query.q ? words.empty.search : running ? words.empty.running : words.empty.none}
-								</td>
-							</tr>
-						) : (
-							rows.map((row) => (
-								// the cells' classes once a row (*:), not on each of its cells: a page of 50
-								// rows is a quarter smaller to render, compress and send
-								<tr
-									key={row.id}
-									data-testid={words.rowTestId}
-									className="*:max-w-64 *:truncate *:px-4 *:py-2 *:text-slate-800"
-								>
-									{bulk ? (
-										<td className="w-10">
-											<LeadCheckbox id={row.id} label={rowName(row)} />
-										</td>
-									) : null}
-									{words.columns.map((column) => (
-										<Cell key={column.key} column={column} row={row} />
-									))}
-									{dataKeys.map((key) => {
-										const value = formatValue(row.data[key])
-										return (
-											<td key={key} title={value || undefined}>
-												{value}
-											</td>
-										)
-									})}
-									{words.rowPath ? (
-										<td>
-											<Link
-												to={words.rowPath(list.id, row.id)}
-												className="font-semibold text-indigo-700 hover:underline"
-											>
-												Edit<span className="sr-only"> {rowName(row)}</span>
-											</Link>
-										</td>
-									) : null}
-								</tr>
-							))
-						)}
-					</tbody>
-				</table>
-			</ScrollRegion>
-			<PageLinks
-				label="Pages"
-				statusTestId="page-status"
-				first={firstIndex}
-				count={rows.length}
-				total={total}
-				previous={previous ? search({ ...base, ...previous }) : null}
-				next={next ? search({ ...base, ...next }) : null}
+				columns={tableColumns(words, dataKeys, list.id)}
+				rows={rows}
+				rowKey={(row) => row.id}
+				rowProps={rowTestId(words.rowTestId)}
+				sort={{ sort: query.sort, dir: query.dir }}
+				sortHref={(sort, dir) => search({ q: query.q, status: query.status, sort, dir }) || '?'}
+				preferences={preferences}
+				selection={bulk ? { formId: bulk.formId, rowLabel: rowName } : undefined}
+				toolbar={bulk?.toolbar}
+				empty={query.q ? words.empty.search : running ? words.empty.running : words.empty.none}
+				// a page of 50 rows: the cells' classes once a row, not on each cell
+				rowClassName="*:max-w-64 *:truncate"
+				cellsStyledByRow
+				busy={navigation.state === 'loading'}
+				footer={
+					<PageLinks
+						label="Pages"
+						statusTestId="page-status"
+						className=""
+						first={firstIndex}
+						count={rows.length}
+						total={total}
+						previous={previous ? search({ ...base, ...previous }) : null}
+						next={next ? search({ ...base, ...next }) : null}
+					/>
+				}
 			/>
 			<p className="sr-only">
 				{words.pageSize} {words.many} a page
@@ -362,42 +278,111 @@ function EnrichLink({
 	)
 }
 
-function Cell({ column, row }: { column: ListColumn; row: ListPageRow }) {
-	const value = (row as Record<string, unknown>)[column.key] as string | number | null
+const testIds = new Map<string, Record<string, string>>()
+/** the rows' data-testid (one object per kind, not one per row) */
+function rowTestId(testId: string) {
+	let props = testIds.get(testId)
+	if (!props) testIds.set(testId, (props = { 'data-testid': testId }))
+	return () => props
+}
+
+/** The list's columns on DataTable v2: its kind's fields, the list's kept data, Edit. */
+function tableColumns(
+	words: ListKindDescriptor,
+	dataKeys: string[],
+	listId: string,
+): RowColumn<ListPageRow>[] {
+	const field = (row: ListPageRow, key: string) =>
+		(row as Record<string, unknown>)[key] as string | number | null
+	return [
+		...words.columns.map((column): RowColumn<ListPageRow> => ({
+			// preferences name columns in [a-z0-9-]
+			key: column.key.replace(/_/g, '-'),
+			label: column.label,
+			sortable: Boolean(column.sort),
+			sortKey: column.sort,
+			// the row's name (its checkbox says it) stays
+			hideable: column.key !== words.columns[0]!.key,
+			title: column.shows ? undefined : (row) => titleOf(field(row, column.key)),
+			cell: (row) => <CellValue column={column} row={row} value={field(row, column.key)} />,
+		})),
+		...dataKeys.map((key, index): RowColumn<ListPageRow> => ({
+			key: `data-${index}`,
+			label: key,
+			hideable: false,
+			className: 'normal-case',
+			title: (row) => formatValue(row.data[key]) || undefined,
+			cell: (row) => formatValue(row.data[key]),
+		})),
+		...(words.rowPath
+			? [
+					{
+						key: 'actions',
+						label: 'Actions',
+						srOnlyLabel: true,
+						hideable: false,
+						sticky: true,
+						cell: (row: ListPageRow) => (
+							<Link
+								to={words.rowPath!(listId, row.id)}
+								className="font-semibold text-indigo-700 hover:underline"
+							>
+								Edit<span className="sr-only"> {rowName(row)}</span>
+							</Link>
+						),
+					},
+				]
+			: []),
+	]
+}
+
+const titleOf = (value: string | number | null) => (value ? String(value) : undefined)
+
+function CellValue({
+	column,
+	row,
+	value,
+}: {
+	column: ListColumn
+	row: ListPageRow
+	value: string | number | null
+}) {
 	if (column.shows === 'link')
-		return (
-			<td>
-				{value ? (
-					<a
-						href={safeUrl(String(value))}
-						className="text-indigo-700 hover:underline"
-						rel="noopener noreferrer nofollow"
-						target="_blank"
-					>
-						Profile
-					</a>
-				) : null}
-			</td>
-		)
-	if (column.shows === 'count') return <td>{value?.toLocaleString('en') ?? ''}</td>
+		return value ? (
+			<a
+				href={safeUrl(String(value))}
+				className="text-indigo-700 hover:underline"
+				rel="noopener noreferrer nofollow"
+				target="_blank"
+			>
+				Profile
+			</a>
+		) : null
+	if (column.shows === 'count') return <>{value?.toLocaleString('en') ?? ''}</>
 	if (column.shows === 'status') {
 		const lead = row as { verify_role?: boolean | null; imported_status?: string | null }
 		return (
-			<td>
+			<>
 				<EmailStatusBadge
 					status={value as string | null}
 					role={lead.verify_role}
 					imported={lead.imported_status}
 				/>
 				<SuppressedBadge entry={(row as { suppressed_by?: string | null }).suppressed_by} />
-			</td>
+			</>
 		)
 	}
-	return <td title={value ? String(value) : undefined}>{value ?? ''}</td>
+	return <>{value ?? ''}</>
 }
 
+/** a lead's email, a company's name (or domain): what its checkbox and Edit link say */
 function rowName(row: ListPageRow) {
-	return 'email' in row ? String(row.email) : ''
+	const { email, name, domain } = row as {
+		email?: string
+		name?: string | null
+		domain?: string | null
+	}
+	return String(email ?? (name || domain || ''))
 }
 
 function arrow(query: ListQuery, sort: string) {

@@ -17,6 +17,10 @@
  *     bulk-toolbar.tsx, passed as `toolbar`) can sit outside the table. With JavaScript a
  *     heading checkbox selects the page and the toolbar counts the selection.
  *   - the header sticks while the table scrolls inside its card, sideways and down.
+ *   - a table paged by keys (a list's leads, decision 0101): `sortHref` builds the sort links
+ *     (dropping the page's cursor), `footer` holds the Previous/Next links (PageLinks) inside
+ *     the card, `empty` says why there is no row, and `cellsStyledByRow` puts the padding and
+ *     colour of the cells on their row (`*:` classes), so a page of many cells stays small.
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import { Form, Link, useLocation } from 'react-router'
@@ -42,6 +46,10 @@ export type RowColumn<T> = {
 	label: string
 	cell: (row: T) => ReactNode
 	sortable?: boolean
+	/** the sort's name in the URL when it is not the column's key */
+	sortKey?: string
+	/** the cell's title (the full value of a truncated cell) */
+	title?: (row: T) => string | undefined
 	/** may be hidden by the user (default: true, except the row header) */
 	hideable?: boolean
 	/** the cell is the row's heading (`<th scope="row">`) */
@@ -81,6 +89,11 @@ const STYLES = {
 }
 
 const PADDING = { comfortable: 'px-4 py-3', compact: 'px-3 py-1.5' }
+// the same on the row, for its cells (cellsStyledByRow)
+const ROW_PADDING = {
+	comfortable: '*:px-4 *:py-3 *:text-slate-700',
+	compact: '*:px-3 *:py-1.5 *:text-slate-700',
+}
 
 type SimpleProps = {
 	label: string
@@ -106,6 +119,18 @@ type FullProps<T> = {
 	/** above the table, inside its card: the bulk toolbar */
 	toolbar?: ReactNode
 	testId?: string
+	/** a sort heading's link (default: this URL with sort and dir set, `page` dropped) */
+	sortHref?: (sort: string, dir: 'asc' | 'desc') => string
+	/** below the table, inside its card: the page links */
+	footer?: ReactNode
+	/** the one row shown when there is none */
+	empty?: ReactNode
+	/** classes of every row (e.g. `*:max-w-64 *:truncate`) */
+	rowClassName?: string
+	/** the cells' padding and colour set once on their row, not on each cell */
+	cellsStyledByRow?: boolean
+	/** aria-busy on the table (the next page is loading) */
+	busy?: boolean
 }
 
 /**
@@ -159,10 +184,20 @@ function FullTable<T>({
 	selection,
 	toolbar,
 	testId,
+	sortHref,
+	footer,
+	empty,
+	rowClassName,
+	cellsStyledByRow,
+	busy,
 }: FullProps<T>) {
 	const hidden = new Set(preferences?.hiddenColumns ?? [])
 	const shown = columns.filter((c) => !(canHide(c) && hidden.has(c.key)))
-	const pad = PADDING[preferences?.density ?? 'comfortable']
+	const density = preferences?.density ?? 'comfortable'
+	const pad = PADDING[density]
+	// cellsStyledByRow: the row carries the padding and colour, a cell only what is its own
+	const cellPad = cellsStyledByRow ? undefined : pad
+	const rowClasses = cn(cellsStyledByRow && ROW_PADDING[density], rowClassName) || undefined
 	return (
 		<div className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
 			{toolbar || preferences ? (
@@ -172,11 +207,15 @@ function FullTable<T>({
 				</div>
 			) : null}
 			{/* sideways and down inside the card: the sticky header stays in view */}
-			<ScrollRegion label={label} className="max-h-[75vh] overflow-y-auto rounded-b-lg">
+			<ScrollRegion
+				label={label}
+				className={cn('max-h-[75vh] overflow-y-auto', !footer && 'rounded-b-lg')}
+			>
 				<table
 					className="min-w-full divide-y divide-slate-200 text-sm"
 					data-testid={testId}
-					data-density={preferences?.density ?? 'comfortable'}
+					data-density={density}
+					aria-busy={busy || undefined}
 				>
 					{caption ? <caption className="sr-only">{label}</caption> : null}
 					<thead className="sticky top-0 z-10 bg-slate-50 text-left text-slate-600 shadow-[0_1px_0_0_rgb(226_232_240)]">
@@ -187,17 +226,33 @@ function FullTable<T>({
 								</th>
 							) : null}
 							{shown.map((column) => (
-								<HeaderCell key={column.key} column={column} sort={sort} pad={pad} />
+								<HeaderCell
+									key={column.key}
+									column={column}
+									sort={sort}
+									pad={pad}
+									sortHref={sortHref}
+								/>
 							))}
 						</tr>
 					</thead>
 					<tbody className="divide-y divide-slate-100">
+						{rows.length === 0 && empty ? (
+							<tr>
+								<td
+									colSpan={shown.length + (selection ? 1 : 0)}
+									className={cn(pad, 'text-slate-600')}
+								>
+									{empty}
+								</td>
+							</tr>
+						) : null}
 						{rows.map((row) => {
 							const key = rowKey(row)
 							return (
-								<tr key={key} {...rowProps?.(row)}>
+								<tr key={key} className={rowClasses} {...rowProps?.(row)}>
 									{selection ? (
-										<td className={cn(pad, 'w-10')}>
+										<td className={cn(cellPad, 'w-10')}>
 											<input
 												type="checkbox"
 												name="ids"
@@ -209,20 +264,24 @@ function FullTable<T>({
 										</td>
 									) : null}
 									{shown.map((column) => {
-										const className = cn(
-											pad,
-											column.align === 'right' && 'text-right',
-											column.nowrap && 'whitespace-nowrap',
-											column.rowHeader ? 'text-left font-medium text-slate-900' : 'text-slate-700',
-											column.sticky && cn(STICKY, 'bg-white'),
-											column.className,
-										)
+										const className =
+											cn(
+												cellPad,
+												column.align === 'right' && 'text-right',
+												column.nowrap && 'whitespace-nowrap',
+												column.rowHeader
+													? 'text-left font-medium text-slate-900'
+													: !cellsStyledByRow && 'text-slate-700',
+												column.sticky && cn(STICKY, 'bg-white'),
+												column.className,
+											) || undefined
+										const title = column.title?.(row)
 										return column.rowHeader ? (
-											<th key={column.key} scope="row" className={className}>
+											<th key={column.key} scope="row" className={className} title={title}>
 												{column.cell(row)}
 											</th>
 										) : (
-											<td key={column.key} className={className}>
+											<td key={column.key} className={className} title={title}>
 												{column.cell(row)}
 											</td>
 										)
@@ -233,6 +292,7 @@ function FullTable<T>({
 					</tbody>
 				</table>
 			</ScrollRegion>
+			{footer ? <div className="border-t border-slate-200 px-4 py-3">{footer}</div> : null}
 		</div>
 	)
 }
@@ -243,12 +303,15 @@ function HeaderCell<T>({
 	column,
 	sort,
 	pad,
+	sortHref,
 }: {
 	column: RowColumn<T>
 	sort?: TableSort
 	pad: string
+	sortHref?: FullProps<T>['sortHref']
 }) {
-	const active = sort?.sort === column.key
+	const sortKey = column.sortKey ?? column.key
+	const active = sort?.sort === sortKey
 	const className = cn(
 		pad,
 		'font-semibold whitespace-nowrap',
@@ -268,7 +331,7 @@ function HeaderCell<T>({
 			className={className}
 			aria-sort={active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined}
 		>
-			<SortLink sortKey={column.key} label={column.label} sort={sort} />
+			<SortLink sortKey={sortKey} label={column.label} sort={sort} sortHref={sortHref} />
 		</th>
 	)
 }
@@ -282,20 +345,24 @@ export function SortLink({
 	sortKey,
 	label,
 	sort,
+	sortHref,
 }: {
 	sortKey: string
 	label: string
 	sort: TableSort
+	/** where a sort goes when the page's paging needs more than `page` dropped (keyset cursors) */
+	sortHref?: (sortKey: string, dir: 'asc' | 'desc') => string
 }) {
 	const location = useLocation()
 	const active = sort.sort === sortKey
+	const dir = active && sort.dir === 'asc' ? 'desc' : 'asc'
 	const params = new URLSearchParams(location.search)
 	params.set('sort', sortKey)
-	params.set('dir', active && sort.dir === 'asc' ? 'desc' : 'asc')
+	params.set('dir', dir)
 	params.delete('page')
 	return (
 		<Link
-			to={`${location.pathname}?${params}`}
+			to={sortHref ? sortHref(sortKey, dir) : `${location.pathname}?${params}`}
 			preventScrollReset
 			className="inline-flex items-center gap-1 hover:text-slate-900 hover:underline"
 		>

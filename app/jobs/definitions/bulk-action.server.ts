@@ -10,9 +10,17 @@ import { leadBulk } from '../../services/lists/leads-bulk.server.ts'
 import { listBulk } from '../../services/lists/lists-bulk.server.ts'
 import { inboxOrderBulk } from '../../services/inboxes/bulk.server.ts'
 import { invitationBulk } from '../../services/team/bulk.server.ts'
+import { companyBulk } from '../../services/lists/companies-bulk.server.ts'
 
 /** Every kind of rows with bulk actions; the bulk service itself names none (decision 0080). */
-export const BULK_HANDLERS = [domainBulk, leadBulk, listBulk, inboxOrderBulk, invitationBulk]
+export const BULK_HANDLERS = [
+	domainBulk,
+	leadBulk,
+	listBulk,
+	inboxOrderBulk,
+	invitationBulk,
+	companyBulk,
+]
 
 /** "Apply an action to these rows" (decision 0080): resumable per row from its status row. */
 export const bulkActionJob = defineJob({

@@ -15,7 +15,7 @@ import { InsufficientCreditsError, reserveCredits } from '../billing/credits.ser
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { LIST_KINDS, type ListKind } from '../lists/list-kinds.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
-import { deleteLeadList } from '../lists/manage-list.server.ts'
+import { deleteLeadList, refuseDeleteWhileInUse } from '../lists/manage-list.server.ts'
 import { actingAccount, canUseWorkspace, type ActingAccount } from '../workspaces/access.server.ts'
 import { JobStatus, leadScrapeReference, settleCredits } from './run-lead-scrape.server.ts'
 import type { TableSort } from '../../utils/table-sort.ts'
@@ -331,12 +331,16 @@ export async function retryScrape(
 	return list
 }
 
-/** Deletes a list and its rows; a running one is cancelled first, so its credits come back. */
+/**
+ * Deletes a list and its rows; a running one is cancelled first, so its credits come back. A list
+ * an enrichment or an upload is using is refused (`refuseDeleteWhileInUse`, bulk delete's rule too).
+ */
 export async function deleteScrapeList(context: AccountContext | null, kind: ListKind, id: string) {
 	const account = actingAccount(context)
 	const list = await findList(account, kind, id)
 	// an uploaded list also takes its stored file (and stops its import)
 	if (kind === 'leads' && list.source_type === 'upload') return deleteLeadList(account, id)
+	await refuseDeleteWhileInUse(kind, list.id)
 	if (list.status === JobStatus.pending || list.status === JobStatus.processing) {
 		await cancelScrape(account, kind, id)
 	}

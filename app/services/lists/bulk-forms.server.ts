@@ -9,6 +9,7 @@ import { recordSelection, startBulkAction } from '../bulk/bulk-actions.server.ts
 import { bulkSelection, bulkSelectionFields } from '../bulk/schemas.ts'
 import { oncePerSubmission } from '../idempotency/form-submissions.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
+import { companyBulk } from './companies-bulk.server.ts'
 import { leadBulk } from './leads-bulk.server.ts'
 import { listBulk, matchingLists, ownedLists } from './lists-bulk.server.ts'
 
@@ -27,6 +28,12 @@ export const LeadBulkSchema = z.object({
 		q: z.string().max(200).optional(),
 		status: z.string().max(20).optional(),
 	}),
+})
+
+export const CompanyBulkSchema = z.object({
+	intent: z.literal('bulk'),
+	action: z.enum(['delete', 'export'], { error: 'Pick an action.' }),
+	...bulkSelectionFields({ q: z.string().max(200).optional() }),
 })
 
 export const ListBulkSchema = z.object({
@@ -80,6 +87,39 @@ export async function leadsBulkForm(
 		return redirectWithSuccess(
 			`${here}?bulk=${started.id}`,
 			`${started.label}: ${plural(started.total, 'lead', 'leads')} queued`,
+		)
+	} catch (error) {
+		return formErrorReply(error, submission)
+	}
+}
+
+/** A company list page's bulk form: delete its companies (a job), or export them (a download). */
+export async function companiesBulkForm(
+	account: AccountContext | null,
+	listId: string,
+	formData: FormData,
+) {
+	const acting = actingAccount(account)
+	const submission = parseWithZod(formData, { schema: CompanyBulkSchema })
+	if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
+	const chosen = bulkSelection(submission.value)
+	// the list is the page's, never the form's: "all matching" is this list's matches
+	const selection = chosen.filter ? { filter: { ...chosen.filter, list: listId } } : chosen
+	const { action } = submission.value
+	const here = `/company-lists/${listId}`
+	try {
+		if (action === 'export') {
+			const id = await recordSelection(acting, companyBulk, selection)
+			// a document load: the answer is a file, the page stays
+			return redirectDocument(`/lists/${listId}/download?kind=companies&selection=${id}`)
+		}
+		const started = await oncePerSubmission(
+			{ accountId: acting.accountId, form: 'companies-bulk', formData },
+			(trx) => startBulkAction(acting, companyBulk, { action, params: {}, selection }, trx),
+		)
+		return redirectWithSuccess(
+			`${here}?bulk=${started.id}`,
+			`${started.label}: ${plural(started.total, 'company', 'companies')} queued`,
 		)
 	} catch (error) {
 		return formErrorReply(error, submission)

@@ -10,6 +10,7 @@ import { logger } from '../../utils/logger.server.ts'
 import { findCompanyList, findLeadList } from './find-list.server.ts'
 import { VERIFY_RANK } from './lead-order.server.ts'
 import { searchCondition, statusCondition } from './leads-page.server.ts'
+import { searchCondition as companySearch } from './companies-page.server.ts'
 import { isStatusFilter, type StatusFilter } from '../verification/statuses.ts'
 
 export const LEAD_COLUMNS = [
@@ -211,6 +212,37 @@ export async function streamLeadSelectionCsv(
 	return {
 		fileName: csvFileName(`${list.name}-selected`),
 		stream: copyCsv(await leadsCsv([list.id], false), 'leads', list.id, 'id', where),
+	}
+}
+
+/**
+ * The chosen companies of one company list as CSV (its page's bulk export, decision 0101): the
+ * ticked ids (another account's match nothing: the rows are this list's), or every company
+ * matching the page's search; streamed like the whole list's download.
+ */
+export async function streamCompanySelectionCsv(
+	context: AccountContext | null,
+	listId: unknown,
+	selection: { ids: string[] } | { filter: Record<string, string> },
+): Promise<CsvDownload> {
+	const { list } = await findCompanyList(context, listId)
+	let where: string
+	if ('ids' in selection) {
+		const ids = selection.ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id))
+		where = ids.length ? `id = any('{${ids.join(',')}}'::uuid[])` : 'false'
+	} else {
+		where = selection.filter.q ? inlined(companySearch(selection.filter.q)) : 'true'
+	}
+	const keys = await dataKeys('companies', list.id, [])
+	return {
+		fileName: csvFileName(`${list.name}-selected`),
+		stream: copyCsv(
+			[...companyColumns(), ...dataColumns(keys, COMPANY_COLUMNS)],
+			'companies',
+			list.id,
+			'id',
+			where,
+		),
 	}
 }
 

@@ -53,28 +53,6 @@ function likeEscape(value: string) {
 
 const kindOf = (row: BulkRow) => (row as ListBulkRow).kind
 
-// a run holds credits and writes the list's rows; an upload reads them: neither may lose its list
-async function busyWith(kind: ListKind, listId: string) {
-	const column = kind === 'leads' ? 'list_id' : 'company_list_id'
-	const run = await db
-		.selectFrom('enrichment_runs')
-		.select('id')
-		.where(column, '=', listId)
-		.where('status', 'in', [0, 1])
-		.executeTakeFirst()
-	if (run) return 'an enrichment is running on it; cancel it or wait for it to end'
-	if (kind === 'leads') {
-		const upload = await db
-			.selectFrom('emailbison_upload')
-			.select('id')
-			.where('list_id', '=', listId)
-			.where('status', 'in', [0, 1])
-			.executeTakeFirst()
-		if (upload) return 'it is being uploaded to EmailBison; wait for the upload to end'
-	}
-	return null
-}
-
 export const listBulk: BulkHandler = {
 	kind: 'lists',
 	authorize: (account) => void actingAccount(account),
@@ -115,8 +93,7 @@ export const listBulk: BulkHandler = {
 		delete: {
 			label: 'Delete',
 			async run(account, row) {
-				const busy = await busyWith(kindOf(row), row.id)
-				if (busy) return { skipped: busy }
+				// the single delete's rule: a list in use is refused, skipped with the reason
 				await deleteScrapeList(account, kindOf(row), row.id)
 				return 'done'
 			},

@@ -18,6 +18,8 @@ import { exportKind } from './bulk-forms.server.ts'
 import { streamLeadSelectionCsv, streamListsCsv } from './export.server.ts'
 import { leadBulk } from './leads-bulk.server.ts'
 import { listBulk } from './lists-bulk.server.ts'
+import { deleteLeadList } from './manage-list.server.ts'
+import { deleteScrapeList } from '../leads/scrape-lists.server.ts'
 
 // Issue 34: bulk actions on /scrape's lists (move, delete, export) touch only the account's
 // lists, refuse a list that cannot go now with the reason, run once under a double submit;
@@ -190,6 +192,73 @@ describe('move and delete', () => {
 			.where(sql<boolean>`${list} = any(ids)`)
 			.execute()
 		expect(rows).toHaveLength(1)
+	})
+})
+
+// Issue 34: one rule for deleting a list, the service's: a row's Delete (/scrape, /file-list,
+// the API) refuses what bulk delete refuses, with the same reason.
+describe('the single delete refuses as bulk delete does', () => {
+	async function runningEnrichment(listId: string) {
+		await db
+			.insertInto('enrichment_runs')
+			.values({
+				user_id: owner.accountId,
+				list_id: listId,
+				name: 'Running',
+				steps: '[]',
+				key_kind: 'ownKey',
+				status: 0,
+			})
+			.execute()
+	}
+
+	async function refusal(run: () => Promise<unknown>) {
+		try {
+			await run()
+		} catch (error) {
+			return error instanceof Error ? error.message : String(error)
+		}
+		return 'deleted'
+	}
+
+	test('a lead list with a running enrichment is kept, from /scrape and from /file-list', async () => {
+		const list = await leadList(owner, [mail('h')], 'Enriching')
+		await runningEnrichment(list)
+		expect(await refusal(() => deleteScrapeList(owner, 'leads', list))).toMatch(
+			/enrichment is running/,
+		)
+		expect(await refusal(() => deleteLeadList(owner, list))).toMatch(/enrichment is running/)
+		expect(await workspaceOf(list)).toBe(main)
+	})
+
+	test('a lead list being uploaded to EmailBison is kept', async () => {
+		const list = await leadList(owner, [mail('i')], 'Uploading')
+		await db
+			.insertInto('emailbison_upload')
+			.values({ user_id: owner.accountId, list_id: list, eb_workspace_id: '1', status: 1 })
+			.execute()
+		expect(await refusal(() => deleteLeadList(owner, list))).toMatch(/uploaded to EmailBison/)
+		expect(await workspaceOf(list)).toBe(main)
+	})
+
+	test('a company list with a running enrichment is kept; a free one goes', async () => {
+		const busy = await companyList(owner)
+		await db
+			.insertInto('enrichment_runs')
+			.values({
+				user_id: owner.accountId,
+				company_list_id: busy,
+				name: 'Running',
+				steps: '[]',
+				key_kind: 'ownKey',
+				status: 1,
+			})
+			.execute()
+		expect(await refusal(() => deleteScrapeList(owner, 'companies', busy))).toMatch(
+			/enrichment is running/,
+		)
+		const free = await companyList(owner)
+		expect(await refusal(() => deleteScrapeList(owner, 'companies', free))).toBe('deleted')
 	})
 })
 
