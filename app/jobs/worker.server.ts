@@ -86,7 +86,7 @@ export async function startWorkers(options: {
 	 * the handler has the job's `expireInSeconds`, then the job fails and its signal aborts; a
 	 * heartbeat keeps the claim alive, and a claim found gone aborts the signal.
 	 */
-	async function runJob(job: JobDefinition<any>, attempt: Job) {
+	async function runJob(job: JobDefinition<any>, attempt: Job, handled: () => void) {
 		const claim = new AbortController()
 		running.set(attempt.id, { name: job.name, attempt, claim })
 		let expiry: NodeJS.Timeout | undefined
@@ -163,6 +163,8 @@ export async function startWorkers(options: {
 			} finally {
 				clearTimeout(expiry)
 				clearInterval(heartbeat)
+				// its slot is free once the handler is done: the next fetch need not wait for this settle
+				handled()
 			}
 			// this job alone: a failure takes the queue's retry and backoff, its batch-mates are untouched
 			if (outcome?.failed) await boss.fail(job.name, attempt, outcome.error as object)
@@ -228,10 +230,14 @@ export async function startWorkers(options: {
 						backlog = attempts.length === free
 						for (const attempt of attempts) {
 							active++
-							void runJob(job, attempt).finally(() => {
+							let freed = false
+							const release = () => {
+								if (freed) return
+								freed = true
 								active--
 								if (backlog) poke()
-							})
+							}
+							void runJob(job, attempt, release).finally(release)
 						}
 					} catch (error) {
 						// the database restarting: polled again, with a growing pause
