@@ -199,16 +199,18 @@ try {
 			bareGot.unverified,
 		),
 	)
-	const bareBurst = await bareLoop('bareburst', BURST, 0)
-	const bareBurstGot = await received('bareburst', BURST, 60_000)
-	print(
-		report(
-			`  bare loop, ${IN_FLIGHT} in flight, unpaced                  `,
-			bareBurst,
-			bareBurstGot.first,
-			bareBurstGot.unverified,
-		),
-	)
+	if (BURST > 0) {
+		const bareBurst = await bareLoop('bareburst', BURST, 0)
+		const bareBurstGot = await received('bareburst', BURST, 60_000)
+		print(
+			report(
+				`  bare loop, ${IN_FLIGHT} in flight, unpaced                  `,
+				bareBurst,
+				bareBurstGot.first,
+				bareBurstGot.unverified,
+			),
+		)
+	}
 	const workers = await startWorkers({ concurrency: 4 })
 	const paced = await commitEvents('paced', EVENTS, RATE)
 	const pacedGot = await received('paced', EVENTS, WAIT_MS)
