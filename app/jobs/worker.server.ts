@@ -309,8 +309,8 @@ export async function startWorkers(options: {
 				return
 			}
 			const { fence, settleMs = 3000 } = stopOptions.handBack
-			// take no more jobs
-			await stopTaking(settleMs)
+			// take no more jobs (the loops stop at once; a fetch in flight hands its jobs back)
+			const taking = stopTaking(settleMs)
 			// jobs stop at their next checkpoint and are handed back as they settle
 			shutdown.abort(new Error('worker stopping'))
 			if (!(await allSettled(settleMs))) {
@@ -320,6 +320,7 @@ export async function startWorkers(options: {
 				for (const [id, { name }] of running) byKind.set(name, [...(byKind.get(name) ?? []), id])
 				for (const [name, ids] of byKind) await handBack(name, ids)
 			}
+			await taking
 			await boss.stop({ graceful: false, close: true })
 		},
 	}
