@@ -237,7 +237,7 @@ export async function startWorkers(options: {
 								active--
 								if (backlog) poke()
 							}
-							void runJob(job, attempt, release).finally(release)
+							runJob(job, attempt, release).then(release, release)
 						}
 					} catch (error) {
 						// the database restarting: polled again, with a growing pause
