@@ -11,15 +11,22 @@ import { freePort } from './free-port.ts'
 /**
  * A PostgreSQL server of this test file's own, so the test can crash it and start it again
  * (the shared test server must stay up). Its `leadsmith` database is empty: the app's
- * process migrates it at start. This process's `db` is pointed at it.
+ * process migrates it at start. This process's `db` is pointed at it. `crashSafe`: commits
+ * survive `crash()` (synchronous commit), for tests that check what a crash may not lose.
  */
-export async function ownPostgres() {
+export async function ownPostgres(options: { crashSafe?: boolean } = {}) {
 	const dir = await mkdtemp(path.join(tmpdir(), 'leadsmith-fault-pg-'))
 	await chmod(dir, 0o755)
 	const port = await freePort()
 	const dataDir = path.join(dir, 'data')
 	const start = () =>
-		startEmbeddedPostgres({ dir: dataDir, port, persistent: true, unsafeFastWrites: true })
+		startEmbeddedPostgres({
+			dir: dataDir,
+			port,
+			persistent: true,
+			// without synchronous commits a crash loses the last commits the client saw succeed
+			unsafeFastWrites: !options.crashSafe,
+		})
 	let server: EmbeddedDatabase = await start()
 	const admin = createDb(server.url, { max: 1 })
 	await sql.raw('create database leadsmith').execute(admin)

@@ -14,11 +14,17 @@ const BATCH = 500
  * pass from making a second delivery. Returns how many events it took.
  */
 export async function dispatchEvents(executor: Kysely<DB> = defaultDb, limit = BATCH) {
+	const { taken } = await dispatchPass(executor, limit)
+	return taken
+}
+
+/** One pass of the relay: how many events it took and how many delivery jobs it queued. */
+async function dispatchPass(executor: Kysely<DB>, limit: number) {
 	return executor.transaction().execute(async (trx) => {
 		const { rows: events } = await sql<{ id: string }>`
 			select id from webhook_events where dispatched_at is null
 			order by seq limit ${limit} for update skip locked`.execute(trx)
-		if (events.length === 0) return 0
+		if (events.length === 0) return { taken: 0, queued: 0 }
 		const ids = events.map((e) => e.id)
 		const { rows: deliveries } = await sql<{ id: number }>`
 			insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
@@ -41,7 +47,7 @@ export async function dispatchEvents(executor: Kysely<DB> = defaultDb, limit = B
 		await sql`update webhook_events set dispatched_at = now() where id = any(${ids}::uuid[])`.execute(
 			trx,
 		)
-		return events.length
+		return { taken: events.length, queued: deliveries.length }
 	})
 }
 
@@ -50,8 +56,11 @@ export type Dispatcher = { stop(): Promise<void> }
 /**
  * Runs the relay in this (worker) process: a pass every `intervalMs` while idle, at once again
  * after a full batch. A failed pass (the database restarting) is logged and tried again.
+ * `onQueued` runs after a pass committed delivery jobs (the worker wakes their queue with it).
  */
-export function startWebhookDispatcher(options: { intervalMs?: number } = {}): Dispatcher {
+export function startWebhookDispatcher(
+	options: { intervalMs?: number; onQueued?: () => void } = {},
+): Dispatcher {
 	const intervalMs = options.intervalMs ?? 200
 	let stopped = false
 	let wake: (() => void) | null = null
@@ -68,8 +77,10 @@ export function startWebhookDispatcher(options: { intervalMs?: number } = {}): D
 		while (!stopped) {
 			let taken = 0
 			try {
-				taken = await runAsJob(() => dispatchEvents())
+				const pass = await runAsJob(() => dispatchPass(defaultDb, BATCH))
+				taken = pass.taken
 				failures = 0
+				if (pass.queued > 0) options.onQueued?.()
 			} catch (error) {
 				failures++
 				if (failures === 1 || failures % 50 === 0)
