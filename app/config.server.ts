@@ -204,7 +204,7 @@ const EnvSchema = z
 		REACHER_API_KEY: z.string().min(1).optional(),
 		CREDITS_PER_VERIFICATION: z.coerce.number().int().min(0).default(1),
 		VERIFY_CACHE_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
-		VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+		VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(40),
 		MILLIONVERIFIER_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(160),
 		ZEROBOUNCE_BATCH_PER_MINUTE: z.coerce.number().min(1).max(10000).default(30),
 		REACHER_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(5),

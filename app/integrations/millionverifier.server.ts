@@ -76,6 +76,8 @@ export function createMillionVerifierClient(options: {
 		baseURL: options.baseUrl,
 		timeoutMs: (checkTimeout + 10) * 1000,
 		retryDelayMs: options.retryDelayMs,
+		// a list is checked an email a request, up to the key's rate (160 a second)
+		transport: 'keep-alive',
 	})
 	const bulk = createHttpClient({
 		baseURL: options.bulkUrl ?? 'https://bulkapi.millionverifier.com',

@@ -94,16 +94,49 @@ function coalesced<T>(write: (items: T[]) => Promise<void>) {
 		})
 }
 
-/** A run's writes of asked rows and of answers, each coalesced across its requests. */
+/**
+ * A run's writes of asked rows and of answers, each coalesced across its requests. Answers are
+ * written behind the requests (`answersBehind`): a request's slot goes to the next request at
+ * once, not after its answers' transaction (with the writes on each request's path the run was
+ * bound by database latency times concurrency, not by the provider's rate: decision 0099). At
+ * most MAX_UNWRITTEN answers wait unwritten; a failed write stops the run (`failure`) and
+ * `flush` waits for every answer and rethrows it.
+ */
 type Writes = {
 	asked: (rows: Row[]) => Promise<void>
 	answers: (outcomes: Outcome[]) => Promise<void>
+	answersBehind: (outcomes: Outcome[]) => Promise<void>
+	flush: () => Promise<void>
+	failure: () => unknown
 }
 
+/** answers held unwritten before a request waits for the write (a bound on what a crash loses) */
+const MAX_UNWRITTEN = 400
+
 function writesFor(run: Run): Writes {
+	const answers = coalesced((outcomes: Outcome[]) => record(run, outcomes))
+	const inFlight = new Set<Promise<void>>()
+	let unwritten = 0
+	let failure: unknown = null
 	return {
 		asked: coalesced((rows) => markAsked(run.id, rows)),
-		answers: coalesced((outcomes) => record(run, outcomes)),
+		answers,
+		async answersBehind(outcomes) {
+			unwritten += outcomes.length
+			const write = answers(outcomes)
+				.catch((error: unknown) => void (failure ??= error))
+				.finally(() => {
+					unwritten -= outcomes.length
+					inFlight.delete(write)
+				})
+			inFlight.add(write)
+			if (unwritten > MAX_UNWRITTEN) await write
+		},
+		async flush() {
+			while (inFlight.size) await Promise.all(inFlight)
+			if (failure) throw failure
+		},
+		failure: () => failure,
 	}
 }
 
@@ -319,11 +352,14 @@ async function checkChunk(
 		const pause = pace.pausedUntil - Date.now()
 		if (pause > 0) await sleep(pause, signal)
 		if (signal.aborted) return
-		await takeSlot(tools.keyId, tools.perSecond, signal)
-		if (signal.aborted) return
 		// asked, before asking: a worker killed while the provider works on these is not followed
-		// by a second request for them (the provider checks, and may bill, each email once)
-		if (attempt === 1 && limited === 0) await writes.asked(chunk)
+		// by a second request for them (the provider checks, and may bill, each email once). The
+		// mark is written while the slot is waited for, so its round trips cost no request time.
+		await Promise.all([
+			takeSlot(tools.keyId, tools.perSecond, signal),
+			attempt === 1 && limited === 0 ? writes.asked(chunk) : null,
+		])
+		if (signal.aborted) return
 		let answers: VerifyAnswer[]
 		try {
 			// not aborted when the worker stops: a request in flight finishes and is written (a
@@ -377,7 +413,7 @@ async function checkChunk(
 		}
 		pace.downInARow = 0
 		const byEmail = new Map(answers.map((a) => [a.email.toLowerCase(), a]))
-		await writes.answers(
+		await writes.answersBehind(
 			chunk.map((row): Outcome => {
 				const a = byEmail.get(row.email)
 				if (!a) return failed(row, `${label} gave no answer for this email. Not charged.`)
@@ -431,6 +467,90 @@ async function stillRunning(runId: string) {
 	return row?.status === VerifyState.running
 }
 
+/**
+ * The run's pending rows as the provider's request chunks, a page at a time (the next page read
+ * while the current one is asked): emails answered for the account in the last
+ * VERIFY_CACHE_DAYS are recorded free on the way and never become a request. `ended()`: the
+ * run stopped running (cancelled) and no more chunks come.
+ */
+function pendingChunks(run: Run, batchSize: number, cacheDays: number) {
+	let after: string | null = null
+	let done = false
+	let ended = false
+	const chunks: Row[][] = []
+	let reading: Promise<void> | null = null
+	const readPage = async () => {
+		if (!(await stillRunning(run.id))) {
+			done = ended = true
+			return
+		}
+		const rows: Row[] = await db
+			.selectFrom('verification_run_rows')
+			.select(['lead_id', 'email'])
+			.where('run_id', '=', run.id)
+			.where('state', '=', 0)
+			.$if(after !== null, (q) => q.where('lead_id', '>', after!))
+			.orderBy('lead_id')
+			.limit(PAGE_SIZE)
+			.execute()
+		if (rows.length === 0) {
+			done = true
+			return
+		}
+		after = rows.at(-1)!.lead_id
+		const hits = await db
+			.selectFrom('email_checks')
+			.select(['email', 'status', 'role', 'raw'])
+			.where('user_id', '=', run.user_id)
+			.where(
+				'email',
+				'in',
+				rows.map((r) => r.email),
+			)
+			.where(sql<boolean>`checked_at > now() - make_interval(days => ${cacheDays})`)
+			.execute()
+		const cache = new Map(hits.map((h) => [h.email, h]))
+		await record(
+			run,
+			rows
+				.filter((r) => cache.has(r.email))
+				.map((r): Outcome => {
+					const hit = cache.get(r.email)!
+					return {
+						leadId: r.lead_id,
+						email: r.email,
+						status: hit.status as VerifyStatus,
+						role: hit.role,
+						raw: hit.raw,
+						error: null,
+						answered: true,
+						cached: true,
+					}
+				}),
+		)
+		const todo = rows.filter((r) => !cache.has(r.email))
+		for (let i = 0; i < todo.length; i += batchSize) chunks.push(todo.slice(i, i + batchSize))
+	}
+	const read = () =>
+		(reading ??= readPage().finally(() => {
+			reading = null
+		}))
+	return {
+		ended: () => ended,
+		async next(): Promise<Row[] | null> {
+			for (;;) {
+				const chunk = chunks.shift()
+				// read ahead while a quarter of a page is left
+				if (!done && chunks.length * batchSize < PAGE_SIZE / 4) void read().catch(() => {})
+				if (chunk) return chunk
+				if (done) return null
+				await read()
+				if (chunks.length === 0 && done) return null
+			}
+		},
+	}
+}
+
 /** The verify job: see the top of this file. */
 export async function runVerification(runId: string, job: JobContext) {
 	const run = await loadRun(runId)
@@ -447,65 +567,30 @@ export async function runVerification(runId: string, job: JobContext) {
 		const cacheDays = getConfig().VERIFY_CACHE_DAYS
 		const concurrency = getConfig().VERIFY_CONCURRENCY
 		const writes = writesFor(run)
-		let after: string | null = null
-		for (;;) {
-			if (!(await stillRunning(run.id))) return
-			const rows: Row[] = await db
-				.selectFrom('verification_run_rows')
-				.select(['lead_id', 'email'])
-				.where('run_id', '=', run.id)
-				.where('state', '=', 0)
-				.$if(after !== null, (q) => q.where('lead_id', '>', after!))
-				.orderBy('lead_id')
-				.limit(PAGE_SIZE)
-				.execute()
-			if (rows.length === 0) break
-			after = rows.at(-1)!.lead_id
-			// the account's answers of the last VERIFY_CACHE_DAYS: free, no request
-			const hits = await db
-				.selectFrom('email_checks')
-				.select(['email', 'status', 'role', 'raw'])
-				.where('user_id', '=', run.user_id)
-				.where(
-					'email',
-					'in',
-					rows.map((r) => r.email),
-				)
-				.where(sql<boolean>`checked_at > now() - make_interval(days => ${cacheDays})`)
-				.execute()
-			const cache = new Map(hits.map((h) => [h.email, h]))
-			await record(
-				run,
-				rows
-					.filter((r) => cache.has(r.email))
-					.map((r): Outcome => {
-						const hit = cache.get(r.email)!
-						return {
-							leadId: r.lead_id,
-							email: r.email,
-							status: hit.status as VerifyStatus,
-							role: hit.role,
-							raw: hit.raw,
-							error: null,
-							answered: true,
-							cached: true,
-						}
-					}),
-			)
-			const todo = rows.filter((r) => !cache.has(r.email))
-			const chunks: Row[][] = []
-			for (let i = 0; i < todo.length; i += tools.verifier.batchSize)
-				chunks.push(todo.slice(i, i + tools.verifier.batchSize))
-			let next = 0
-			const worker = async () => {
-				while (next < chunks.length && !pace.stop && !job.signal.aborted) {
-					await checkChunk(run, chunks[next++]!, tools, pace, job.signal, writes)
+		const source = pendingChunks(run, tools.verifier.batchSize, cacheDays)
+		// one pool of requests for the whole run: a page's last requests overlap the next page's
+		// first ones, and the next page is read while the current one is asked
+		// a failure (the database away) stops every request of the pool before the job ends, so
+		// no request of this attempt is still running when the retry starts
+		let poolError: unknown = null
+		const worker = async () => {
+			try {
+				while (!pace.stop && !job.signal.aborted && !writes.failure() && !poolError) {
+					const chunk = await source.next()
+					if (!chunk) return
+					await checkChunk(run, chunk, tools, pace, job.signal, writes)
 				}
+			} catch (error) {
+				poolError ??= error
 			}
-			await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker))
-			if (job.signal.aborted) throw new Error('worker stopping')
-			if (pace.stop) throw pace.stop
 		}
+		await Promise.all(Array.from({ length: concurrency }, worker))
+		await writes.flush()
+		if (poolError) throw poolError
+		if (job.signal.aborted) throw new Error('worker stopping')
+		if (pace.stop) throw pace.stop
+		// cancelled meanwhile: the cancel settled it
+		if (source.ended()) return
 		// asked by a worker that stopped before the answer came: unknown, not asked twice
 		await failRest(run, INTERRUPTED)
 		await settleVerification(run.id, { state: VerifyState.done })
