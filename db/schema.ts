@@ -934,6 +934,8 @@ export interface VerificationRunRows {
 }
 
 export interface VerificationRuns {
+  bulk_file_id: string | null;
+  bulk_file_name: string | null;
   cached: Generated<number>;
   charged: Generated<number>;
   checked: Generated<number>;

@@ -10,6 +10,10 @@ import {
 } from '../../integrations/email-verifiers.server.ts'
 import type { JobContext } from '../../jobs/define.server.ts'
 import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
+import {
+	createMillionVerifierClient,
+	isBulkUnsupported,
+} from '../../integrations/millionverifier.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
@@ -309,6 +313,14 @@ async function toolsFor(run: Run) {
 		key = { key: platform, baseUrl: null }
 	}
 	const verifier = verifierFor(run.provider, key)
+	const bulkFiles =
+		run.provider === 'millionverifier'
+			? createMillionVerifierClient({
+					baseUrl: config.MILLIONVERIFIER_BASE_URL,
+					bulkUrl: config.MILLIONVERIFIER_BULK_URL,
+					apiKey: key.key,
+				})
+			: null
 	const base =
 		key.baseUrl ??
 		(run.provider === 'millionverifier'
@@ -318,6 +330,7 @@ async function toolsFor(run: Run) {
 				: config.REACHER_BASE_URL)
 	return {
 		verifier,
+		bulkFiles,
 		keyId: providerKeyId({ baseUrl: base, apiKey: key.key }),
 		perSecond: requestsPerSecond(run.provider),
 	}
@@ -438,9 +451,15 @@ async function checkChunk(
  * commit lost in a database crash would put them back to pending, and the resumed job would
  * ask the provider again (the database-restart fault test caught it).
  */
-async function markAsked(runId: string, chunk: Row[]) {
+async function markAsked(runId: string, chunk: Row[], fileName?: string) {
 	await db.transaction().execute(async (trx) => {
 		await sql`set local synchronous_commit = on`.execute(trx)
+		if (fileName)
+			await trx
+				.updateTable('verification_runs')
+				.set({ bulk_file_name: fileName, bulk_file_id: null })
+				.where('id', '=', runId)
+				.execute()
 		await trx
 			.updateTable('verification_run_rows')
 			.set({ state: 1 })
@@ -551,6 +570,201 @@ function pendingChunks(run: Run, batchSize: number, cacheDays: number) {
 	}
 }
 
+/** emails a bulk file holds */
+const BULK_FILE_EMAILS = 10_000
+/** seconds between polls of a file's status, growing to at most this */
+const BULK_POLL_MAX_SECONDS = 30
+
+/**
+ * A MillionVerifier run large enough (MILLIONVERIFIER_BULK_MIN emails still to check), or one
+ * already waiting for a file (a resumed job), goes through the bulk file API.
+ */
+async function goesThroughFiles(run: Run) {
+	const min = getConfig().MILLIONVERIFIER_BULK_MIN
+	const row = await db
+		.selectFrom('verification_runs')
+		.select('bulk_file_name')
+		.where('id', '=', run.id)
+		.executeTakeFirstOrThrow()
+	if (row.bulk_file_name) return true
+	if (min === 0) return false
+	const { pending } = await db
+		.selectFrom('verification_run_rows')
+		.select((eb) => eb.fn.countAll<number>().as('pending'))
+		.where('run_id', '=', run.id)
+		.where('state', '=', 0)
+		.executeTakeFirstOrThrow()
+	return pending >= min
+}
+
+type BulkClient = NonNullable<Awaited<ReturnType<typeof toolsFor>>['bulkFiles']>
+
+/**
+ * The run's emails through MillionVerifier's bulk file API (decision 0099), a file of up to
+ * BULK_FILE_EMAILS at a time: its rows marked asked and its name written (durably) before the
+ * upload, its id once given; polled until finished; its report recorded as the single answers
+ * are. A resumed job finds its file by the id, or by the name when the upload's answer was
+ * lost, and uploads nothing twice. 'unsupported': the file API is not there (rows back to
+ * pending, the caller checks them singly).
+ */
+async function bulkPass(
+	run: Run,
+	client: BulkClient,
+	cacheDays: number,
+	signal: AbortSignal,
+): Promise<'done' | 'cancelled' | 'unsupported'> {
+	const label = VERIFIER_LABELS[run.provider]
+	const source = pendingChunks(run, PAGE_SIZE, cacheDays)
+	for (;;) {
+		const file = await db
+			.selectFrom('verification_runs')
+			.select(['bulk_file_name', 'bulk_file_id'])
+			.where('id', '=', run.id)
+			.executeTakeFirstOrThrow()
+		let fileId = file.bulk_file_id
+		if (file.bulk_file_name && !fileId) {
+			// the upload's answer was lost (a crash, a timeout): the file, if the provider has it
+			fileId = await client.findFile(file.bulk_file_name).catch((error: unknown) => {
+				throw stopFor(error, label) ?? error
+			})
+			if (fileId) await setFile(run.id, file.bulk_file_name, fileId)
+			else await unask(run.id)
+		}
+		if (!fileId) {
+			const rows: Row[] = []
+			while (rows.length < BULK_FILE_EMAILS) {
+				const chunk = await source.next()
+				if (!chunk) break
+				rows.push(...chunk)
+			}
+			if (source.ended()) return 'cancelled'
+			if (rows.length === 0) return 'done'
+			const name = `leadsmith-${run.id}-${Date.now()}.txt`
+			await markAsked(run.id, rows, name)
+			try {
+				fileId = await client.uploadFile(
+					rows.map((r) => r.email),
+					name,
+				)
+			} catch (error) {
+				if (isBulkUnsupported(error)) {
+					logger.warn({ err: error, runId: run.id }, 'bulk file API not available: single checks')
+					await unask(run.id)
+					return 'unsupported'
+				}
+				throw stopFor(error, label) ?? error
+			}
+			await setFile(run.id, name, fileId)
+		}
+		// poll until the provider has checked the file
+		let failedFile = false
+		for (let wait = 1; ; wait = Math.min(BULK_POLL_MAX_SECONDS, wait * 2)) {
+			if (signal.aborted) throw new Error('worker stopping')
+			if (!(await stillRunning(run.id))) return 'cancelled'
+			const state = await client.fileInfo(fileId).catch((error: unknown) => {
+				throw stopFor(error, label) ?? error
+			})
+			if (state.status === 'finished') break
+			if (state.status === 'failed') {
+				failedFile = true
+				await answerFile(
+					run,
+					null,
+					`${label} stopped checking the file. Not charged; verify it again later.`,
+				)
+				break
+			}
+			await sleep(wait * 1000, signal)
+		}
+		if (!failedFile && (await stillRunning(run.id))) {
+			const answers = await client.download(fileId).catch((error: unknown) => {
+				throw stopFor(error, label) ?? error
+			})
+			await answerFile(run, answers, `${label} gave no answer for this email. Not charged.`)
+		}
+		await setFile(run.id, null, null)
+	}
+}
+
+/** A provider error that ends the run (a refused key, no credits), else null (retried). */
+function stopFor(error: unknown, label: string): StopRun | null {
+	if (!(error instanceof VerifierError)) return null
+	if (error.kind === 'key' || error.kind === 'url')
+		return new StopRun(
+			`${error.message} Check the key on the API keys page, then verify again. Unchecked emails were not charged.`,
+			false,
+		)
+	if (error.kind === 'credits')
+		return new StopRun(
+			`${error.message} The emails not checked are marked unknown and were not charged.`,
+			true,
+		)
+	if (error.kind === 'other' || error.kind === 'unavailable')
+		logger.warn({ err: error }, `${label} bulk file call failed`)
+	return null
+}
+
+async function setFile(runId: string, name: string | null, fileId: string | null) {
+	await db.transaction().execute(async (trx) => {
+		await sql`set local synchronous_commit = on`.execute(trx)
+		await trx
+			.updateTable('verification_runs')
+			.set({ bulk_file_name: name, bulk_file_id: fileId, updated_at: sql`now()` })
+			.where('id', '=', runId)
+			.execute()
+	})
+}
+
+/** The rows of a file the provider never got: pending again, and no file. */
+async function unask(runId: string) {
+	await db.transaction().execute(async (trx) => {
+		await trx
+			.updateTable('verification_run_rows')
+			.set({ state: 0 })
+			.where('run_id', '=', runId)
+			.where('state', '=', 1)
+			.execute()
+		await trx
+			.updateTable('verification_runs')
+			.set({ bulk_file_name: null, bulk_file_id: null })
+			.where('id', '=', runId)
+			.execute()
+	})
+}
+
+/** The asked rows of the run's file, answered from its report (null: the file failed). */
+async function answerFile(run: Run, answers: VerifyAnswer[] | null, missing: string) {
+	const byEmail = new Map((answers ?? []).map((a) => [a.email.toLowerCase(), a]))
+	for (;;) {
+		const rows = await db
+			.selectFrom('verification_run_rows')
+			.select(['lead_id', 'email'])
+			.where('run_id', '=', run.id)
+			.where('state', '=', 1)
+			.limit(PAGE_SIZE)
+			.execute()
+		if (rows.length === 0) return
+		await record(
+			run,
+			rows.map((row): Outcome => {
+				const a = byEmail.get(row.email.toLowerCase())
+				if (!a) return failed(row, missing)
+				return {
+					leadId: row.lead_id,
+					email: row.email,
+					status: a.status,
+					role: a.role,
+					raw: a.raw,
+					error: a.error ?? null,
+					answered: true,
+					cached: false,
+				}
+			}),
+		)
+		if (!(await stillRunning(run.id))) return
+	}
+}
+
 /** The verify job: see the top of this file. */
 export async function runVerification(runId: string, job: JobContext) {
 	const run = await loadRun(runId)
@@ -567,6 +781,11 @@ export async function runVerification(runId: string, job: JobContext) {
 		const cacheDays = getConfig().VERIFY_CACHE_DAYS
 		const concurrency = getConfig().VERIFY_CONCURRENCY
 		const writes = writesFor(run)
+		if (tools.bulkFiles && (await goesThroughFiles(run))) {
+			const bulk = await bulkPass(run, tools.bulkFiles, cacheDays, job.signal)
+			if (bulk === 'cancelled') return
+			// 'unsupported': the rest goes through single checks below
+		}
 		const source = pendingChunks(run, tools.verifier.batchSize, cacheDays)
 		// one pool of requests for the whole run: a page's last requests overlap the next page's
 		// first ones, and the next page is read while the current one is asked
