@@ -605,6 +605,7 @@ export interface EnrichmentRunRows {
   run_id: string;
   status: Generated<number>;
   updated_at: Generated<Timestamp>;
+  verify_charged: Generated<number>;
 }
 
 export interface EnrichmentRuns {
@@ -637,6 +638,8 @@ export interface EnrichmentRuns {
   updated_at: Generated<Timestamp>;
   user_id: string;
   workspace_id: string | null;
+  verify_credits_per_check: Generated<number>;
+  verify_credits_reserved: Generated<number>;
 }
 
 export interface FormSubmissions {
