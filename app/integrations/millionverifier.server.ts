@@ -169,7 +169,14 @@ export function createMillionVerifierClient(options: {
 						throw error
 					})
 				// HTTP 200 with an error body for a bad key or no credits
-				const parsed = fileAnswer.safeParse(typeof data === 'string' ? safeJson(data) : data)
+				const body = safeJson(data)
+				// not JSON (a proxy's page): the file may or may not exist; the job looks it up by name
+				if (typeof body !== 'object' || body === null)
+					throw new VerifierError(
+						'unavailable',
+						`${LABEL} answered the upload with something its API does not document.`,
+					)
+				const parsed = fileAnswer.safeParse(body)
 				if (parsed.success && parsed.data.error) throw errorFromText(LABEL, parsed.data.error)
 				if (!parsed.success || parsed.data.file_id == null)
 					throw new BulkUnsupported('the upload was answered without a file id')
@@ -214,16 +221,17 @@ export function createMillionVerifierClient(options: {
 				if (json && typeof json === 'object' && 'error' in json)
 					throw errorFromText(LABEL, String((json as { error: unknown }).error))
 				let records: Record<string, string>[]
+				let header: string[] = []
 				try {
 					records = parse(text, {
-						columns: (h: string[]) => h.map((c) => c.trim().toLowerCase()),
+						columns: (h: string[]) => (header = h.map((c) => c.trim().toLowerCase())),
 						skip_empty_lines: true,
 						relax_column_count: true,
 					})
 				} catch {
 					throw new VerifierError('unavailable', `${LABEL} sent a report that is not CSV.`)
 				}
-				if (records.length > 0 && !('email' in records[0]! && 'result' in records[0]!))
+				if (!header.includes('email') || !header.includes('result'))
 					throw new VerifierError(
 						'unavailable',
 						`${LABEL} sent a report without email and result columns.`,

@@ -189,6 +189,63 @@ test('paid with credits: without its own key the step uses the platform key; onl
 	expect(await getCreditBalance(me.accountId!)).toBe(98)
 })
 
+test('paid with credits, faults: a garbage answer makes the email unknown and free; the provider out of credits stops the run saying so, nothing charged', async () => {
+	const me = await accountWithCredits(100)
+	const list = await db
+		.insertInto('processing_list')
+		.values({ user_id: me.accountId!, name: 'One', source_type: 'upload', status: 2, found: 1 })
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	await db
+		.insertInto('leads')
+		.values({
+			list_id: list.id,
+			user_id: me.accountId!,
+			email: 'person@example.com',
+			first_name: 'valid',
+			last_name: 'garbage',
+			company_name: 'Acme',
+			company_domain: 'acme.com',
+		})
+		.execute()
+	const chain = await createChain(me, {
+		name: 'Guess and verify',
+		steps: [
+			{ kind: 'email-guess', outputColumn: 'work_email' },
+			{ kind: 'verify-email', outputColumn: 'work_email' },
+		],
+	})
+	// a proxy's HTML page (HTTP 200) for the check and its one retry
+	fakes.mv.malformedNext(2)
+	const garbage = await startRun(me, {
+		listId: list.id,
+		target: `chain:${chain.id}`,
+		payWith: 'credits',
+	})
+	expect((await settledRun(garbage.runId)).status).toBe(2)
+	const [row] = await db.selectFrom('leads').select('data').where('list_id', '=', list.id).execute()
+	expect((row!.data as Record<string, string>).work_email_status).toBe('unknown')
+	expect(await getCreditBalance(me.accountId!)).toBe(100)
+
+	fakes.mv.setOutOfCredits(true)
+	try {
+		await db.deleteFrom('email_checks').where('user_id', '=', me.accountId!).execute()
+		const noCredits = await startRun(me, {
+			listId: list.id,
+			target: `chain:${chain.id}`,
+			payWith: 'credits',
+		})
+		const run = await settledRun(noCredits.runId)
+		expect(run.status).toBe(3)
+		expect(run.error).toMatch(
+			/Email verification is not available right now .*no credits left.*not charged/,
+		)
+		expect(await getCreditBalance(me.accountId!)).toBe(100)
+	} finally {
+		fakes.mv.setOutOfCredits(false)
+	}
+})
+
 test('a chain with a Verify email step needs a verification key or credits; its policy is checked', async () => {
 	const me = await accountWithCredits(100)
 	const listId = await leads(me.accountId!)

@@ -102,3 +102,29 @@ test('the file refused for no credits (HTTP 200, an error body): every email unk
 		fakes.mv.setOutOfCredits(false)
 	}
 })
+
+test('file statuses that are garbage (a proxy page, HTTP 200) are asked again: every email answered once', async () => {
+	fakes.mv.setBulkRate(2)
+	try {
+		const me = await accountWithCredits(100)
+		const emails = EMAILS.map((e) => e.replace('@bulk.com', '@flaky.com'))
+		const listId = await insertEmails(me.accountId!, emails)
+		const files = fakes.mv.files.size
+		const before = fakes.mv.checks.length
+		const { runId } = await startVerification(me, { listId, payWith: 'credits', only: 'all' })
+		await expect.poll(() => fakes.mv.files.size, { timeout: 20_000 }).toBe(files + 1)
+		fakes.mv.malformedNext(3)
+		expect(await settledVerification(runId, 40_000)).toMatchObject({
+			status: 2,
+			checked: 7,
+			charged: 5,
+			error: null,
+		})
+		const counts = timesChecked(fakes.mv.checks.slice(before))
+		expect([...counts.keys()].sort()).toEqual([...emails].sort())
+		expect([...counts.values()].every((n) => n === 1)).toBe(true)
+		expect(await getCreditBalance(me.accountId!)).toBe(95)
+	} finally {
+		fakes.mv.setBulkRate(Infinity)
+	}
+}, 60_000)

@@ -137,7 +137,11 @@ export async function emailChecker(accountId: string, { paid = false } = {}) {
 			} catch (error) {
 				if (error instanceof VerifierError)
 					return {
-						error: error.message,
+						// the platform's provider account, not the person's: say what it means for them
+						error:
+							charging && (error.kind === 'credits' || error.kind === 'key')
+								? `Email verification is not available right now (${error.message}). The emails not checked were not charged; run it again later.`
+								: error.message,
 						fatal: error.kind === 'key' || error.kind === 'url' || error.kind === 'credits',
 					}
 				throw error

@@ -656,31 +656,53 @@ async function bulkPass(
 			}
 			await setFile(run.id, name, fileId)
 		}
-		// poll until the provider has checked the file
+		// poll until the provider has checked the file; an answer that is garbage or late is
+		// asked again, and the file's emails become unknown (free) when it stays so
 		let failedFile = false
+		let flaky = 0
+		const giveUp = async (why: string) => {
+			failedFile = true
+			await answerFile(run, null, `${why} Not charged; verify it again later.`)
+		}
 		for (let wait = 1; ; wait = Math.min(BULK_POLL_MAX_SECONDS, wait * 2)) {
 			if (signal.aborted) throw new Error('worker stopping')
 			if (!(await stillRunning(run.id))) return 'cancelled'
-			const state = await client.fileInfo(fileId).catch((error: unknown) => {
-				throw stopFor(error, label) ?? error
-			})
-			if (state.status === 'finished') break
-			if (state.status === 'failed') {
-				failedFile = true
-				await answerFile(
-					run,
-					null,
-					`${label} stopped checking the file. Not charged; verify it again later.`,
-				)
+			let state: Awaited<ReturnType<BulkClient['fileInfo']>> | null = null
+			try {
+				state = await client.fileInfo(fileId)
+				flaky = 0
+			} catch (error) {
+				const stop = stopFor(error, label)
+				if (stop || !(error instanceof VerifierError) || !error.retryable) throw stop ?? error
+				if (++flaky >= REQUEST_TRIES * 2) {
+					await giveUp(error.message)
+					break
+				}
+			}
+			if (state?.status === 'finished') break
+			if (state?.status === 'failed') {
+				await giveUp(`${label} stopped checking the file.`)
 				break
 			}
 			await sleep(wait * 1000, signal)
 		}
 		if (!failedFile && (await stillRunning(run.id))) {
-			const answers = await client.download(fileId).catch((error: unknown) => {
-				throw stopFor(error, label) ?? error
-			})
-			await answerFile(run, answers, `${label} gave no answer for this email. Not charged.`)
+			let answers: VerifyAnswer[] | null = null
+			for (let attempt = 1; !answers; attempt++) {
+				try {
+					answers = await client.download(fileId)
+				} catch (error) {
+					const stop = stopFor(error, label)
+					if (stop || !(error instanceof VerifierError) || !error.retryable) throw stop ?? error
+					if (attempt >= REQUEST_TRIES) {
+						await giveUp(error.message)
+						break
+					}
+					await sleep(1000 * attempt, signal)
+				}
+			}
+			if (answers)
+				await answerFile(run, answers, `${label} gave no answer for this email. Not charged.`)
 		}
 		await setFile(run.id, null, null)
 	}
