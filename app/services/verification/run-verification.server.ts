@@ -99,12 +99,11 @@ function coalesced<T>(write: (items: T[]) => Promise<void>) {
 }
 
 /**
- * A run's writes of asked rows and of answers, each coalesced across its requests. Answers are
- * written behind the requests (`answersBehind`): a request's slot goes to the next request at
- * once, not after its answers' transaction (with the writes on each request's path the run was
- * bound by database latency times concurrency, not by the provider's rate: decision 0099). At
- * most MAX_UNWRITTEN answers wait unwritten; a failed write stops the run (`failure`) and
- * `flush` waits for every answer and rethrows it.
+ * A run's writes of asked rows and of answers, each coalesced across its requests (group
+ * commit). A request holds its place in the pool until its answers are written
+ * (`answersBehind` waits while more than MAX_UNWRITTEN answers are unwritten): a killed worker
+ * loses at most the requests in flight (the kill test holds it to VERIFY_CONCURRENCY). A failed
+ * write stops the pool (`failure`); `flush` waits for every answer and rethrows it.
  */
 type Writes = {
 	asked: (rows: Row[]) => Promise<void>
@@ -114,8 +113,12 @@ type Writes = {
 	failure: () => unknown
 }
 
-/** answers held unwritten before a request waits for the write (a bound on what a crash loses) */
-const MAX_UNWRITTEN = 400
+/**
+ * answers held unwritten before a request waits for their write: none (with 400 behind, a
+ * kill -9 lost hundreds of answers the provider had given; 40 requests in flight cover the
+ * write's latency at the provider's rate instead: decision 0099)
+ */
+const MAX_UNWRITTEN = 0
 
 function writesFor(run: Run): Writes {
 	const answers = coalesced((outcomes: Outcome[]) => record(run, outcomes))
