@@ -204,10 +204,11 @@ const EnvSchema = z
 		REACHER_API_KEY: z.string().min(1).optional(),
 		CREDITS_PER_VERIFICATION: z.coerce.number().int().min(0).default(1),
 		VERIFY_CACHE_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
-		VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
+		VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(40),
 		MILLIONVERIFIER_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(160),
 		ZEROBOUNCE_BATCH_PER_MINUTE: z.coerce.number().min(1).max(10000).default(30),
 		REACHER_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(5),
+		MILLIONVERIFIER_BULK_MIN: z.coerce.number().int().min(0).default(20000),
 		// the public API (/api/v1): requests per token per minute (per process)
 		API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
 		// Analytics (docs/decisions/0009-client-rules-and-analytics.md): off without a key

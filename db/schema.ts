@@ -635,6 +635,7 @@ export interface EnrichmentRunRows {
   run_id: string;
   status: Generated<number>;
   updated_at: Generated<Timestamp>;
+  verify_charged: Generated<number>;
 }
 
 export interface EnrichmentRuns {
@@ -667,6 +668,8 @@ export interface EnrichmentRuns {
   updated_at: Generated<Timestamp>;
   user_id: string;
   workspace_id: string | null;
+  verify_credits_per_check: Generated<number>;
+  verify_credits_reserved: Generated<number>;
 }
 
 export interface FormSubmissions {
@@ -964,6 +967,8 @@ export interface VerificationRunRows {
 }
 
 export interface VerificationRuns {
+  bulk_file_id: string | null;
+  bulk_file_name: string | null;
   cached: Generated<number>;
   charged: Generated<number>;
   checked: Generated<number>;

@@ -62,7 +62,9 @@ const quoted = (name: string) => `“${name}”`
 // A retried job holds its credits again under `<kind>:<id>:<attempt>`.
 function retryOf(reference: string | null) {
 	const attempt = Number(
-		/^(?:enrich|lead-scrape|company-scrape):[^:]+:(\d+)$/.exec(reference ?? '')?.[1] ?? 1,
+		/^(?:enrich|enrich-verify|lead-scrape|company-scrape):[^:]+:(\d+)$/.exec(
+			reference ?? '',
+		)?.[1] ?? 1,
 	)
 	return attempt > 1 ? ` (retry ${attempt - 1})` : ''
 }
@@ -75,8 +77,12 @@ export function subjectOf(row: LineRow): CreditSubjectView | null {
 		if (!row.run_name || !listId) return { label: 'Enrichment run (since deleted)', href: null }
 		const listName = row.list_name ?? row.company_list_name
 		const base = row.run_list_id ? `/lists/${listId}/enrich` : `/company-lists/${listId}/enrich`
+		// a chain's Verify email steps paid with credits hold apart (decision 0099)
+		const what = row.reference?.startsWith('enrich-verify:')
+			? 'Email verification in enrichment'
+			: 'Enrichment'
 		return {
-			label: `Enrichment ${quoted(row.run_name)}${listName ? ` on ${listName}` : ''}${retry}`,
+			label: `${what} ${quoted(row.run_name)}${listName ? ` on ${listName}` : ''}${retry}`,
 			href: `${base}?run=${row.enrichment_run_id}`,
 		}
 	}

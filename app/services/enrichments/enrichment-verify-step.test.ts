@@ -4,7 +4,9 @@ import { timesChecked } from '../../../tests/fakes/verify-outcomes.ts'
 import { fakeOpenAIAndWorkers, settledRun } from '../../../tests/support/enrichment.ts'
 import { accountWithCredits, withProviderKey } from '../../../tests/support/jobs.ts'
 import { startVerifyFakes, type VerifyFakes } from '../../../tests/support/verification.ts'
-import { getCreditBalance } from '../billing/credits.server.ts'
+import { getCreditHistory } from '../billing/credit-history.server.ts'
+import { getCreditBalance, listCreditLedger } from '../billing/credits.server.ts'
+import { settleRunCredits } from './run-enrichment.server.ts'
 import { createChain, createEnrichment, listChains, updateChain } from './enrichments.server.ts'
 import { ChainFormSchema } from './schemas.ts'
 import { startRun } from './start-enrichment.server.ts'
@@ -136,7 +138,115 @@ test('a waterfall stops at the first email that verifies; "only safe to send" le
 	expect(timesChecked(fakes.mv.checks.slice(before)).get('unknown.p3@acme.com')).toBe(2)
 })
 
-test('a chain with a Verify email step needs a verification key; its policy is checked', async () => {
+test('paid with credits: without its own key the step uses the platform key; only definitive answers are charged, the rest refunded once, and the ledger says it was email verification', async () => {
+	const me = await accountWithCredits(100)
+	const listId = await leads(me.accountId!)
+	const chain = await createChain(me, {
+		name: 'Guess and verify',
+		steps: [
+			{ kind: 'email-guess', outputColumn: 'work_email' },
+			{ kind: 'verify-email', outputColumn: 'work_email' },
+		],
+	})
+	const before = fakes.mv.checks.length
+	const { runId, estimate } = await startRun(me, {
+		listId,
+		target: `chain:${chain.id}`,
+		payWith: 'credits',
+	})
+	// the hold: a verification per lead (no AI step)
+	expect(estimate).toMatchObject({ credits: 4, verifyCredits: 4 })
+	expect(await getCreditBalance(me.accountId!)).toBe(96)
+	expect((await settledRun(runId)).status).toBe(2)
+	const emails = await workEmails(runId)
+	expect(emails.valid).toEqual({ email: 'valid.p0@acme.com', status: 'valid' })
+	expect(emails.catchall!.status).toBe('catch_all')
+	// each guess asked once, with the platform's key (the fake knows no other)
+	const checked = timesChecked(fakes.mv.checks.slice(before))
+	expect([...checked.keys()].sort()).toEqual([
+		'catchall.p1@acme.com',
+		'invalid.p2@acme.com',
+		'unknown.p3@acme.com',
+		'valid.p0@acme.com',
+	])
+	// valid and invalid are charged; catch-all and unknown come back
+	expect(await getCreditBalance(me.accountId!)).toBe(98)
+	const ledger = await listCreditLedger(me.accountId!)
+	const lines = ledger.filter((l) => l.reference === `enrich-verify:${runId}:1`)
+	expect(lines.map((l) => l.delta).sort()).toEqual([-4, 2])
+	const history = await getCreditHistory(me.accountId!, new URLSearchParams())
+	const labels = history.lines
+		.filter((l) => l.subject?.label.startsWith('Email verification in enrichment'))
+		.map((l) => l.delta)
+	expect(labels.sort()).toEqual([-4, 2])
+	// the run's settlement is once: settling it again moves nothing
+	const run = await db
+		.selectFrom('enrichment_runs')
+		.selectAll()
+		.where('id', '=', runId)
+		.executeTakeFirstOrThrow()
+	await db.transaction().execute((trx) => settleRunCredits({ ...run, source: 'leads' }, trx, false))
+	expect(await getCreditBalance(me.accountId!)).toBe(98)
+})
+
+test('paid with credits, faults: a garbage answer makes the email unknown and free; the provider out of credits stops the run saying so, nothing charged', async () => {
+	const me = await accountWithCredits(100)
+	const list = await db
+		.insertInto('processing_list')
+		.values({ user_id: me.accountId!, name: 'One', source_type: 'upload', status: 2, found: 1 })
+		.returning('id')
+		.executeTakeFirstOrThrow()
+	await db
+		.insertInto('leads')
+		.values({
+			list_id: list.id,
+			user_id: me.accountId!,
+			email: 'person@example.com',
+			first_name: 'valid',
+			last_name: 'garbage',
+			company_name: 'Acme',
+			company_domain: 'acme.com',
+		})
+		.execute()
+	const chain = await createChain(me, {
+		name: 'Guess and verify',
+		steps: [
+			{ kind: 'email-guess', outputColumn: 'work_email' },
+			{ kind: 'verify-email', outputColumn: 'work_email' },
+		],
+	})
+	// a proxy's HTML page (HTTP 200) for the check and its one retry
+	fakes.mv.malformedNext(2)
+	const garbage = await startRun(me, {
+		listId: list.id,
+		target: `chain:${chain.id}`,
+		payWith: 'credits',
+	})
+	expect((await settledRun(garbage.runId)).status).toBe(2)
+	const [row] = await db.selectFrom('leads').select('data').where('list_id', '=', list.id).execute()
+	expect((row!.data as Record<string, string>).work_email_status).toBe('unknown')
+	expect(await getCreditBalance(me.accountId!)).toBe(100)
+
+	fakes.mv.setOutOfCredits(true)
+	try {
+		await db.deleteFrom('email_checks').where('user_id', '=', me.accountId!).execute()
+		const noCredits = await startRun(me, {
+			listId: list.id,
+			target: `chain:${chain.id}`,
+			payWith: 'credits',
+		})
+		const run = await settledRun(noCredits.runId)
+		expect(run.status).toBe(3)
+		expect(run.error).toMatch(
+			/Email verification is not available right now .*no credits left.*not charged/,
+		)
+		expect(await getCreditBalance(me.accountId!)).toBe(100)
+	} finally {
+		fakes.mv.setOutOfCredits(false)
+	}
+})
+
+test('a chain with a Verify email step needs a verification key or credits; its policy is checked', async () => {
 	const me = await accountWithCredits(100)
 	const listId = await leads(me.accountId!)
 	const chain = await createChain(me, {
@@ -147,7 +257,7 @@ test('a chain with a Verify email step needs a verification key; its policy is c
 		],
 	})
 	await expect(
-		startRun(me, { listId, target: `chain:${chain.id}`, payWith: 'credits' }),
+		startRun(me, { listId, target: `chain:${chain.id}`, payWith: 'ownKey' }),
 	).rejects.toMatchObject({ field: 'target', message: expect.stringMatching(/verification key/) })
 	// a policy that is not one of the two is refused at the field
 	const bad = ChainFormSchema.safeParse({

@@ -64,6 +64,9 @@ export const runRowsHooks: {
 } = {}
 
 export const enrichReference = (runId: string, attempt: number) => `enrich:${runId}:${attempt}`
+/** the hold of an attempt's Verify email steps paid with credits (decision 0099) */
+export const enrichVerifyReference = (runId: string, attempt: number) =>
+	`enrich-verify:${runId}:${attempt}`
 
 /** A step as a run runs it: a snapshot of the enrichment taken when the run started. */
 export type RunStep =
@@ -121,6 +124,9 @@ type Run = {
 	attempt: number
 	credits_reserved: number
 	credits_per_call: number
+	/** the Verify email steps' hold and price (the platform's key paid with credits), else 0 */
+	verify_credits_reserved: number
+	verify_credits_per_check: number
 	/** every row of the run is written (by writeRunRows) */
 	prepared: boolean
 }
@@ -137,6 +143,8 @@ async function loadRun(runId: string, executor: Kysely<DB> = db): Promise<Run | 
 			'attempt',
 			'credits_reserved',
 			'credits_per_call',
+			'verify_credits_reserved',
+			'verify_credits_per_check',
 			'prepared',
 			'company_list_id',
 		])
@@ -153,6 +161,8 @@ type RowResult = {
 	error: string | null
 	calls: number
 	cached: number
+	/** Verify email answers charged (definitive, fresh, the platform's key) */
+	verifyCharged: number
 	cache: { hash: string; output: unknown }[]
 }
 
@@ -300,6 +310,7 @@ async function enrichRow(run: Run, lead: RunRow, tools: Tools, signal: AbortSign
 		error: null,
 		calls: 0,
 		cached: 0,
+		verifyCharged: 0,
 		cache: [],
 	}
 	const row: RunRow = { ...lead, data: { ...lead.data } }
@@ -416,6 +427,7 @@ async function verifyStep(
 	}
 	result.patch[`${step.outputColumn}_status`] = check.status
 	row.data[`${step.outputColumn}_status`] = check.status
+	if (check.charged) result.verifyCharged += 1
 	return check.status === 'valid' || (step.acceptCatchAll && check.status === 'catch_all')
 }
 
@@ -445,6 +457,7 @@ async function flush(run: Run, results: RowResult[]) {
 				error: r.error,
 				calls: r.calls,
 				cached: r.cached,
+				verify_charged: r.verifyCharged,
 			})),
 		)
 		const source = SOURCES[run.source]
@@ -454,9 +467,11 @@ async function flush(run: Run, results: RowResult[]) {
 			where l.id = v.lead_id and v.patch <> '{}'::jsonb`.execute(trx)
 		await sql`
 			update ${sql.table(source.rows)} r
-			set status = v.status, error = v.error, calls = v.calls, cached = v.cached, updated_at = now()
+			set status = v.status, error = v.error, calls = v.calls, cached = v.cached,
+				verify_charged = v.verify_charged, updated_at = now()
 			from jsonb_to_recordset(${rows}::jsonb)
-				as v(lead_id uuid, status smallint, error text, calls integer, cached integer)
+				as v(lead_id uuid, status smallint, error text, calls integer, cached integer,
+					verify_charged integer)
 			where r.run_id = ${run.id} and ${sql.ref(`r.${source.id}`)} = v.lead_id
 				and r.status in (0, 1)`.execute(trx)
 		await trx
@@ -479,22 +494,45 @@ async function stillRunning(runId: string) {
 
 /** Credits for the paid calls of this attempt; the rest of the hold (all on failure) goes back. */
 export async function settleRunCredits(
-	run: Pick<Run, 'id' | 'user_id' | 'attempt' | 'credits_reserved' | 'credits_per_call'> & {
+	run: Pick<
+		Run,
+		| 'id'
+		| 'user_id'
+		| 'attempt'
+		| 'credits_reserved'
+		| 'credits_per_call'
+		| 'verify_credits_reserved'
+		| 'verify_credits_per_check'
+	> & {
 		source: RunSource
 	},
 	trx: Kysely<DB>,
 	failed: boolean,
 ) {
-	if (run.credits_reserved <= 0) return
-	const reference = enrichReference(run.id, run.attempt)
+	if (run.credits_reserved <= 0 && run.verify_credits_reserved <= 0) return
 	const {
-		rows: [{ calls } = { calls: 0 }],
-	} = await sql<{ calls: number }>`
-		select coalesce(sum(calls), 0)::int as calls from ${runRowsTable(run.source)}
+		rows: [{ calls, verified } = { calls: 0, verified: 0 }],
+	} = await sql<{ calls: number; verified: number }>`
+		select coalesce(sum(calls), 0)::int as calls, coalesce(sum(verify_charged), 0)::int as verified
+		from ${runRowsTable(run.source)}
 		where run_id = ${run.id} and attempt = ${run.attempt}`.execute(trx)
-	const used = Math.min(run.credits_reserved, Number(calls) * run.credits_per_call)
-	if (failed && used === 0) await releaseCredits(trx, { accountId: run.user_id, reference })
-	else await commitCredits(trx, { accountId: run.user_id, reference, used })
+	const settle = async (reference: string, reserved: number, used: number) => {
+		if (reserved <= 0) return
+		used = Math.min(reserved, used)
+		if (failed && used === 0) await releaseCredits(trx, { accountId: run.user_id, reference })
+		else await commitCredits(trx, { accountId: run.user_id, reference, used })
+	}
+	await settle(
+		enrichReference(run.id, run.attempt),
+		run.credits_reserved,
+		Number(calls) * run.credits_per_call,
+	)
+	// the Verify email steps: charged only for definitive answers, the rest refunded, once
+	await settle(
+		enrichVerifyReference(run.id, run.attempt),
+		run.verify_credits_reserved,
+		Number(verified) * run.verify_credits_per_check,
+	)
 }
 
 /**
@@ -562,7 +600,7 @@ async function toolsFor(run: Run): Promise<Tools> {
 	}
 	let checker: EmailChecker | null = null
 	if (run.steps.some((s) => s.kind === 'verify-email')) {
-		checker = await emailChecker(run.user_id)
+		checker = await emailChecker(run.user_id, { paid: run.verify_credits_per_check > 0 })
 		if (!checker) throw new FatalRunError(NO_VERIFIER_KEY)
 	}
 	return {
@@ -952,6 +990,8 @@ export async function cancelRunById(runId: string) {
 				'attempt',
 				'credits_reserved',
 				'credits_per_call',
+				'verify_credits_reserved',
+				'verify_credits_per_check',
 				'company_list_id',
 			])
 			.executeTakeFirst()

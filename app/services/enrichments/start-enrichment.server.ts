@@ -5,7 +5,11 @@ import { getConfig } from '../../config.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
-import { chainVerifierOf, NO_VERIFIER_KEY } from '../verification/check-email.server.ts'
+import {
+	chainVerifierOf,
+	NO_VERIFIER_KEY,
+	platformVerifier,
+} from '../verification/check-email.server.ts'
 import { InsufficientCreditsError, reserveCredits } from '../billing/credits.server.ts'
 import { paidCallsNow, type PaidCalls } from './paid-calls.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
@@ -26,6 +30,7 @@ import {
 import {
 	cancelRunById,
 	enrichReference,
+	enrichVerifyReference,
 	JobStatus,
 	runRowsTable,
 	sourceOf,
@@ -93,6 +98,8 @@ export type Estimate = {
 	calls: number
 	/** credits held while it runs: every call paid (what is not used comes back) */
 	credits: number
+	/** of which for Verify email steps on the platform's key (a definitive answer each) */
+	verifyCredits: number
 	/** credits it would really charge now (cached answers are free); null when not known */
 	charged: number | null
 	/** answers already cached (free); null when not known */
@@ -123,12 +130,15 @@ async function prepareRun(account: AccountContext & { accountId: string }, input
 	const resolved = await resolveSteps(account, parseTarget(input.target))
 	const columns = source === 'companies' ? () => companyColumns(account, list.id) : undefined
 	if (columns) checkCompanySteps(resolved.steps, await columns())
-	// a Verify email step asks the account's own verification key (no credits for it)
-	if (
-		resolved.steps.some((s) => s.kind === 'verify-email') &&
-		!chainVerifierOf(account.apiKeyProviders)
-	)
-		throw new FormError(NO_VERIFIER_KEY, 'target')
+	// a Verify email step asks the account's own verification key (no credits for it), else the
+	// platform's paid with credits when the run is (decision 0099)
+	const verifySteps = resolved.steps.filter((s) => s.kind === 'verify-email').length
+	let verifyPrice = 0
+	if (verifySteps > 0 && !chainVerifierOf(account.apiKeyProviders)) {
+		if (input.payWith !== 'credits' || !platformVerifier())
+			throw new FormError(NO_VERIFIER_KEY, 'target')
+		verifyPrice = getConfig().CREDITS_PER_VERIFICATION
+	}
 	const filter = await checkFilter(account, list.id, input.filter, columns)
 	const target: FilterTarget = {
 		listId: list.id,
@@ -143,14 +153,15 @@ async function prepareRun(account: AccountContext & { accountId: string }, input
 		rows,
 		aiSteps,
 		calls: rows * aiSteps,
-		credits: rows * aiSteps * price,
+		credits: rows * aiSteps * price + rows * verifySteps * verifyPrice,
+		verifyCredits: rows * verifySteps * verifyPrice,
 		charged: paid ? paid.calls * price : null,
 		cached: paid ? paid.cached : null,
 		payWith: input.payWith,
 		name: resolved.name,
 		filter: describeFilter(filter),
 	})
-	return { source, list, resolved, filter, target, aiSteps, estimate }
+	return { source, list, resolved, filter, target, aiSteps, verifyPrice, estimate }
 }
 
 async function companyListOf(account: AccountContext, listId: string) {
@@ -274,23 +285,33 @@ export async function startRun(
 					key_kind: input.payWith,
 					credits_per_call: input.payWith === 'credits' ? getConfig().CREDITS_PER_ENRICHMENT : 0,
 					total: rows,
-					credits_reserved: estimate.credits,
+					credits_reserved: estimate.credits - estimate.verifyCredits,
+					verify_credits_reserved: estimate.verifyCredits,
+					verify_credits_per_check: prepared.verifyPrice,
 					prepared: false,
 					// the same now() as the count above
 					leads_cutoff: sql<Date>`now()`,
 				})
 				.returning('id')
 				.executeTakeFirstOrThrow()
-			if (estimate.credits > 0)
+			const subject = {
+				enrichmentRunId: run.id,
+				listId: prepared.source === 'leads' ? list.id : null,
+				companyListId: prepared.source === 'companies' ? list.id : null,
+			}
+			if (estimate.credits - estimate.verifyCredits > 0)
 				await reserveCredits(trx, {
 					accountId: account.accountId,
-					amount: estimate.credits,
+					amount: estimate.credits - estimate.verifyCredits,
 					reference: enrichReference(run.id, 1),
-					subject: {
-						enrichmentRunId: run.id,
-						listId: prepared.source === 'leads' ? list.id : null,
-						companyListId: prepared.source === 'companies' ? list.id : null,
-					},
+					subject,
+				})
+			if (estimate.verifyCredits > 0)
+				await reserveCredits(trx, {
+					accountId: account.accountId,
+					amount: estimate.verifyCredits,
+					reference: enrichVerifyReference(run.id, 1),
+					subject,
 				})
 			await enqueue('enrich', { runId: run.id }, { db: trx })
 			return { runId: run.id, estimate }
@@ -355,11 +376,15 @@ export async function retryFailedRows(
 			// a cancelled or failed run also leaves rows it never reached
 			const { rows: reset } = await sql`
 				update ${runRowsTable(run.source)}
-				set status = ${JobStatus.pending}, error = null, calls = 0, cached = 0, attempt = ${attempt}
+				set status = ${JobStatus.pending}, error = null, calls = 0, cached = 0, verify_charged = 0, attempt = ${attempt}
 				where run_id = ${run.id} and (status = ${JobStatus.fail} or status in (0, 1))
 				returning 1`.execute(trx)
 			if (reset.length === 0) throw new FormError('No rows to retry: every row succeeded.')
 			const credits = reset.length * aiSteps * run.credits_per_call
+			const verifyCredits =
+				reset.length *
+				steps.filter((s) => s.kind === 'verify-email').length *
+				run.verify_credits_per_check
 			await trx
 				.updateTable('enrichment_runs')
 				.set({
@@ -367,6 +392,7 @@ export async function retryFailedRows(
 					error: null,
 					attempt,
 					credits_reserved: credits,
+					verify_credits_reserved: verifyCredits,
 					finished_at: null,
 					updated_at: sql`now()`,
 				})
@@ -382,6 +408,13 @@ export async function retryFailedRows(
 						listId: run.list_id,
 						companyListId: run.company_list_id,
 					},
+				})
+			if (verifyCredits > 0)
+				await reserveCredits(trx, {
+					accountId: account.accountId,
+					amount: verifyCredits,
+					reference: enrichVerifyReference(run.id, attempt),
+					subject: { enrichmentRunId: run.id, listId: run.list_id },
 				})
 			await enqueue('enrich', { runId: run.id }, { db: trx })
 			return { rows: reset.length }

@@ -10,6 +10,10 @@ import {
 } from '../../integrations/email-verifiers.server.ts'
 import type { JobContext } from '../../jobs/define.server.ts'
 import { endedJob, quietFor, whyEnded, withoutLiveJob } from '../../jobs/ended.server.ts'
+import {
+	createMillionVerifierClient,
+	isBulkUnsupported,
+} from '../../integrations/millionverifier.server.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { sleep } from '../../utils/patience.server.ts'
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
@@ -94,16 +98,52 @@ function coalesced<T>(write: (items: T[]) => Promise<void>) {
 		})
 }
 
-/** A run's writes of asked rows and of answers, each coalesced across its requests. */
+/**
+ * A run's writes of asked rows and of answers, each coalesced across its requests (group
+ * commit). A request holds its place in the pool until its answers are written
+ * (`answersBehind` waits while more than MAX_UNWRITTEN answers are unwritten): a killed worker
+ * loses at most the requests in flight (the kill test holds it to VERIFY_CONCURRENCY). A failed
+ * write stops the pool (`failure`); `flush` waits for every answer and rethrows it.
+ */
 type Writes = {
 	asked: (rows: Row[]) => Promise<void>
 	answers: (outcomes: Outcome[]) => Promise<void>
+	answersBehind: (outcomes: Outcome[]) => Promise<void>
+	flush: () => Promise<void>
+	failure: () => unknown
 }
 
+/**
+ * answers held unwritten before a request waits for their write: none (with 400 behind, a
+ * kill -9 lost hundreds of answers the provider had given; 40 requests in flight cover the
+ * write's latency at the provider's rate instead: decision 0099)
+ */
+const MAX_UNWRITTEN = 0
+
 function writesFor(run: Run): Writes {
+	const answers = coalesced((outcomes: Outcome[]) => record(run, outcomes))
+	const inFlight = new Set<Promise<void>>()
+	let unwritten = 0
+	let failure: unknown = null
 	return {
 		asked: coalesced((rows) => markAsked(run.id, rows)),
-		answers: coalesced((outcomes) => record(run, outcomes)),
+		answers,
+		async answersBehind(outcomes) {
+			unwritten += outcomes.length
+			const write = answers(outcomes)
+				.catch((error: unknown) => void (failure ??= error))
+				.finally(() => {
+					unwritten -= outcomes.length
+					inFlight.delete(write)
+				})
+			inFlight.add(write)
+			if (unwritten > MAX_UNWRITTEN) await write
+		},
+		async flush() {
+			while (inFlight.size) await Promise.all(inFlight)
+			if (failure) throw failure
+		},
+		failure: () => failure,
 	}
 }
 
@@ -276,6 +316,14 @@ async function toolsFor(run: Run) {
 		key = { key: platform, baseUrl: null }
 	}
 	const verifier = verifierFor(run.provider, key)
+	const bulkFiles =
+		run.provider === 'millionverifier'
+			? createMillionVerifierClient({
+					baseUrl: config.MILLIONVERIFIER_BASE_URL,
+					bulkUrl: config.MILLIONVERIFIER_BULK_URL,
+					apiKey: key.key,
+				})
+			: null
 	const base =
 		key.baseUrl ??
 		(run.provider === 'millionverifier'
@@ -285,6 +333,7 @@ async function toolsFor(run: Run) {
 				: config.REACHER_BASE_URL)
 	return {
 		verifier,
+		bulkFiles,
 		keyId: providerKeyId({ baseUrl: base, apiKey: key.key }),
 		perSecond: requestsPerSecond(run.provider),
 	}
@@ -319,11 +368,14 @@ async function checkChunk(
 		const pause = pace.pausedUntil - Date.now()
 		if (pause > 0) await sleep(pause, signal)
 		if (signal.aborted) return
-		await takeSlot(tools.keyId, tools.perSecond, signal)
-		if (signal.aborted) return
 		// asked, before asking: a worker killed while the provider works on these is not followed
-		// by a second request for them (the provider checks, and may bill, each email once)
-		if (attempt === 1 && limited === 0) await writes.asked(chunk)
+		// by a second request for them (the provider checks, and may bill, each email once). The
+		// mark is written while the slot is waited for, so its round trips cost no request time.
+		await Promise.all([
+			takeSlot(tools.keyId, tools.perSecond, signal),
+			attempt === 1 && limited === 0 ? writes.asked(chunk) : null,
+		])
+		if (signal.aborted) return
 		let answers: VerifyAnswer[]
 		try {
 			// not aborted when the worker stops: a request in flight finishes and is written (a
@@ -377,7 +429,7 @@ async function checkChunk(
 		}
 		pace.downInARow = 0
 		const byEmail = new Map(answers.map((a) => [a.email.toLowerCase(), a]))
-		await writes.answers(
+		await writes.answersBehind(
 			chunk.map((row): Outcome => {
 				const a = byEmail.get(row.email)
 				if (!a) return failed(row, `${label} gave no answer for this email. Not charged.`)
@@ -402,9 +454,15 @@ async function checkChunk(
  * commit lost in a database crash would put them back to pending, and the resumed job would
  * ask the provider again (the database-restart fault test caught it).
  */
-async function markAsked(runId: string, chunk: Row[]) {
+async function markAsked(runId: string, chunk: Row[], fileName?: string) {
 	await db.transaction().execute(async (trx) => {
 		await sql`set local synchronous_commit = on`.execute(trx)
+		if (fileName)
+			await trx
+				.updateTable('verification_runs')
+				.set({ bulk_file_name: fileName, bulk_file_id: null })
+				.where('id', '=', runId)
+				.execute()
 		await trx
 			.updateTable('verification_run_rows')
 			.set({ state: 1 })
@@ -431,6 +489,307 @@ async function stillRunning(runId: string) {
 	return row?.status === VerifyState.running
 }
 
+/**
+ * The run's pending rows as the provider's request chunks, a page at a time (the next page read
+ * while the current one is asked): emails answered for the account in the last
+ * VERIFY_CACHE_DAYS are recorded free on the way and never become a request. `ended()`: the
+ * run stopped running (cancelled) and no more chunks come.
+ */
+function pendingChunks(run: Run, batchSize: number, cacheDays: number) {
+	let after: string | null = null
+	let done = false
+	let ended = false
+	const chunks: Row[][] = []
+	let reading: Promise<void> | null = null
+	const readPage = async () => {
+		if (!(await stillRunning(run.id))) {
+			done = ended = true
+			return
+		}
+		const rows: Row[] = await db
+			.selectFrom('verification_run_rows')
+			.select(['lead_id', 'email'])
+			.where('run_id', '=', run.id)
+			.where('state', '=', 0)
+			.$if(after !== null, (q) => q.where('lead_id', '>', after!))
+			.orderBy('lead_id')
+			.limit(PAGE_SIZE)
+			.execute()
+		if (rows.length === 0) {
+			done = true
+			return
+		}
+		after = rows.at(-1)!.lead_id
+		const hits = await db
+			.selectFrom('email_checks')
+			.select(['email', 'status', 'role', 'raw'])
+			.where('user_id', '=', run.user_id)
+			.where(
+				'email',
+				'in',
+				rows.map((r) => r.email),
+			)
+			.where(sql<boolean>`checked_at > now() - make_interval(days => ${cacheDays})`)
+			.execute()
+		const cache = new Map(hits.map((h) => [h.email, h]))
+		await record(
+			run,
+			rows
+				.filter((r) => cache.has(r.email))
+				.map((r): Outcome => {
+					const hit = cache.get(r.email)!
+					return {
+						leadId: r.lead_id,
+						email: r.email,
+						status: hit.status as VerifyStatus,
+						role: hit.role,
+						raw: hit.raw,
+						error: null,
+						answered: true,
+						cached: true,
+					}
+				}),
+		)
+		const todo = rows.filter((r) => !cache.has(r.email))
+		for (let i = 0; i < todo.length; i += batchSize) chunks.push(todo.slice(i, i + batchSize))
+	}
+	const read = () =>
+		(reading ??= readPage().finally(() => {
+			reading = null
+		}))
+	return {
+		ended: () => ended,
+		async next(): Promise<Row[] | null> {
+			for (;;) {
+				const chunk = chunks.shift()
+				// read ahead while a quarter of a page is left
+				if (!done && chunks.length * batchSize < PAGE_SIZE / 4) void read().catch(() => {})
+				if (chunk) return chunk
+				if (done) return null
+				await read()
+				if (chunks.length === 0 && done) return null
+			}
+		},
+	}
+}
+
+/** emails a bulk file holds */
+const BULK_FILE_EMAILS = 10_000
+/** seconds between polls of a file's status, growing to at most this */
+const BULK_POLL_MAX_SECONDS = 30
+
+/**
+ * A MillionVerifier run large enough (MILLIONVERIFIER_BULK_MIN emails still to check), or one
+ * already waiting for a file (a resumed job), goes through the bulk file API.
+ */
+async function goesThroughFiles(run: Run) {
+	const min = getConfig().MILLIONVERIFIER_BULK_MIN
+	const row = await db
+		.selectFrom('verification_runs')
+		.select('bulk_file_name')
+		.where('id', '=', run.id)
+		.executeTakeFirstOrThrow()
+	if (row.bulk_file_name) return true
+	if (min === 0) return false
+	const { pending } = await db
+		.selectFrom('verification_run_rows')
+		.select((eb) => eb.fn.countAll<number>().as('pending'))
+		.where('run_id', '=', run.id)
+		.where('state', '=', 0)
+		.executeTakeFirstOrThrow()
+	return pending >= min
+}
+
+type BulkClient = NonNullable<Awaited<ReturnType<typeof toolsFor>>['bulkFiles']>
+
+/**
+ * The run's emails through MillionVerifier's bulk file API (decision 0099), a file of up to
+ * BULK_FILE_EMAILS at a time: its rows marked asked and its name written (durably) before the
+ * upload, its id once given; polled until finished; its report recorded as the single answers
+ * are. A resumed job finds its file by the id, or by the name when the upload's answer was
+ * lost, and uploads nothing twice. 'unsupported': the file API is not there (rows back to
+ * pending, the caller checks them singly).
+ */
+async function bulkPass(
+	run: Run,
+	client: BulkClient,
+	cacheDays: number,
+	signal: AbortSignal,
+): Promise<'done' | 'cancelled' | 'unsupported'> {
+	const label = VERIFIER_LABELS[run.provider]
+	const source = pendingChunks(run, PAGE_SIZE, cacheDays)
+	for (;;) {
+		const file = await db
+			.selectFrom('verification_runs')
+			.select(['bulk_file_name', 'bulk_file_id'])
+			.where('id', '=', run.id)
+			.executeTakeFirstOrThrow()
+		let fileId = file.bulk_file_id
+		if (file.bulk_file_name && !fileId) {
+			// the upload's answer was lost (a crash, a timeout): the file, if the provider has it
+			fileId = await client.findFile(file.bulk_file_name).catch((error: unknown) => {
+				throw stopFor(error, label) ?? error
+			})
+			if (fileId) await setFile(run.id, file.bulk_file_name, fileId)
+			else await unask(run.id)
+		}
+		if (!fileId) {
+			const rows: Row[] = []
+			while (rows.length < BULK_FILE_EMAILS) {
+				const chunk = await source.next()
+				if (!chunk) break
+				rows.push(...chunk)
+			}
+			if (source.ended()) return 'cancelled'
+			if (rows.length === 0) return 'done'
+			const name = `leadsmith-${run.id}-${Date.now()}.txt`
+			await markAsked(run.id, rows, name)
+			try {
+				fileId = await client.uploadFile(
+					rows.map((r) => r.email),
+					name,
+				)
+			} catch (error) {
+				if (isBulkUnsupported(error)) {
+					logger.warn({ err: error, runId: run.id }, 'bulk file API not available: single checks')
+					await unask(run.id)
+					return 'unsupported'
+				}
+				throw stopFor(error, label) ?? error
+			}
+			await setFile(run.id, name, fileId)
+		}
+		// poll until the provider has checked the file; an answer that is garbage or late is
+		// asked again, and the file's emails become unknown (free) when it stays so
+		let failedFile = false
+		let flaky = 0
+		const giveUp = async (why: string) => {
+			failedFile = true
+			await answerFile(run, null, `${why} Not charged; verify it again later.`)
+		}
+		for (let wait = 1; ; wait = Math.min(BULK_POLL_MAX_SECONDS, wait * 2)) {
+			if (signal.aborted) throw new Error('worker stopping')
+			if (!(await stillRunning(run.id))) return 'cancelled'
+			let state: Awaited<ReturnType<BulkClient['fileInfo']>> | null = null
+			try {
+				state = await client.fileInfo(fileId)
+				flaky = 0
+			} catch (error) {
+				const stop = stopFor(error, label)
+				if (stop || !(error instanceof VerifierError) || !error.retryable) throw stop ?? error
+				if (++flaky >= REQUEST_TRIES * 2) {
+					await giveUp(error.message)
+					break
+				}
+			}
+			if (state?.status === 'finished') break
+			if (state?.status === 'failed') {
+				await giveUp(`${label} stopped checking the file.`)
+				break
+			}
+			await sleep(wait * 1000, signal)
+		}
+		if (!failedFile && (await stillRunning(run.id))) {
+			let answers: VerifyAnswer[] | null = null
+			for (let attempt = 1; !answers; attempt++) {
+				try {
+					answers = await client.download(fileId)
+				} catch (error) {
+					const stop = stopFor(error, label)
+					if (stop || !(error instanceof VerifierError) || !error.retryable) throw stop ?? error
+					if (attempt >= REQUEST_TRIES) {
+						await giveUp(error.message)
+						break
+					}
+					await sleep(1000 * attempt, signal)
+				}
+			}
+			if (answers)
+				await answerFile(run, answers, `${label} gave no answer for this email. Not charged.`)
+		}
+		await setFile(run.id, null, null)
+	}
+}
+
+/** A provider error that ends the run (a refused key, no credits), else null (retried). */
+function stopFor(error: unknown, label: string): StopRun | null {
+	if (!(error instanceof VerifierError)) return null
+	if (error.kind === 'key' || error.kind === 'url')
+		return new StopRun(
+			`${error.message} Check the key on the API keys page, then verify again. Unchecked emails were not charged.`,
+			false,
+		)
+	if (error.kind === 'credits')
+		return new StopRun(
+			`${error.message} The emails not checked are marked unknown and were not charged.`,
+			true,
+		)
+	if (error.kind === 'other' || error.kind === 'unavailable')
+		logger.warn({ err: error }, `${label} bulk file call failed`)
+	return null
+}
+
+async function setFile(runId: string, name: string | null, fileId: string | null) {
+	await db.transaction().execute(async (trx) => {
+		await sql`set local synchronous_commit = on`.execute(trx)
+		await trx
+			.updateTable('verification_runs')
+			.set({ bulk_file_name: name, bulk_file_id: fileId, updated_at: sql`now()` })
+			.where('id', '=', runId)
+			.execute()
+	})
+}
+
+/** The rows of a file the provider never got: pending again, and no file. */
+async function unask(runId: string) {
+	await db.transaction().execute(async (trx) => {
+		await trx
+			.updateTable('verification_run_rows')
+			.set({ state: 0 })
+			.where('run_id', '=', runId)
+			.where('state', '=', 1)
+			.execute()
+		await trx
+			.updateTable('verification_runs')
+			.set({ bulk_file_name: null, bulk_file_id: null })
+			.where('id', '=', runId)
+			.execute()
+	})
+}
+
+/** The asked rows of the run's file, answered from its report (null: the file failed). */
+async function answerFile(run: Run, answers: VerifyAnswer[] | null, missing: string) {
+	const byEmail = new Map((answers ?? []).map((a) => [a.email.toLowerCase(), a]))
+	for (;;) {
+		const rows = await db
+			.selectFrom('verification_run_rows')
+			.select(['lead_id', 'email'])
+			.where('run_id', '=', run.id)
+			.where('state', '=', 1)
+			.limit(PAGE_SIZE)
+			.execute()
+		if (rows.length === 0) return
+		await record(
+			run,
+			rows.map((row): Outcome => {
+				const a = byEmail.get(row.email.toLowerCase())
+				if (!a) return failed(row, missing)
+				return {
+					leadId: row.lead_id,
+					email: row.email,
+					status: a.status,
+					role: a.role,
+					raw: a.raw,
+					error: a.error ?? null,
+					answered: true,
+					cached: false,
+				}
+			}),
+		)
+		if (!(await stillRunning(run.id))) return
+	}
+}
+
 /** The verify job: see the top of this file. */
 export async function runVerification(runId: string, job: JobContext) {
 	const run = await loadRun(runId)
@@ -447,65 +806,35 @@ export async function runVerification(runId: string, job: JobContext) {
 		const cacheDays = getConfig().VERIFY_CACHE_DAYS
 		const concurrency = getConfig().VERIFY_CONCURRENCY
 		const writes = writesFor(run)
-		let after: string | null = null
-		for (;;) {
-			if (!(await stillRunning(run.id))) return
-			const rows: Row[] = await db
-				.selectFrom('verification_run_rows')
-				.select(['lead_id', 'email'])
-				.where('run_id', '=', run.id)
-				.where('state', '=', 0)
-				.$if(after !== null, (q) => q.where('lead_id', '>', after!))
-				.orderBy('lead_id')
-				.limit(PAGE_SIZE)
-				.execute()
-			if (rows.length === 0) break
-			after = rows.at(-1)!.lead_id
-			// the account's answers of the last VERIFY_CACHE_DAYS: free, no request
-			const hits = await db
-				.selectFrom('email_checks')
-				.select(['email', 'status', 'role', 'raw'])
-				.where('user_id', '=', run.user_id)
-				.where(
-					'email',
-					'in',
-					rows.map((r) => r.email),
-				)
-				.where(sql<boolean>`checked_at > now() - make_interval(days => ${cacheDays})`)
-				.execute()
-			const cache = new Map(hits.map((h) => [h.email, h]))
-			await record(
-				run,
-				rows
-					.filter((r) => cache.has(r.email))
-					.map((r): Outcome => {
-						const hit = cache.get(r.email)!
-						return {
-							leadId: r.lead_id,
-							email: r.email,
-							status: hit.status as VerifyStatus,
-							role: hit.role,
-							raw: hit.raw,
-							error: null,
-							answered: true,
-							cached: true,
-						}
-					}),
-			)
-			const todo = rows.filter((r) => !cache.has(r.email))
-			const chunks: Row[][] = []
-			for (let i = 0; i < todo.length; i += tools.verifier.batchSize)
-				chunks.push(todo.slice(i, i + tools.verifier.batchSize))
-			let next = 0
-			const worker = async () => {
-				while (next < chunks.length && !pace.stop && !job.signal.aborted) {
-					await checkChunk(run, chunks[next++]!, tools, pace, job.signal, writes)
-				}
-			}
-			await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker))
-			if (job.signal.aborted) throw new Error('worker stopping')
-			if (pace.stop) throw pace.stop
+		if (tools.bulkFiles && (await goesThroughFiles(run))) {
+			const bulk = await bulkPass(run, tools.bulkFiles, cacheDays, job.signal)
+			if (bulk === 'cancelled') return
+			// 'unsupported': the rest goes through single checks below
 		}
+		const source = pendingChunks(run, tools.verifier.batchSize, cacheDays)
+		// one pool of requests for the whole run: a page's last requests overlap the next page's
+		// first ones, and the next page is read while the current one is asked
+		// a failure (the database away) stops every request of the pool before the job ends, so
+		// no request of this attempt is still running when the retry starts
+		let poolError: unknown = null
+		const worker = async () => {
+			try {
+				while (!pace.stop && !job.signal.aborted && !writes.failure() && !poolError) {
+					const chunk = await source.next()
+					if (!chunk) return
+					await checkChunk(run, chunk, tools, pace, job.signal, writes)
+				}
+			} catch (error) {
+				poolError ??= error
+			}
+		}
+		await Promise.all(Array.from({ length: concurrency }, worker))
+		await writes.flush()
+		if (poolError) throw poolError
+		if (job.signal.aborted) throw new Error('worker stopping')
+		if (pace.stop) throw pace.stop
+		// cancelled meanwhile: the cancel settled it
+		if (source.ended()) return
 		// asked by a worker that stopped before the answer came: unknown, not asked twice
 		await failRest(run, INTERRUPTED)
 		await settleVerification(run.id, { state: VerifyState.done })
