@@ -667,9 +667,9 @@ export interface EnrichmentRuns {
   total: Generated<number>;
   updated_at: Generated<Timestamp>;
   user_id: string;
-  workspace_id: string | null;
   verify_credits_per_check: Generated<number>;
   verify_credits_reserved: Generated<number>;
+  workspace_id: string | null;
 }
 
 export interface FormSubmissions {
