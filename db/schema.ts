@@ -624,6 +624,7 @@ export interface EnrichmentCompanyRows {
   run_id: string;
   status: Generated<number>;
   updated_at: Generated<Timestamp>;
+  verify_charged: Generated<number>;
 }
 
 export interface EnrichmentRunRows {

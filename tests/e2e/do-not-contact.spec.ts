@@ -208,8 +208,11 @@ test.describe('do not contact @no-js', () => {
 		await expect(async () => {
 			if (!jsOn) await page.reload()
 			await expect(row.getByText('Synced', { exact: true })).toBeVisible({ timeout: 1000 })
+			// the entry can be synced while the run that joined the form's start still ends
+			await expect(page.getByTestId('dnc-sync-status')).toContainText('Sync done', {
+				timeout: 1000,
+			})
 		}).toPass({ timeout: 45_000 })
-		await expect(page.getByTestId('dnc-sync-status')).toContainText('Sync done')
 		// counted at the fake: once in each EmailBison workspace
 		const counts = [...eb.workspaces.keys()].map((id) => eb.blacklistReceived.get(`${id} ${value}`))
 		expect(counts).toEqual([1, 1])

@@ -3,7 +3,7 @@
 // stay under an open dropdown on a phone; a CSV's bad domain is named by its line.
 import { expect as baseExpect, test, type Page } from '@playwright/test'
 import { subscribedAccount } from './leads-support.ts'
-import { jsEnabled, withDatabase } from './support.ts'
+import { jsEnabled, pageSettled, withDatabase } from './support.ts'
 
 // A busy machine answers slowly: wait for what a user waits for, up to 30 s.
 const expect = baseExpect.configure({ timeout: 30_000 })
@@ -36,7 +36,9 @@ async function twoWorkspaces(email: string) {
 /** Opens the move step of a row (the modal, or the page without JavaScript) and moves it to Beta. */
 async function moveToBeta(page: Page, row: ReturnType<Page['locator']>, name: string) {
 	const js = jsEnabled(test.info())
-	// a link either way: the page without JavaScript, the modal with (its code loaded on first use)
+	// a link either way: the page without JavaScript, the modal with (its code loaded on first use);
+	// a click before hydration follows the link to the page instead
+	await pageSettled(page)
 	await row.getByRole('link', { name: `Move ${name}` }).click()
 	const step = js ? page.getByRole('dialog') : page.locator('main')
 	if (!js) await expect(page).toHaveURL(/\/attach-workspace\?/)

@@ -319,7 +319,13 @@ describe('dashboard', () => {
 		])
 		await expectFeedMatchesTheJobs()
 
-		// deleting the list takes its upload with it, from the dashboard too
+		// deleting the list (once its upload has ended: a running one refuses it) takes its
+		// upload with it, from the dashboard too
+		await db
+			.updateTable('emailbison_upload')
+			.set({ status: 2, sent: 200 })
+			.where('id', '=', upload)
+			.execute()
 		await deleteLeadList(owner, search)
 		expect((await getDashboard(owner, Y)).jobs).toEqual([])
 		expect((await getDashboard(owner, Y)).lists).toEqual([])
