@@ -5,6 +5,7 @@ import { isUuid } from '../../utils/http-errors.server.ts'
 import type { BulkFilter, BulkHandler, BulkOutcome, BulkRow } from '../bulk/types.ts'
 import { actingAccount, type ActingAccount } from '../workspaces/access.server.ts'
 import { searchCondition } from './companies-page.server.ts'
+import { deleteRowsOfLists } from './delete-rows.server.ts'
 
 /**
  * Bulk actions on the companies of a company list's page (issue 34, decision 0101), as the
@@ -65,23 +66,11 @@ async function deleteCompanies(rows: BulkRow[]) {
 		.execute()
 	for (const { id } of busy) outcomes.set(id, { skipped: STILL_FILLING })
 	const free = ids.filter((id) => !outcomes.has(id))
-	if (free.length === 0) return outcomes
-	const { rows: gone } = await sql<{ id: string }>`
-		with gone as (
-			delete from companies
-			where id = any(${free}::uuid[])
-				and list_id in (select id from company_scraping_list where status <> all(${RUNNING}::int[]))
-			returning id, list_id
-		), counted as (
-			update company_scraping_list l
-			set found = greatest(l.found - g.n, 0), updated_at = now()
-			from (select list_id, count(*)::int as n from gone group by list_id) g
-			where l.id = g.list_id
-		)
-		select id from gone
-	`.execute(db)
-	const deleted = new Set(gone.map((r) => r.id))
-	for (const id of free) outcomes.set(id, deleted.has(id) ? 'done' : { skipped: 'already deleted' })
+	for (const [id, outcome] of await deleteRowsOfLists(
+		{ rows: 'companies', lists: 'company_scraping_list' },
+		free,
+	))
+		outcomes.set(id, outcome)
 	return outcomes
 }
 

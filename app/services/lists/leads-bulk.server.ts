@@ -6,6 +6,7 @@ import { FormError, isUuid } from '../../utils/http-errors.server.ts'
 import type { BulkFilter, BulkHandler, BulkOutcome, BulkRow } from '../bulk/types.ts'
 import { isStatusFilter } from '../verification/statuses.ts'
 import { actingAccount, type ActingAccount } from '../workspaces/access.server.ts'
+import { deleteRowsOfLists } from './delete-rows.server.ts'
 import { findLeadList } from './find-list.server.ts'
 import { searchCondition, statusCondition } from './leads-page.server.ts'
 
@@ -71,23 +72,11 @@ async function deleteLeads(rows: BulkRow[]) {
 	const busy = await runningLists(rows.map((r) => r.id))
 	const ids = rows.map((r) => r.id).filter((id) => !busy.has(id))
 	for (const id of busy) outcomes.set(id, { skipped: STILL_FILLING })
-	if (ids.length === 0) return outcomes
-	const { rows: gone } = await sql<{ id: string }>`
-		with gone as (
-			delete from leads
-			where id = any(${ids}::uuid[])
-				and list_id in (select id from processing_list where status <> all(${RUNNING}::int[]))
-			returning id, list_id
-		), counted as (
-			update processing_list p
-			set found = greatest(p.found - g.n, 0), updated_at = now()
-			from (select list_id, count(*)::int as n from gone group by list_id) g
-			where p.id = g.list_id
-		)
-		select id from gone
-	`.execute(db)
-	const deleted = new Set(gone.map((r) => r.id))
-	for (const id of ids) outcomes.set(id, deleted.has(id) ? 'done' : { skipped: 'already deleted' })
+	for (const [id, outcome] of await deleteRowsOfLists(
+		{ rows: 'leads', lists: 'processing_list' },
+		ids,
+	))
+		outcomes.set(id, outcome)
 	return outcomes
 }
 
