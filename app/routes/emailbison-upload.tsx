@@ -22,7 +22,7 @@ import { DEFAULT_FIELDS, suggestedVariable } from '../services/emailbison/mappin
 import { EB_FIELDS, StartUploadSchema } from '../services/emailbison/schemas.ts'
 import { loadUploadPage } from '../services/emailbison/upload-page.server.ts'
 import { UploadExclusions } from '../components/do-not-contact/upload-exclusions.tsx'
-import { startEmailBisonUpload } from '../services/emailbison/uploads.server.ts'
+import { startEmailBisonUpload, startUploadInput } from '../services/emailbison/uploads.server.ts'
 import { newFormKey, oncePerSubmission } from '../services/idempotency/form-submissions.server.ts'
 import { findLeadList } from '../services/lists/find-list.server.ts'
 import { useIsPending } from '../utils/forms.ts'
@@ -50,7 +50,6 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 	const formData = await readFormData(request)
 	const submission = parseWithZod(formData, { schema: StartUploadSchema })
 	if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
-	const value = submission.value
 	try {
 		// sent twice: one campaign made, one upload, one job (the repeat waits for the first)
 		const done = await oncePerSubmission(
@@ -59,29 +58,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 				const { total } = await startEmailBisonUpload(
 					account,
 					list.id,
-					{
-						workspace: value.workspace,
-						campaign: value.campaign,
-						newCampaign: value.newCampaign,
-						fields: {
-							email: value.map_email,
-							first_name: value.map_first_name,
-							last_name: value.map_last_name,
-							title: value.map_title,
-							company: value.map_company,
-							notes: value.map_notes,
-						},
-						variables: (value.variables ?? []).map((v) => ({
-							source: v.source,
-							name: v.name ?? '',
-						})),
-						includeDuplicates: value.includeDuplicates === 'on',
-						leaveOut: {
-							catchAll: value.leaveCatchAll === true,
-							unknown: value.leaveUnknown === true,
-						},
-						unverified: value.unverified,
-					},
+					startUploadInput(submission.value),
 					trx,
 				)
 				return {

@@ -4,6 +4,8 @@ import { parseWithZod } from '../../utils/form-bounds.ts'
 import { readFormData } from '../../utils/form-data.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
 import { logger } from '../../utils/logger.server.ts'
+import { hasActivePlan } from '../../context.server.ts'
+import { screens } from '../../routes.ts'
 import { authenticateApiToken, type ApiCaller } from '../api-tokens/api-tokens.server.ts'
 import { scopeAllows } from '../api-tokens/scopes.ts'
 import { idempotencyKeyOf, oncePerKey } from './idempotency.server.ts'
@@ -99,6 +101,7 @@ export async function handleApiRequest(
 				},
 			)
 		}
+		requirePlanAsScreen(operation, caller)
 		const params = parse(operation.params, matched.params, 'path')
 		const query = parse(operation.query, Object.fromEntries(url.searchParams), 'query')
 		if (request.method !== 'POST') {
@@ -118,6 +121,24 @@ export async function handleApiRequest(
 		)
 	} catch (error) {
 		return errorResponse(error, headers, request)
+	}
+}
+
+/**
+ * A write needs a plan exactly when the screen doing the same needs one (its `subscription`
+ * middleware, with the guard's own test): a lapsed account reads through the API, as it
+ * revokes tokens on /developers, but starts nothing (decision 0104).
+ */
+function requirePlanAsScreen(operation: ApiOperation, caller: ApiCaller) {
+	if (operation.method === 'GET' || !operation.screen) return
+	const screen = screens.find((s) => s.name === operation.screen)
+	const needsPlan = (screen?.middleware as readonly string[] | undefined)?.includes('subscription')
+	if (needsPlan && !hasActivePlan(caller.account)) {
+		throw new ApiProblem(
+			402,
+			'plan_required',
+			'This account has no active plan: choose one at /subscription to do this. Reads still work.',
+		)
 	}
 }
 

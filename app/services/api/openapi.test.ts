@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { db } from '../../../db/index.server.ts'
 import { loadAccountContext } from '../../context.server.ts'
+import { screens } from '../../routes.ts'
 import { insertSubscription, insertUser } from '../../../tests/support/factories.ts'
 import * as route from '../../routes/resources/api-v1.ts'
 import { createApiToken } from '../api-tokens/api-tokens.server.ts'
@@ -95,6 +96,23 @@ describe('the OpenAPI document', () => {
 			expect([...new Set(problem.errors.map((e) => e.field))].sort(), operation.id).toEqual(
 				[...required].sort(),
 			)
+		}
+	})
+
+	test('holds the EmailBison uploads and documents their finished event', async () => {
+		const doc = await served()
+		expect(Object.keys(doc.paths['/emailbison-uploads'] ?? {}).sort()).toEqual(['get', 'post'])
+		expect(doc.paths['/emailbison-uploads/{id}']).toHaveProperty('get')
+		expect(doc.paths['/emailbison-uploads/{id}/report']).toHaveProperty('get')
+		expect(doc.components.schemas).toHaveProperty('EmailBisonUploadReport')
+		expect(doc.webhooks).toHaveProperty('emailbison_upload.finished')
+	})
+
+	test('every write names the screen doing the same, whose plan rule it follows', () => {
+		const screenNames = new Set<string>(screens.map((s) => s.name))
+		for (const operation of API_OPERATIONS.filter((o) => o.method !== 'GET')) {
+			const screen = (operation as { screen?: string }).screen
+			expect(screen && screenNames.has(screen), operation.id).toBe(true)
 		}
 	})
 

@@ -54,6 +54,11 @@ function converter(components: Record<string, Json>) {
 		rewrite(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' })) as Json
 }
 
+// a write whose screen needs a plan (handler.server.ts)
+const PLAN_ERROR = {
+	'402': "The account's plan has ended: writes need one, reads do not (code plan_required).",
+}
+
 const RATE_HEADERS = {
 	'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests a minute.' },
 	'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Left in this minute.' },
@@ -145,7 +150,10 @@ export function buildOpenApi(options: {
 					]),
 				),
 				...Object.fromEntries(
-					Object.entries(ERRORS).map(([code, description]) => [
+					Object.entries({
+						...ERRORS,
+						...(operation.method !== 'GET' && operation.screen ? PLAN_ERROR : {}),
+					}).map(([code, description]) => [
 						code,
 						{
 							description,

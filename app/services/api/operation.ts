@@ -1,9 +1,12 @@
 import type { z } from 'zod'
 import type { AccountContext, ApiTokenRow } from '../../context.server.ts'
+import type { screens } from '../../routes.ts'
 import type { ApiScope } from '../api-tokens/scopes.ts'
 
 // One operation of the public API: what the dispatcher (handler.server.ts) checks and the
 // OpenAPI document (openapi.ts) describes, from the same zod schemas.
+
+export type ScreenName = (typeof screens)[number]['name']
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE'
 
@@ -17,6 +20,11 @@ export type ApiOperation = {
 	description?: string
 	tag: string
 	scope: ApiScope
+	/**
+	 * the screen that does the same: a write needs what that screen's middleware needs of the
+	 * account's plan (`subscription`); every write names one (decision 0104)
+	 */
+	screen?: ScreenName
 	params?: z.ZodObject
 	query?: z.ZodObject
 	/**

@@ -1,6 +1,7 @@
 import type { ApiOperation } from './operation.ts'
 import { accountOperations } from './operations/account.server.ts'
 import { doNotContactOperations } from './operations/do-not-contact.server.ts'
+import { emailBisonUploadOperations } from './operations/emailbison-uploads.server.ts'
 import { enrichmentRunOperations } from './operations/enrichment-runs.server.ts'
 import { listOperations } from './operations/lists.server.ts'
 import { scrapeOperations } from './operations/scrapes.server.ts'
@@ -13,5 +14,6 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
 	...enrichmentRunOperations,
 	...verificationRunOperations,
 	...doNotContactOperations,
+	...emailBisonUploadOperations,
 	...accountOperations,
 ]

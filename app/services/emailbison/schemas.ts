@@ -36,55 +36,64 @@ export const ChooseWorkspaceSchema = z.object({
 	workspace: z.coerce.number({ error: 'Choose an EmailBison workspace' }).int().positive(),
 })
 
-export const StartUploadSchema = z
-	.object({
-		intent: z.literal('upload'),
-		workspace: z.coerce.number().int().positive(),
-		campaign: z.string({ error: 'Choose a campaign or create one' }).trim(),
-		newCampaign: z.string().trim().max(200, 'Use at most 200 characters').optional(),
-		map_email: z.string().optional(),
-		map_first_name: z.string().optional(),
-		map_last_name: z.string().optional(),
-		map_title: z.string().optional(),
-		map_company: z.string().optional(),
-		map_notes: z.string().optional(),
-		/** by verification status (issue 35): checkboxes, absent = kept */
-		leaveCatchAll: z.boolean().optional(),
-		leaveUnknown: z.boolean().optional(),
-		unverified: z
-			.enum(['upload', 'leave-out', 'verify-first'], {
-				error: 'Choose what happens to the leads not verified',
-			})
-			.default('upload'),
-		/** custom variables: `var_<source>` -> variable name, empty = not sent */
-		variables: z
-			.array(z.object({ source: z.string().max(200), name: z.string().trim().max(63).optional() }))
-			.max(100)
-			.optional(),
-		/** also send leads an earlier upload sent to this EmailBison workspace */
-		includeDuplicates: z.literal('on').optional(),
-	})
-	.superRefine((value, ctx) => {
-		if (value.campaign === 'new' && !value.newCampaign)
-			ctx.addIssue({ code: 'custom', path: ['newCampaign'], message: 'Name the new campaign' })
-		if (value.campaign !== 'new' && !/^\d+$/.test(value.campaign))
-			ctx.addIssue({
-				code: 'custom',
-				path: ['campaign'],
-				message: 'Choose a campaign or create one',
-			})
-		if (!value.map_email)
-			ctx.addIssue({
-				code: 'custom',
-				path: ['map_email'],
-				message: 'Choose the column with emails',
-			})
-		value.variables?.forEach((v, i) => {
-			if (v.name && !CUSTOM_VARIABLE_NAME.test(v.name))
-				ctx.addIssue({
-					code: 'custom',
-					path: ['variables', i, 'name'],
-					message: 'Lower-case letters, digits and _ only, starting with a letter',
-				})
+/** The upload form's fields, which the API's `POST /emailbison-uploads` takes too. */
+export const StartUploadFields = z.object({
+	intent: z.literal('upload'),
+	workspace: z.coerce.number().int().positive(),
+	campaign: z.string({ error: 'Choose a campaign or create one' }).trim(),
+	newCampaign: z.string().trim().max(200, 'Use at most 200 characters').optional(),
+	map_email: z.string().optional(),
+	map_first_name: z.string().optional(),
+	map_last_name: z.string().optional(),
+	map_title: z.string().optional(),
+	map_company: z.string().optional(),
+	map_notes: z.string().optional(),
+	/** by verification status (issue 35): checkboxes, absent = kept */
+	leaveCatchAll: z.boolean().optional(),
+	leaveUnknown: z.boolean().optional(),
+	unverified: z
+		.enum(['upload', 'leave-out', 'verify-first'], {
+			error: 'Choose what happens to the leads not verified',
 		})
+		.default('upload'),
+	/** custom variables: `var_<source>` -> variable name, empty = not sent */
+	variables: z
+		.array(z.object({ source: z.string().max(200), name: z.string().trim().max(63).optional() }))
+		.max(100)
+		.optional(),
+	/** also send leads an earlier upload sent to this EmailBison workspace */
+	includeDuplicates: z.literal('on').optional(),
+})
+
+type UploadChoices = Pick<
+	z.output<typeof StartUploadFields>,
+	'campaign' | 'newCampaign' | 'map_email' | 'variables'
+>
+
+/** What the fields must say together: a campaign (or a new one's name), the email column. */
+export function checkStartUpload(value: UploadChoices, ctx: z.RefinementCtx) {
+	if (value.campaign === 'new' && !value.newCampaign)
+		ctx.addIssue({ code: 'custom', path: ['newCampaign'], message: 'Name the new campaign' })
+	if (value.campaign !== 'new' && !/^\d+$/.test(value.campaign))
+		ctx.addIssue({
+			code: 'custom',
+			path: ['campaign'],
+			message: 'Choose a campaign or create one',
+		})
+	if (!value.map_email)
+		ctx.addIssue({
+			code: 'custom',
+			path: ['map_email'],
+			message: 'Choose the column with emails',
+		})
+	value.variables?.forEach((v, i) => {
+		if (v.name && !CUSTOM_VARIABLE_NAME.test(v.name))
+			ctx.addIssue({
+				code: 'custom',
+				path: ['variables', i, 'name'],
+				message: 'Lower-case letters, digits and _ only, starting with a letter',
+			})
 	})
+}
+
+export const StartUploadSchema = StartUploadFields.superRefine(checkStartUpload)

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import type { z } from 'zod'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
@@ -13,9 +14,10 @@ import { inTransaction } from '../../utils/transaction.server.ts'
 import { alreadyUploadedSql, notSuppressedSql } from '../do-not-contact/match.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
+import { visibleNewestFirst, type NewestFirstAfter } from '../workspaces/visible-page.server.ts'
 import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
 import { describeRejection } from './rejections.ts'
-import { EB_FIELDS, type EbField } from './schemas.ts'
+import { EB_FIELDS, type EbField, type StartUploadFields } from './schemas.ts'
 import { loadEmailBisonAccess, NOT_CONFIGURED, type EmailBisonAccess } from './settings.server.ts'
 import {
 	startVerifyFirst,
@@ -71,6 +73,30 @@ export type StartUploadInput = {
 	/** send leads an earlier upload already sent to this EmailBison workspace (default: left out) */
 	includeDuplicates?: boolean
 } & VerifyChoiceInput
+
+/** The upload form's values (the screen's and the API's) as the service's input. */
+export function startUploadInput(
+	value: Omit<z.output<typeof StartUploadFields>, 'intent'>,
+): StartUploadInput {
+	return {
+		workspace: value.workspace,
+		campaign: value.campaign,
+		newCampaign: value.newCampaign,
+		fields: {
+			email: value.map_email,
+			first_name: value.map_first_name,
+			last_name: value.map_last_name,
+			title: value.map_title,
+			company: value.map_company,
+			notes: value.map_notes,
+		},
+		variables: (value.variables ?? []).map((v) => ({ source: v.source, name: v.name ?? '' })),
+		includeDuplicates: value.includeDuplicates === 'on',
+		// the form's checkboxes: absent is unchecked, so kept
+		leaveOut: { catchAll: value.leaveCatchAll === true, unknown: value.leaveUnknown === true },
+		unverified: value.unverified,
+	}
+}
 
 /**
  * Confirms an upload: checks the list has emails, the EmailBison workspace exists and the
@@ -246,17 +272,51 @@ async function rejectionReasons(uploadIds: string[]) {
 	return byUpload
 }
 
+export type UploadFilter = {
+	listId?: string
+	workspaceId?: string
+	ebWorkspaceId?: string
+	/** one upload (the API's read by id) */
+	uploadId?: string
+}
+
 /**
  * Upload history of the account in the workspaces this user may use: optionally of one
  * list, one of our workspaces or one EmailBison workspace.
  */
 export async function listUploads(
 	context: AccountContext | null,
-	filter: { listId?: string; workspaceId?: string; ebWorkspaceId?: string } = {},
+	filter: UploadFilter = {},
 ): Promise<UploadSummary[]> {
+	return (await uploadsPage(context, filter, { limit: 200, after: null })).uploads
+}
+
+/**
+ * A page of that history, newest first, keyset on (created_at, id): the screen reads its
+ * first 200, the API pages through all (`more`: there is a next page after the last).
+ */
+export async function uploadsPage(
+	context: AccountContext | null,
+	filter: UploadFilter,
+	page: { limit: number; after: NewestFirstAfter },
+) {
 	const account = actingAccount(context)
-	let query = db
-		.selectFrom('emailbison_upload as u')
+	// the workspace rule in SQL (visibleNewestFirst): a page holds `limit` visible uploads
+	const visible = visibleNewestFirst(
+		db
+			.selectFrom('emailbison_upload')
+			.selectAll()
+			.$if(Boolean(filter.listId), (q) => q.where('list_id', '=', filter.listId!))
+			.$if(Boolean(filter.workspaceId), (q) => q.where('workspace_id', '=', filter.workspaceId!))
+			.$if(Boolean(filter.ebWorkspaceId), (q) =>
+				q.where('eb_workspace_id', '=', filter.ebWorkspaceId!),
+			)
+			.$if(Boolean(filter.uploadId), (q) => q.where('id', '=', filter.uploadId!)),
+		account,
+		page,
+	)
+	const fetched = await db
+		.selectFrom(visible.as('u'))
 		.innerJoin('processing_list as l', 'l.id', 'u.list_id')
 		.select([
 			'u.id',
@@ -278,18 +338,15 @@ export async function listUploads(
 			'u.left_out',
 			'u.created_at',
 		])
-		.where('u.user_id', '=', account.accountId)
 		.orderBy('u.created_at', 'desc')
-		.limit(200)
-	if (filter.listId) query = query.where('u.list_id', '=', filter.listId)
-	if (filter.workspaceId) query = query.where('u.workspace_id', '=', filter.workspaceId)
-	if (filter.ebWorkspaceId) query = query.where('u.eb_workspace_id', '=', filter.ebWorkspaceId)
-	const rows = (await query.execute()).filter((r) => canUseWorkspace(account, r.workspace_id))
+		.orderBy('u.id', 'desc')
+		.execute()
+	const rows = fetched.slice(0, page.limit)
 	// finished uploads with rejected leads say why
 	const reasons = await rejectionReasons(
 		rows.filter((r) => r.rejected > 0 && r.status >= 2).map((r) => r.id),
 	)
-	return rows.map((r) => ({
+	const uploads: UploadSummary[] = rows.map((r) => ({
 		id: r.id,
 		listId: r.list_id,
 		listName: r.list_name,
@@ -311,6 +368,7 @@ export async function listUploads(
 		reasonsSampled: r.rejected > REASON_SAMPLE,
 		createdAt: r.created_at,
 	}))
+	return { uploads, more: fetched.length > page.limit }
 }
 
 /** One upload of the account in a workspace this user may use; else a 404. */

@@ -87,6 +87,7 @@ export const doNotContactOperations = [
 			'`scope`: `account` (owner and team admins) or a workspace id. Leads matching it are left out of uploads and counted as suppressed in lists.',
 		tag: 'Do not contact',
 		scope: 'do-not-contact:write',
+		screen: 'do-not-contact',
 		body: AddBody,
 		status: 201,
 		response: Entry,
@@ -111,6 +112,7 @@ export const doNotContactOperations = [
 		summary: 'Remove a do-not-contact entry',
 		tag: 'Do not contact',
 		scope: 'do-not-contact:write',
+		screen: 'do-not-contact',
 		params: z.object({ id: z.uuid({ error: 'Not an id' }).meta({ description: 'The entry.' }) }),
 		response: z.object({
 			id: z.uuid(),

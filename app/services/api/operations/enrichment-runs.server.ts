@@ -7,8 +7,9 @@ import {
 	startRun,
 } from '../../enrichments/start-enrichment.server.ts'
 import { RunSchema } from '../../enrichments/schemas.ts'
-import { ApiAnswer, defineOperation } from '../operation.ts'
+import { defineOperation } from '../operation.ts'
 import { listOf, PageQuery } from '../pagination.ts'
+import { runResource, RunIdParams } from '../run-resource.ts'
 
 // Enrichment runs through the enrich page's service: started on a whole list or the part a
 // filter takes (the page's own filter fields), with its estimate as the dry run; their status,
@@ -85,8 +86,6 @@ const StartBody = RunSchema.omit({ intent: true }).extend({
 	}),
 })
 
-const IdParams = z.object({ id: z.uuid({ error: 'Not an id' }).meta({ description: 'The run.' }) })
-
 type Summary = Awaited<ReturnType<typeof findRunSummary>>
 
 function runItem(run: Summary) {
@@ -113,60 +112,55 @@ function runItem(run: Summary) {
 
 const ROW_STATUS = { 0: 'pending', 1: 'pending', 2: 'done', 3: 'failed' } as const
 
+const startInput = (body: z.output<typeof StartBody>) => ({
+	listId: body.list_id,
+	source: body.source,
+	target: body.target,
+	payWith: body.payWith,
+	filter: { q: body.q, where: body.where, only: body.only },
+})
+
 export const enrichmentRunOperations = [
-	defineOperation({
-		id: 'createEnrichmentRun',
-		method: 'POST',
+	...runResource({
 		path: '/enrichment-runs',
-		summary: 'Start an enrichment run',
-		description:
-			'Runs an enrichment or a chain (`target`: `enrichment:<id>` or `chain:<id>`) on a list, or on the part of it a search (`q`), conditions (`where`) and `only` take, as the enrich page does. `dry_run: true` answers 200 with the estimate.',
+		noun: 'EnrichmentRun',
 		tag: 'Enrichment',
-		scope: 'enrichments:write',
-		body: StartBody,
-		status: 201,
-		response: EnrichmentRun,
-		alsoAnswers: [{ status: 200, description: 'A dry run: the estimate.', schema: Estimate }],
-		async handle({ account, body }) {
-			const input = {
-				listId: body.list_id,
-				source: body.source,
-				target: body.target,
-				payWith: body.payWith,
-				filter: { q: body.q, where: body.where, only: body.only },
-			}
-			if (body.dry_run) {
-				const estimate = await estimateRun(account, input)
-				return new ApiAnswer(200, {
-					object: 'enrichment_run_estimate',
-					dry_run: true,
-					name: estimate.name,
-					rows: estimate.rows,
-					calls: estimate.calls,
-					cached: estimate.cached,
-					cost: {
-						credits: estimate.credits,
-						pay_with: estimate.payWith,
-						charged: estimate.charged,
-					},
-					filter: estimate.filter,
-				})
-			}
-			const { runId } = await startRun(account, input)
-			return runItem(await findRunSummary(account, runId))
+		family: 'enrichments',
+		screen: 'enrich-list',
+		item: EnrichmentRun,
+		find: async (account, id) => runItem(await findRunSummary(account, id)),
+		start: {
+			summary: 'Start an enrichment run',
+			description:
+				'Runs an enrichment or a chain (`target`: `enrichment:<id>` or `chain:<id>`) on a list, or on the part of it a search (`q`), conditions (`where`) and `only` take, as the enrich page does. `dry_run: true` answers 200 with the estimate.',
+			body: StartBody,
+			run: async (account, body) => (await startRun(account, startInput(body))).runId,
+			estimate: {
+				schema: Estimate,
+				async of(account, body) {
+					const estimate = await estimateRun(account, startInput(body))
+					return {
+						object: 'enrichment_run_estimate',
+						dry_run: true,
+						name: estimate.name,
+						rows: estimate.rows,
+						calls: estimate.calls,
+						cached: estimate.cached,
+						cost: {
+							credits: estimate.credits,
+							pay_with: estimate.payWith,
+							charged: estimate.charged,
+						},
+						filter: estimate.filter,
+					}
+				},
+			},
 		},
-	}),
-	defineOperation({
-		id: 'getEnrichmentRun',
-		method: 'GET',
-		path: '/enrichment-runs/{id}',
-		summary: 'Get an enrichment run',
-		tag: 'Enrichment',
-		scope: 'enrichments:read',
-		params: IdParams,
-		response: EnrichmentRun,
-		async handle({ account, params }) {
-			return runItem(await findRunSummary(account, params.id))
+		get: { summary: 'Get an enrichment run' },
+		cancel: {
+			summary: 'Cancel an enrichment run',
+			description: 'Stops it; the answers so far are kept, unused credits come back.',
+			run: (account, id) => cancelRun(account, id),
 		},
 	}),
 	defineOperation({
@@ -177,7 +171,7 @@ export const enrichmentRunOperations = [
 		description: "Its rows in the list's order, with each one's answers and status.",
 		tag: 'Enrichment',
 		scope: 'enrichments:read',
-		params: IdParams,
+		params: RunIdParams,
 		query: PageQuery.extend({
 			starting_after: z.uuid({ error: 'Not a cursor' }).optional().meta({
 				description: 'The `next_cursor` of the previous page.',
@@ -216,21 +210,6 @@ export const enrichmentRunOperations = [
 				has_more: page.next !== null,
 				next_cursor: page.next?.after ?? null,
 			}
-		},
-	}),
-	defineOperation({
-		id: 'cancelEnrichmentRun',
-		method: 'POST',
-		path: '/enrichment-runs/{id}/cancel',
-		summary: 'Cancel an enrichment run',
-		description: 'Stops it; the answers so far are kept, unused credits come back.',
-		tag: 'Enrichment',
-		scope: 'enrichments:write',
-		params: IdParams,
-		response: EnrichmentRun,
-		async handle({ account, params }) {
-			await cancelRun(account, params.id)
-			return runItem(await findRunSummary(account, params.id))
 		},
 	}),
 ]

@@ -155,6 +155,7 @@ export const listOperations = [
 			'The first step of a lead list from a file (CSV or XLSX): the file is checked and kept for a day; then create the list with `POST /lead-lists` and a column mapping.',
 		tag: 'Lists',
 		scope: 'lists:write',
+		screen: 'file-list',
 		body: z.object({ file: z.string().meta({ format: 'binary', description: 'The CSV file.' }) }),
 		bodyFormat: 'stream',
 		status: 201,
@@ -196,6 +197,7 @@ export const listOperations = [
 			'Maps the columns of an upload (`POST /uploads`) to lead fields and starts the import, as the File list page does. Column indexes are 0-based.',
 		tag: 'Lists',
 		scope: 'lists:write',
+		screen: 'file-list',
 		// the mapping form's own schema: the same rules at the same fields
 		body: MappingSchema,
 		status: 201,
@@ -240,6 +242,7 @@ export const listOperations = [
 		description: 'Deletes the list and its leads; a running import is cancelled first.',
 		tag: 'Lists',
 		scope: 'lists:write',
+		screen: 'file-list',
 		params: IdParams,
 		response: z.object({ id: z.uuid(), object: z.literal('lead_list'), deleted: z.literal(true) }),
 		async handle({ account, params }) {

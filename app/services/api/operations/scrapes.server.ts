@@ -152,6 +152,7 @@ const statusAndCancel = (kind: ListKind) => {
 				'Stops a pending or running one at once: what it found is kept and charged, the rest of the held credits comes back. A finished one is a 400.',
 			tag: 'Scrapes',
 			scope: 'scrapes:write',
+			screen: 'scrape',
 			params: IdParams,
 			response,
 			async handle({ account, params }) {
@@ -178,6 +179,7 @@ export const scrapeOperations = [
 			'Creates a lead list filled from the search (run through Apify), as Create leads does: with `payWith: "credits"` the credits for `count` leads are held and the unused ones come back. `dry_run: true` answers 200 with the cost and creates nothing.',
 		tag: 'Scrapes',
 		scope: 'scrapes:write',
+		screen: 'create-leads',
 		body: LeadScrapeBody,
 		status: 201,
 		response: LeadScrape,
@@ -214,6 +216,7 @@ export const scrapeOperations = [
 			'Creates a company list as Create companies does: `source: "domains"` with `domains` (one a line) looks each up through Apollo; `source: "apollo"` with `url` and `count` runs the search through Apify. `dry_run: true` answers 200 with the cost and creates nothing.',
 		tag: 'Scrapes',
 		scope: 'scrapes:write',
+		screen: 'create-companies',
 		body: CompanySearchBody,
 		status: 201,
 		response: CompanySearch,

@@ -6,7 +6,7 @@ import {
 	findVerificationRun,
 	startVerification,
 } from '../../verification/verify-runs.server.ts'
-import { ApiAnswer, defineOperation } from '../operation.ts'
+import { runResource } from '../run-resource.ts'
 
 // Verification runs through the verify page's service: its estimate as the dry run, the start
 // (one run of a list at a time, its credits held), the status and cancel.
@@ -58,8 +58,6 @@ const StartBody = VerifySchema.omit({ intent: true }).extend({
 	}),
 })
 
-const IdParams = z.object({ id: z.uuid({ error: 'Not an id' }).meta({ description: 'The run.' }) })
-
 function runItem(run: Awaited<ReturnType<typeof findVerificationRun>>) {
 	return {
 		id: run.id,
@@ -79,30 +77,32 @@ function runItem(run: Awaited<ReturnType<typeof findVerificationRun>>) {
 	}
 }
 
-export const verificationRunOperations = [
-	defineOperation({
-		id: 'createVerificationRun',
-		method: 'POST',
-		path: '/verification-runs',
+const startInput = (body: z.output<typeof StartBody>) => ({
+	listId: body.list_id,
+	payWith: body.payWith,
+	only: body.only,
+	filter: { q: body.q },
+})
+
+export const verificationRunOperations = runResource({
+	path: '/verification-runs',
+	noun: 'VerificationRun',
+	tag: 'Verification',
+	family: 'verifications',
+	screen: 'verify-list',
+	item: VerificationRun,
+	find: async (account, id) => runItem(await findVerificationRun(account, id)),
+	start: {
 		summary: 'Verify the emails of a list',
 		description:
 			"Checks the list's emails (`only`: the ones not verified yet, those too whose answer was unknown, or all; `q` narrows them) as the verify page does. One run of a list at a time. `dry_run: true` answers 200 with the estimate.",
-		tag: 'Verification',
-		scope: 'verifications:write',
 		body: StartBody,
-		status: 201,
-		response: VerificationRun,
-		alsoAnswers: [{ status: 200, description: 'A dry run: the estimate.', schema: Estimate }],
-		async handle({ account, body }) {
-			const input = {
-				listId: body.list_id,
-				payWith: body.payWith,
-				only: body.only,
-				filter: { q: body.q },
-			}
-			if (body.dry_run) {
-				const estimate = await estimateVerification(account, input)
-				return new ApiAnswer(200, {
+		run: async (account, body) => (await startVerification(account, startInput(body))).runId,
+		estimate: {
+			schema: Estimate,
+			async of(account, body) {
+				const estimate = await estimateVerification(account, startInput(body))
+				return {
 					object: 'verification_run_estimate',
 					dry_run: true,
 					rows: estimate.rows,
@@ -112,40 +112,20 @@ export const verificationRunOperations = [
 					cost: { credits: estimate.credits, pay_with: estimate.payWith },
 					balance: estimate.balance,
 					filter: estimate.filter,
-				})
-			}
-			const { runId } = await startVerification(account, input)
-			return runItem(await findVerificationRun(account, runId))
+				}
+			},
 		},
-	}),
-	defineOperation({
-		id: 'getVerificationRun',
-		method: 'GET',
-		path: '/verification-runs/{id}',
+	},
+	get: {
 		summary: 'Get a verification run',
 		description: "Each lead's answer is its `verification_status` in the list's leads.",
-		tag: 'Verification',
-		scope: 'verifications:read',
-		params: IdParams,
-		response: VerificationRun,
-		async handle({ account, params }) {
-			return runItem(await findVerificationRun(account, params.id))
-		},
-	}),
-	defineOperation({
-		id: 'cancelVerificationRun',
-		method: 'POST',
-		path: '/verification-runs/{id}/cancel',
+	},
+	cancel: {
 		summary: 'Cancel a verification run',
 		description: 'Its work stops; what was not checked is refunded. An ended run is a 400.',
-		tag: 'Verification',
-		scope: 'verifications:write',
-		params: IdParams,
-		response: VerificationRun,
-		async handle({ account, params }) {
-			const run = await findVerificationRun(account, params.id)
+		async run(account, id) {
+			const run = await findVerificationRun(account, id)
 			await cancelVerification(account, run.listId, run.id)
-			return runItem(await findVerificationRun(account, run.id))
 		},
-	}),
-]
+	},
+})
