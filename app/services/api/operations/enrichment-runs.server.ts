@@ -112,6 +112,24 @@ function runItem(run: Summary) {
 
 const ROW_STATUS = { 0: 'pending', 1: 'pending', 2: 'done', 3: 'failed' } as const
 
+/** The estimate as a dry run answers it. */
+function estimateItem(estimate: Awaited<ReturnType<typeof estimateRun>>) {
+	return {
+		object: 'enrichment_run_estimate',
+		dry_run: true,
+		name: estimate.name,
+		rows: estimate.rows,
+		calls: estimate.calls,
+		cached: estimate.cached,
+		cost: {
+			credits: estimate.credits,
+			pay_with: estimate.payWith,
+			charged: estimate.charged,
+		},
+		filter: estimate.filter,
+	}
+}
+
 const startInput = (body: z.output<typeof StartBody>) => ({
 	listId: body.list_id,
 	source: body.source,
@@ -137,23 +155,7 @@ export const enrichmentRunOperations = [
 			run: async (account, body) => (await startRun(account, startInput(body))).runId,
 			estimate: {
 				schema: Estimate,
-				async of(account, body) {
-					const estimate = await estimateRun(account, startInput(body))
-					return {
-						object: 'enrichment_run_estimate',
-						dry_run: true,
-						name: estimate.name,
-						rows: estimate.rows,
-						calls: estimate.calls,
-						cached: estimate.cached,
-						cost: {
-							credits: estimate.credits,
-							pay_with: estimate.payWith,
-							charged: estimate.charged,
-						},
-						filter: estimate.filter,
-					}
-				},
+				of: async (account, body) => estimateItem(await estimateRun(account, startInput(body))),
 			},
 		},
 		get: { summary: 'Get an enrichment run' },

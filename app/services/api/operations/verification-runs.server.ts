@@ -77,6 +77,21 @@ function runItem(run: Awaited<ReturnType<typeof findVerificationRun>>) {
 	}
 }
 
+/** The estimate as a dry run answers it. */
+function estimateItem(estimate: Awaited<ReturnType<typeof estimateVerification>>) {
+	return {
+		object: 'verification_run_estimate',
+		dry_run: true,
+		rows: estimate.rows,
+		cached: estimate.cached,
+		to_check: estimate.toCheck,
+		provider: estimate.provider,
+		cost: { credits: estimate.credits, pay_with: estimate.payWith },
+		balance: estimate.balance,
+		filter: estimate.filter,
+	}
+}
+
 const startInput = (body: z.output<typeof StartBody>) => ({
 	listId: body.list_id,
 	payWith: body.payWith,
@@ -100,20 +115,8 @@ export const verificationRunOperations = runResource({
 		run: async (account, body) => (await startVerification(account, startInput(body))).runId,
 		estimate: {
 			schema: Estimate,
-			async of(account, body) {
-				const estimate = await estimateVerification(account, startInput(body))
-				return {
-					object: 'verification_run_estimate',
-					dry_run: true,
-					rows: estimate.rows,
-					cached: estimate.cached,
-					to_check: estimate.toCheck,
-					provider: estimate.provider,
-					cost: { credits: estimate.credits, pay_with: estimate.payWith },
-					balance: estimate.balance,
-					filter: estimate.filter,
-				}
-			},
+			of: async (account, body) =>
+				estimateItem(await estimateVerification(account, startInput(body))),
 		},
 	},
 	get: {
