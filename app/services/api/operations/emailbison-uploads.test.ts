@@ -163,6 +163,24 @@ describe('/api/v1/emailbison-uploads', () => {
 		expect(report.body!.emailbison.campaign_id).toBe(screen!.campaignId)
 	})
 
+	test('the same key sent twice at once starts one upload and makes one campaign', async () => {
+		const { user, ebWorkspace } = await owner()
+		const listId = await leadList(user.id, MIXED)
+		const token = await tokenFor(user, ['uploads:write'])
+		const json = body(listId, ebWorkspace)
+		const headers = { 'Idempotency-Key': crypto.randomUUID() }
+		const answers = await Promise.all(
+			[1, 2].map(() => apiCall('POST', '/emailbison-uploads', { token, json, headers })),
+		)
+		// the second waits for the first's answer or is told it is still running (409)
+		expect(answers.map((a) => a.status).sort()).toEqual(
+			answers.some((a) => a.status === 409) ? [201, 409] : [201, 201],
+		)
+		expect(await uploadsOf(listId)).toHaveLength(1)
+		expect([...eb.campaigns.values()].filter((c) => c.name === json.newCampaign)).toHaveLength(1)
+		await finished(token, (await uploadsOf(listId))[0]!.id)
+	})
+
 	test("the form's refusals come back at their field and write nothing", async () => {
 		const { user, ebWorkspace } = await owner()
 		const listId = await leadList(user.id, MIXED)
@@ -273,6 +291,17 @@ describe('/api/v1/emailbison-uploads', () => {
 			json: body(listInTwo, ebWorkspace, { newCampaign: 'Not allowed' }),
 		})
 		expect(intoTwo.status).toBe(404)
+
+		// and what is in One it starts and sees
+		const listInOne = await leadList(user.id, MIXED, one)
+		const inOne = await apiCall('POST', '/emailbison-uploads', {
+			token: onlyOne,
+			json: body(listInOne, ebWorkspace, { newCampaign: 'In One' }),
+		})
+		expect(inOne.status).toBe(201)
+		const seen = await apiCall('GET', '/emailbison-uploads', { token: onlyOne })
+		expect(seen.body!.data.map((u: { id: string }) => u.id)).toEqual([inOne.body!.id])
+		await finished(token, inOne.body!.id as string)
 
 		const reader = await tokenFor(user, ['uploads:read'])
 		expect((await apiCall('GET', `/emailbison-uploads/${id}`, { token: reader })).status).toBe(200)
