@@ -1,15 +1,18 @@
 import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
-import { beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
+import { startFakeEmailBison, type FakeEmailBison } from '../../../tests/fakes/emailbison/server.ts'
 import { insertCompanyList, insertLeadList } from '../../../tests/support/enrichment.ts'
 import { accountWithCredits } from '../../../tests/support/jobs.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
 import { createEnrichment } from '../enrichments/enrichments.server.ts'
 import { retryFailedRows, startRun } from '../enrichments/start-enrichment.server.ts'
-import { deleteScrapeList } from '../leads/scrape-lists.server.ts'
+import { saveEmailBisonSettings } from '../emailbison/settings.server.ts'
+import { listEbWorkspaces, startEmailBisonUpload } from '../emailbison/uploads.server.ts'
+import { deleteScrapeList, retryScrape } from '../leads/scrape-lists.server.ts'
 import { startVerification } from '../verification/verify-runs.server.ts'
 import { deleteLeadList } from './manage-list.server.ts'
 
@@ -18,7 +21,9 @@ import { deleteLeadList } from './manage-list.server.ts'
 // 404), never a run on a deleted list nor a foreign-key error. No worker runs here: the runs'
 // jobs stay queued, so a run stays "running".
 
-beforeAll(() => {
+let eb: FakeEmailBison
+beforeAll(async () => {
+	eb = await startFakeEmailBison({ workspaces: 2 })
 	Object.assign(process.env, {
 		OPENAI_API_KEY: 'sk-test',
 		CREDITS_PER_ENRICHMENT: '1',
@@ -27,6 +32,9 @@ beforeAll(() => {
 		CREDITS_PER_VERIFICATION: '1',
 	})
 	resetSingleton('config')
+})
+afterAll(async () => {
+	await eb.close()
 })
 
 type Me = Awaited<ReturnType<typeof accountWithCredits>>
@@ -243,5 +251,108 @@ describe('a list deleted while a run starts on it', () => {
 		expect(remove.ok).toBe(true)
 		expectGone(start)
 		expect(await orphanHolds(me.accountId!)).toBe(0)
+	})
+})
+
+describe('an EmailBison upload and its list’s delete', () => {
+	async function uploader() {
+		const me = await accountWithCredits(100)
+		await saveEmailBisonSettings(me, { url: `${eb.url}/api/`, apiKey: eb.superAdminKey })
+		const listId = await insertLeadList(me.accountId!, 5)
+		const [workspace] = await listEbWorkspaces(me.accountId!)
+		const upload = (verifyFirst: boolean) => ({
+			workspace: workspace!.id,
+			campaign: 'new',
+			newCampaign: 'Race',
+			fields: { email: 'email' },
+			variables: [],
+			...(verifyFirst ? { unverified: 'verify-first' as const } : {}),
+		})
+		return { me, listId, upload }
+	}
+
+	test('an upload starting: the delete waits for it and is refused', async () => {
+		const { me, listId, upload } = await uploader()
+		const { start, remove } = await startThenDelete(
+			(trx) => startEmailBisonUpload(me, listId, upload(false), trx),
+			() => deleteLeadList(me, listId),
+		)
+		expect(start.ok).toBe(true)
+		expectRefused(remove, /This list is being uploaded to EmailBison/)
+		expect(await listExists('processing_list', listId)).toBe(true)
+	})
+
+	test('an upload verifying first: the delete waits for both and is refused', async () => {
+		const { me, listId, upload } = await uploader()
+		const { start, remove } = await startThenDelete(
+			(trx) => startEmailBisonUpload(me, listId, upload(true), trx),
+			() => deleteLeadList(me, listId),
+		)
+		expect(start.ok).toBe(true)
+		expectRefused(remove, /A verification is running on this list/)
+		expect(await orphanHolds(me.accountId!)).toBe(0)
+	})
+
+	test('a list deleted while an upload starts: the list’s 404', async () => {
+		const { me, listId, upload } = await uploader()
+		const { remove, start } = await deleteThenStart('processing_list', listId, () =>
+			startEmailBisonUpload(me, listId, upload(true)),
+		)
+		expect(remove.ok).toBe(true)
+		expectGone(start)
+		expect(await orphanHolds(me.accountId!)).toBe(0)
+	})
+})
+
+describe("a scrape's retry and its list's delete", () => {
+	/** A domain lookup that failed after 4 of its 10 domains, 10 credits held at its start. */
+	async function failedLookup(accountId: string) {
+		const list = await db
+			.insertInto('company_scraping_list')
+			.values({
+				user_id: accountId,
+				name: 'Lookup',
+				source_type: 'domains',
+				status: 3,
+				requested: 10,
+				items_read: 4,
+				found: 4,
+				credits_reserved: 10,
+			})
+			.returning('id')
+			.executeTakeFirstOrThrow()
+		return list.id
+	}
+
+	async function heldCredits(accountId: string) {
+		const { rows } = await sql<{ n: number }>`
+			select count(*)::int as n from credit_reservations
+			where user_id = ${accountId} and status <> 'settled'`.execute(db)
+		return rows[0]!.n
+	}
+
+	test('a retry starting: the delete waits, then stops it (its credits back) and deletes', async () => {
+		const me = await accountWithCredits(100)
+		const listId = await failedLookup(me.accountId!)
+		const { start, remove } = await startThenDelete(
+			(trx) => retryScrape(me, 'companies', listId, trx),
+			() => deleteScrapeList(me, 'companies', listId),
+		)
+		// the delete's rule for a list still filling: cancelled first, then deleted
+		expect(start.ok).toBe(true)
+		expect(remove.ok).toBe(true)
+		expect(await listExists('company_scraping_list', listId)).toBe(false)
+		expect(await heldCredits(me.accountId!)).toBe(0)
+	})
+
+	test('a list deleted while a retry starts: the list’s 404', async () => {
+		const me = await accountWithCredits(100)
+		const listId = await failedLookup(me.accountId!)
+		const { remove, start } = await deleteThenStart('company_scraping_list', listId, () =>
+			retryScrape(me, 'companies', listId),
+		)
+		expect(remove.ok).toBe(true)
+		expectGone(start)
+		expect(await heldCredits(me.accountId!)).toBe(0)
 	})
 })
