@@ -355,6 +355,7 @@ export async function deleteScrapeList(context: AccountContext | null, kind: Lis
 	for (let attempt = 0; ; attempt++) {
 		const deleted = await db.transaction().execute(async (trx) => {
 			const locked = await lockListForDelete(trx, kind, list.id)
+			if (!locked) return true
 			if (isRunningStatus(locked.status)) return false
 			await trx
 				.deleteFrom(LIST_KINDS[kind].listTable)

@@ -356,3 +356,14 @@ describe("a scrape's retry and its list's delete", () => {
 		expect(await heldCredits(me.accountId!)).toBe(0)
 	})
 })
+
+test('a delete sent twice at once: both answer deleted, the second finds nothing to do', async () => {
+	const me = await accountWithCredits(0)
+	const listId = await insertLeadList(me.accountId!, 3)
+	const { remove, start: again } = await deleteThenStart('processing_list', listId, () =>
+		deleteLeadList(me, listId),
+	)
+	expect(remove.ok).toBe(true)
+	expect(again.ok).toBe(true)
+	expect(await listExists('processing_list', listId)).toBe(false)
+})

@@ -76,7 +76,8 @@ export async function lockListForStart(
 /**
  * The delete's half of the lock: the list's row FOR UPDATE (it waits for the starts holding
  * it), then the rule, in the transaction that deletes. The check and the delete are one
- * step: no run can start between them. Returns the row as it is now.
+ * step: no run can start between them. Returns the row as it is now, or null when another
+ * delete took it first (a form sent twice: deleted all the same).
  */
 export async function lockListForDelete(trx: Kysely<DB>, kind: ListKind, listId: string) {
 	const row = await trx
@@ -85,7 +86,7 @@ export async function lockListForDelete(trx: Kysely<DB>, kind: ListKind, listId:
 		.where('id', '=', listId)
 		.forUpdate()
 		.executeTakeFirst()
-	if (!row) notFound('This list')
+	if (!row) return null
 	await refuseDeleteWhileInUse(kind, listId, trx)
 	return row
 }

@@ -45,7 +45,7 @@ export async function deleteLeadList(
 ) {
 	const { account, list } = await findLeadList(context, listId)
 	const upload = await inTransaction(executor, async (trx) => {
-		await lockListForDelete(trx, 'leads', list.id)
+		if (!(await lockListForDelete(trx, 'leads', list.id))) return null
 		const upload = await trx
 			.selectFrom('csv_imports')
 			.select('file_path')
