@@ -13,6 +13,7 @@ import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
 import { alreadyUploadedSql, notSuppressedSql } from '../do-not-contact/match.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
+import { lockListForStart } from '../lists/list-lock.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
 import { visibleNewestFirst, type NewestFirstAfter } from '../workspaces/visible-page.server.ts'
 import { csvCell, LEAD_COLUMNS, type UploadMapping } from './mapping.ts'
@@ -169,6 +170,14 @@ export async function startEmailBisonUpload(
 		variables.push({ source: 'verify_status', name: STATUS_VARIABLE })
 	const mapping: UploadMapping = { fields, variables }
 	return inTransaction(executor, async (trx) => {
+		// a delete of the list waits for this upload, or went first: the list's 404 (0107); the
+		// verification's strength at once when it starts one (no upgrade to deadlock on)
+		await lockListForStart(
+			trx,
+			'leads',
+			list.id,
+			input.unverified === 'verify-first' ? 'update' : 'key share',
+		)
 		const verifyRunId =
 			input.unverified === 'verify-first' ? await startVerifyFirst(context, list.id, trx) : null
 		const upload = await trx

@@ -14,6 +14,7 @@ import { InsufficientCreditsError, reserveCredits } from '../billing/credits.ser
 import { paidCallsNow, type PaidCalls } from './paid-calls.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
 import { findCompanyList, findLeadList } from '../lists/find-list.server.ts'
+import { lockListForStart } from '../lists/list-lock.server.ts'
 import { LIST_KINDS, type ListKind, type RunRowShown } from '../lists/list-kinds.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import { companyColumns, findChain, findEnrichment, listEnrichments } from './enrichments.server.ts'
@@ -265,6 +266,8 @@ export async function startRun(
 	checkProvider(account, prepared.aiSteps, input.payWith)
 	try {
 		return await inTransaction(executor, async (trx) => {
+			// a delete of the list waits for this start, or went first: the list's 404 (0107)
+			await lockListForStart(trx, prepared.source, list.id)
 			const { n } = await countRows(trx, prepared, true)
 			const rows = Number(n)
 			// the transaction is rolled back: a run of nothing writes nothing
@@ -363,6 +366,8 @@ export async function retryFailedRows(
 	const attempt = run.attempt + 1
 	try {
 		return await inTransaction(executor, async (trx) => {
+			// as a start: a delete of the list waits for it, or went first (decision 0107)
+			await lockListForStart(trx, run.source, run.company_list_id ?? run.list_id!)
 			// claims the run: a retry sent twice at once starts one attempt
 			const ended = await trx
 				.updateTable('enrichment_runs')

@@ -15,7 +15,8 @@ import { InsufficientCreditsError, reserveCredits } from '../billing/credits.ser
 import { getProviderKey } from '../api-keys/get-provider-key.server.ts'
 import { LIST_KINDS, type ListKind } from '../lists/list-kinds.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
-import { deleteLeadList, refuseDeleteWhileInUse } from '../lists/manage-list.server.ts'
+import { lockListForDelete, lockListForStart } from '../lists/list-lock.server.ts'
+import { deleteLeadList } from '../lists/manage-list.server.ts'
 import { actingAccount, canUseWorkspace, type ActingAccount } from '../workspaces/access.server.ts'
 import { JobStatus, leadScrapeReference, settleCredits } from './run-lead-scrape.server.ts'
 import type { TableSort } from '../../utils/table-sort.ts'
@@ -183,11 +184,17 @@ export async function cancelScrape(context: AccountContext | null, kind: ListKin
 	if (list.status !== JobStatus.pending && list.status !== JobStatus.processing) {
 		throw new FormError('Only a list that is still running can be cancelled.')
 	}
+	await stopScrape(kind, list.id)
+	return list
+}
+
+/** Cancels the list's scrape if it is still running (its credits settled, its Apify run aborted). */
+async function stopScrape(kind: ListKind, listId: string) {
 	const run = await db.transaction().execute(async (trx) => {
 		const locked = await trx
 			.selectFrom(LIST_KINDS[kind].listTable)
 			.select(['id', 'status'])
-			.where('id', '=', list.id)
+			.where('id', '=', listId)
 			.forUpdate()
 			.executeTakeFirst()
 		if (!locked || !isRunningStatus(locked.status)) return null
@@ -199,11 +206,11 @@ export async function cancelScrape(context: AccountContext | null, kind: ListKin
 				finished_at: sql`now()`,
 				updated_at: sql`now()`,
 			})
-			.where('id', '=', list.id)
+			.where('id', '=', listId)
 			.where('status', 'in', [JobStatus.pending, JobStatus.processing])
 			.returning('found')
 			.executeTakeFirstOrThrow()
-		const request = await requestOf(kind, list.id, trx)
+		const request = await requestOf(kind, listId, trx)
 		if (request) {
 			await trx
 				.updateTable('apollo_requests')
@@ -213,11 +220,10 @@ export async function cancelScrape(context: AccountContext | null, kind: ListKin
 			await settleCredits(request, cancelled.found, trx)
 			return request.run_id ? request : null
 		}
-		if (kind === 'companies') await settleCompanyCancel(list.id, cancelled.found, trx)
+		if (kind === 'companies') await settleCompanyCancel(listId, cancelled.found, trx)
 		return null
 	})
 	if (run) await abortRun(run.user_id, run.key_kind, run.run_id!)
-	return list
 }
 
 const isRunningStatus = (status: number) =>
@@ -250,6 +256,8 @@ export async function retryScrape(
 	const request = await requestOf(kind, list.id)
 	try {
 		await inTransaction(executor, async (trx) => {
+			// a delete waits for this retry (and then sees the list running), or went first: 404
+			await lockListForStart(trx, kind, list.id)
 			// only a list still failed: a retry sent twice at once runs it once
 			const claimed = await trx
 				.updateTable(LIST_KINDS[kind].listTable)
@@ -333,21 +341,32 @@ export async function retryScrape(
 
 /**
  * Deletes a list and its rows; a running one is cancelled first, so its credits come back. A list
- * an enrichment or an upload is using is refused (`refuseDeleteWhileInUse`, bulk delete's rule too).
+ * an enrichment or an upload is using is refused (`refuseDeleteWhileInUse`, bulk delete's rule too),
+ * checked and deleted under the list's row lock that every run's start takes (decision 0107).
  */
 export async function deleteScrapeList(context: AccountContext | null, kind: ListKind, id: string) {
 	const account = actingAccount(context)
 	const list = await findList(account, kind, id)
 	// an uploaded list also takes its stored file (and stops its import)
 	if (kind === 'leads' && list.source_type === 'upload') return deleteLeadList(account, id)
-	await refuseDeleteWhileInUse(kind, list.id)
-	if (list.status === JobStatus.pending || list.status === JobStatus.processing) {
-		await cancelScrape(account, kind, id)
+	// a scrape still filling the list is cancelled first (its Apify run aborted, outside the
+	// lock), then the list deleted once it is seen stopped under the lock; a retry started in
+	// between is refused rather than deleted under its new run
+	for (let attempt = 0; ; attempt++) {
+		const deleted = await db.transaction().execute(async (trx) => {
+			const locked = await lockListForDelete(trx, kind, list.id)
+			if (!locked) return true
+			if (isRunningStatus(locked.status)) return false
+			await trx
+				.deleteFrom(LIST_KINDS[kind].listTable)
+				.where('id', '=', list.id)
+				.where('user_id', '=', account.accountId)
+				.execute()
+			return true
+		})
+		if (deleted) return list
+		if (attempt > 0)
+			throw new FormError('This list started again meanwhile; delete it again to cancel it.')
+		await stopScrape(kind, list.id)
 	}
-	await db
-		.deleteFrom(LIST_KINDS[kind].listTable)
-		.where('id', '=', list.id)
-		.where('user_id', '=', account.accountId)
-		.execute()
-	return list
 }

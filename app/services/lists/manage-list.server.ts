@@ -1,10 +1,11 @@
-import { sql } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { db } from '../../../db/index.server.ts'
+import type { DB } from '../../../db/schema.ts'
 import type { AccountContext } from '../../context.server.ts'
-import { FormError } from '../../utils/http-errors.server.ts'
+import { inTransaction } from '../../utils/transaction.server.ts'
 import { removeImportFile } from '../imports/uploads.server.ts'
 import { findLeadList } from './find-list.server.ts'
-import type { ListKind } from './list-kinds.ts'
+import { lockListForDelete } from './list-lock.server.ts'
 
 export type ListStatus = {
 	id: string
@@ -34,55 +35,35 @@ export async function getLeadListStatus(
 }
 
 /**
- * The one rule for deleting a list (a row's Delete, the API's, bulk delete): not while an
- * enrichment run is pending or running on it (it holds credits and writes the rows) nor while
- * an EmailBison upload reads it. Refused with the reason, as a FormError.
- */
-export async function refuseDeleteWhileInUse(kind: ListKind, listId: string) {
-	const column = kind === 'leads' ? 'list_id' : 'company_list_id'
-	const run = await db
-		.selectFrom('enrichment_runs')
-		.select('id')
-		.where(column, '=', listId)
-		.where('status', 'in', [0, 1])
-		.executeTakeFirst()
-	if (run)
-		throw new FormError('An enrichment is running on this list; cancel it or wait for it to end.')
-	if (kind === 'leads') {
-		const upload = await db
-			.selectFrom('emailbison_upload')
-			.select('id')
-			.where('list_id', '=', listId)
-			.where('status', 'in', [0, 1])
-			.executeTakeFirst()
-		if (upload)
-			throw new FormError('This list is being uploaded to EmailBison; wait for the upload to end.')
-	}
-}
-
-/**
  * Deletes a lead list with its leads (and, for an upload, its import report and file). A
  * running import is cancelled first: its worker stops at its next batch.
  */
-export async function deleteLeadList(context: AccountContext | null, listId: unknown) {
+export async function deleteLeadList(
+	context: AccountContext | null,
+	listId: unknown,
+	executor: Kysely<DB> = db,
+) {
 	const { account, list } = await findLeadList(context, listId)
-	await refuseDeleteWhileInUse('leads', list.id)
-	const upload = await db
-		.selectFrom('csv_imports')
-		.select('file_path')
-		.where('list_id', '=', list.id)
-		.executeTakeFirst()
-	await db
-		.updateTable('processing_list')
-		.set({ status: 3, error: 'Cancelled', finished_at: sql`now()`, updated_at: sql`now()` })
-		.where('id', '=', list.id)
-		.where('status', 'in', [0, 1])
-		.execute()
-	await db
-		.deleteFrom('processing_list')
-		.where('id', '=', list.id)
-		.where('user_id', '=', account.accountId)
-		.execute()
+	const upload = await inTransaction(executor, async (trx) => {
+		if (!(await lockListForDelete(trx, 'leads', list.id))) return null
+		const upload = await trx
+			.selectFrom('csv_imports')
+			.select('file_path')
+			.where('list_id', '=', list.id)
+			.executeTakeFirst()
+		await trx
+			.updateTable('processing_list')
+			.set({ status: 3, error: 'Cancelled', finished_at: sql`now()`, updated_at: sql`now()` })
+			.where('id', '=', list.id)
+			.where('status', 'in', [0, 1])
+			.execute()
+		await trx
+			.deleteFrom('processing_list')
+			.where('id', '=', list.id)
+			.where('user_id', '=', account.accountId)
+			.execute()
+		return upload
+	})
 	if (upload) await removeImportFile(upload.file_path)
 	return list
 }

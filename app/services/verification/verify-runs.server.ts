@@ -21,6 +21,7 @@ import {
 	type RunFilterInput,
 } from '../enrichments/run-filter.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
+import { lockListForStart } from '../lists/list-lock.server.ts'
 import { actingAccount } from '../workspaces/access.server.ts'
 import { settleVerification, verifyReference, VerifyState } from './run-verification.server.ts'
 import { VERIFY_STATUSES, type VerifyStatus } from './statuses.ts'
@@ -191,13 +192,9 @@ export async function startVerification(
 	const key = await providerOf(account, input.payWith, input.payWithField)
 	try {
 		return await inTransaction(executor, async (trx) => {
-			// one run of a list at a time: the list row is the lock
-			await trx
-				.selectFrom('processing_list')
-				.select('id')
-				.where('id', '=', prepared.list.id)
-				.forUpdate()
-				.execute()
+			// one run of a list at a time: the list row is the lock, which a delete of the list
+			// waits for too (or took first: the list's 404, decision 0107)
+			await lockListForStart(trx, 'leads', prepared.list.id, 'update')
 			const running = await trx
 				.selectFrom('verification_runs')
 				.select('id')
