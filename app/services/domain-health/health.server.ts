@@ -78,12 +78,15 @@ export async function runHealthChecks(
 		batch = []
 		writing = writing.then(() => storeReports(db, done))
 	}
-	const checked = await checkDomains(
+	// what the caller needs of each domain; the reports themselves go with their batch
+	const checked: { id: string; name: string; status: HealthStatus }[] = []
+	await checkDomains(
 		dns,
 		rows,
 		(row) => ({ provider: provider.get(row.id), dkimSelector: row.dkim_selector }),
 		{
 			onReport: (domain, report) => {
+				checked.push({ id: domain.id, name: domain.name, status: report.status })
 				batch.push({ domain, report })
 				if (batch.length >= HEALTH_STORE_BATCH) flush()
 			},
@@ -91,7 +94,7 @@ export async function runHealthChecks(
 	)
 	if (batch.length) flush()
 	await writing
-	return checked.map(({ domain, report }) => ({ id: domain.id, name: domain.name, report }))
+	return checked
 }
 
 const CONCLUSIVE = new Set<HealthStatus>(['healthy', 'warning', 'failing'])
