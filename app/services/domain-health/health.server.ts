@@ -30,7 +30,7 @@ async function providers(db: Kysely<DB>, domainIds: string[]) {
 		.selectFrom('inboxes')
 		.select(['domain_id', 'provider'])
 		.select((eb) => eb.fn.countAll<string>().as('n'))
-		.where('domain_id', 'in', domainIds)
+		.where(sql<boolean>`domain_id = any(${domainIds}::uuid[])`)
 		.where('ended_at', 'is', null)
 		.groupBy(['domain_id', 'provider'])
 		.orderBy(sql`count(*)`, 'desc')
@@ -66,7 +66,8 @@ export async function runHealthChecks(
 			.leftJoin('domain_health as h', 'h.domain_id', 'domains.id')
 			.select(['domains.id', 'domains.name', 'domains.user_id', 'domains.workspace_id'])
 			.select('h.dkim_selector')
-			.where('domains.id', 'in', domainIds)
+			// one array parameter, not a thousand (the job's batches and the bench's run)
+			.where(sql<boolean>`domains.id = any(${domainIds}::uuid[])`)
 			.execute(),
 		providers(db, domainIds),
 	])
