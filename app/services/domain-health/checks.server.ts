@@ -487,6 +487,11 @@ async function ipListsCheck(
 	const lost = answers.find((a) => !a.ok)
 	if (lost && !lost.ok && !ips.length)
 		return couldNotCheck('ip-blocklists', lost.code, 'the domain’s addresses')
+	// a name whose addresses could not be looked up: its servers were not tested, never "clean"
+	answers.forEach((a, i) => {
+		if (!a.ok)
+			results.push({ list: `Spamhaus ZEN (${i ? hosts[i - 1] : domain})`, answer: 'not tested' })
+	})
 	return listsCheck(
 		'ip-blocklists',
 		results,
