@@ -467,9 +467,7 @@ async function ipListsCheck(
 		return answer
 	}
 	// its first addresses are always among the ones checked below: their lookups start now
-	const early = own.then((a) => {
-		if (a.ok) for (const ip of a.records.slice(0, MAX_IPS)) void onZen(ip)
-	})
+	const early = own.then((a) => Promise.all(a.ok ? a.records.slice(0, MAX_IPS).map(onZen) : []))
 	const { hosts } = await mx
 	// every lookup is started before the first is awaited
 	const pending = [own, ...hosts.slice(0, 3).map((host) => dns.a(host))]
