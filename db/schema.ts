@@ -480,6 +480,8 @@ export interface DomainHealth {
   dkim_selector: string | null;
   domain_id: string;
   grade: string | null;
+  last_grade: string | null;
+  last_status: string | null;
   pending: Generated<boolean>;
   report: Json | null;
   score: number | null;

@@ -123,16 +123,33 @@ const LOOKUP_TERM = /^[+?~-]?(include:|a$|a[:/]|mx$|mx[:/]|ptr$|ptr:|exists:|red
 const spfRecords = (texts: string[]) => texts.filter((t) => /^v=spf1(\s|$)/i.test(t.trim()))
 
 /**
+ * A record's DNS-querying terms, in order: the include:/redirect= target (lower case), or null
+ * for a/mx/ptr/exists. Remembered per record text: a run walks the same shared records
+ * (`_spf.google.com`) for every domain, and parsing them again is most of a walk's CPU.
+ */
+const spfTerms = new Map<string, (string | null)[]>()
+function lookupTerms(record: string) {
+	let terms = spfTerms.get(record)
+	if (!terms) {
+		terms = []
+		for (const term of record.trim().split(/\s+/).slice(1))
+			if (LOOKUP_TERM.test(term))
+				terms.push(/^[+?~-]?(?:include:|redirect=)(.+)$/i.exec(term)?.[1]?.toLowerCase() ?? null)
+		if (spfTerms.size >= 10_000) spfTerms.clear() // bounded: a long-lived worker sees many
+		spfTerms.set(record, terms)
+	}
+	return terms
+}
+
+/**
  * Counts the DNS-querying terms of an SPF record, following include: and redirect= through
  * their own records (depth first), stopping past the limit; a name met again on its own path is
  * a loop. A failed lookup of an included record leaves the count unknown.
  */
 async function walkSpf(dns: DnsClient, record: string, walk: SpfWalk, path: string[]) {
-	for (const term of record.trim().split(/\s+/).slice(1)) {
-		if (!LOOKUP_TERM.test(term)) continue
+	for (const target of lookupTerms(record)) {
 		walk.lookups++
 		if (walk.lookups > SPF_LOOKUP_LIMIT + 1) return
-		const target = /^[+?~-]?(?:include:|redirect=)(.+)$/i.exec(term)?.[1]?.toLowerCase()
 		if (!target) continue
 		walk.includes.add(target)
 		if (target.includes('%{')) continue // a macro: known only when mail is checked
@@ -150,7 +167,9 @@ async function walkSpf(dns: DnsClient, record: string, walk: SpfWalk, path: stri
 			walk.broken = `${target} has ${found.length === 0 ? 'no' : found.length} SPF records`
 			continue
 		}
-		await walkSpf(dns, found[0]!, walk, [...path, target])
+		path.push(target)
+		await walkSpf(dns, found[0]!, walk, path)
+		path.pop()
 		if (walk.loop || walk.unknown) return
 	}
 }
@@ -429,7 +448,8 @@ const zenQuery = (ip: string) => `${ip.split('.').reverse().join('.')}.zen.spamh
 /**
  * The domain's own addresses and its first MX hosts' on Spamhaus ZEN. The domain's address is
  * looked up at once and its ZEN queries start as soon as it answers; only the MX hosts' wait
- * for the MX answer (the client asks each name once, so the later reads share these lookups).
+ * for the MX answer. Each address is asked once here (decision 0105: no second trip through
+ * the client's memo for the same answer).
  */
 async function ipListsCheck(
 	dns: DnsClient,
@@ -437,23 +457,39 @@ async function ipListsCheck(
 	mx: Promise<{ hosts: string[] }>,
 ): Promise<HealthCheck> {
 	const own = dns.a(domain)
+	const zen = new Map<string, Promise<Answer<string>>>()
+	const onZen = (ip: string) => {
+		let answer = zen.get(ip)
+		if (!answer) {
+			answer = dns.a(zenQuery(ip))
+			zen.set(ip, answer)
+		}
+		return answer
+	}
 	// its first addresses are always among the ones checked below: their lookups start now
-	const early = own.then((a) =>
-		Promise.all(a.ok ? a.records.slice(0, MAX_IPS).map((ip) => dns.a(zenQuery(ip))) : []),
-	)
+	const early = own.then((a) => Promise.all(a.ok ? a.records.slice(0, MAX_IPS).map(onZen) : []))
 	const { hosts } = await mx
-	const answers = await Promise.all([own, ...hosts.slice(0, 3).map((h) => dns.a(h))])
+	// every lookup is started before the first is awaited
+	const pending = [own, ...hosts.slice(0, 3).map((host) => dns.a(host))]
+	const answers: Answer<string>[] = []
+	for (const answer of pending) answers.push(await answer)
+	await early
 	const ips = [...new Set(answers.flatMap((a) => (a.ok ? a.records : [])))].slice(0, MAX_IPS)
-	const results = await Promise.all(
-		ips.map(async (ip) => ({
-			list: `Spamhaus ZEN (${ip})`,
-			answer: spamhaus(await dns.a(zenQuery(ip)), (a) => /^127\.0\.0\.([2-9]|1[01])$/.test(a)),
-		})),
-	)
-	await early // settled already: the same lookups
+	const lookups = ips.map(onZen)
+	const results: { list: string; answer: ListAnswer }[] = []
+	for (let i = 0; i < ips.length; i++)
+		results.push({
+			list: `Spamhaus ZEN (${ips[i]})`,
+			answer: spamhaus(await lookups[i]!, (a) => /^127\.0\.0\.([2-9]|1[01])$/.test(a)),
+		})
 	const lost = answers.find((a) => !a.ok)
 	if (lost && !lost.ok && !ips.length)
 		return couldNotCheck('ip-blocklists', lost.code, 'the domain’s addresses')
+	// a name whose addresses could not be looked up: its servers were not tested, never "clean"
+	answers.forEach((a, i) => {
+		if (!a.ok)
+			results.push({ list: `Spamhaus ZEN (${i ? hosts[i - 1] : domain})`, answer: 'not tested' })
+	})
 	return listsCheck(
 		'ip-blocklists',
 		results,
@@ -484,7 +520,9 @@ export async function checkDomainHealth(
  * Checks many domains with a pool of `pool` domains in progress at once: the DNS client bounds
  * the queries in flight, and the pool keeps the queue in front of it short (a thousand domains
  * started at once would hold thousands of waiting lookups and their promises). `onReport` hears
- * each domain as it is done (the job stores them in batches while the rest are checked).
+ * each domain as it is done (the job stores them in batches while the rest are checked); with
+ * it, the reports are not also kept for the return value (a run's memory stays one batch, not
+ * every report until the end: less for the garbage collector, decision 0105).
  */
 export async function checkDomains<T extends { name: string }>(
 	dns: DnsClient,
@@ -492,7 +530,8 @@ export async function checkDomains<T extends { name: string }>(
 	ctx: (domain: T) => DomainContext,
 	options: { pool?: number; onReport?: (domain: T, report: HealthReport) => void } = {},
 ): Promise<{ domain: T; report: HealthReport }[]> {
-	const results: { domain: T; report: HealthReport }[] = new Array(domains.length)
+	const { onReport } = options
+	const results: { domain: T; report: HealthReport }[] = onReport ? [] : new Array(domains.length)
 	let next = 0
 	await Promise.all(
 		Array.from({ length: Math.min(options.pool ?? 128, domains.length) }, async () => {
@@ -500,8 +539,8 @@ export async function checkDomains<T extends { name: string }>(
 				const i = next++
 				const domain = domains[i]!
 				const report = await checkDomainHealth(dns, domain.name, ctx(domain))
-				results[i] = { domain, report }
-				options.onReport?.(domain, report)
+				if (onReport) onReport(domain, report)
+				else results[i] = { domain, report }
 			}
 		}),
 	)

@@ -342,6 +342,19 @@ describe('block lists', () => {
 		const refused = await health('refip.test', zone2)
 		expect(refused.by('ip-blocklists').status).toBe('unknown')
 	})
+	test('an MX host whose address lookup fails is not tested, never clean', async () => {
+		const zone = GOOD('mxhostfail.test')
+		zone['mxhostfail.test'] = {
+			...zone['mxhostfail.test'],
+			MX: [{ priority: 1, exchange: 'mx.broken-host.test' }],
+		}
+		zone['mx.broken-host.test'] = { SERVFAIL: true }
+		const { by } = await health('mxhostfail.test', zone, {})
+		// the domain's own address was checked and is clean; the mail server's could not be
+		expect(by('ip-blocklists').status).toBe('unknown')
+		expect(by('ip-blocklists').summary).toMatch(/Not tested: .*mx\.broken-host\.test/)
+		expect(by('ip-blocklists').details).toContain('Spamhaus ZEN (203.0.113.10): clean')
+	})
 })
 
 describe('the resolver', () => {

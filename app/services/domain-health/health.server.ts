@@ -30,7 +30,7 @@ async function providers(db: Kysely<DB>, domainIds: string[]) {
 		.selectFrom('inboxes')
 		.select(['domain_id', 'provider'])
 		.select((eb) => eb.fn.countAll<string>().as('n'))
-		.where('domain_id', 'in', domainIds)
+		.where(sql<boolean>`domain_id = any(${domainIds}::uuid[])`)
 		.where('ended_at', 'is', null)
 		.groupBy(['domain_id', 'provider'])
 		.orderBy(sql`count(*)`, 'desc')
@@ -66,7 +66,8 @@ export async function runHealthChecks(
 			.leftJoin('domain_health as h', 'h.domain_id', 'domains.id')
 			.select(['domains.id', 'domains.name', 'domains.user_id', 'domains.workspace_id'])
 			.select('h.dkim_selector')
-			.where('domains.id', 'in', domainIds)
+			// one array parameter, not a thousand (the job's batches and the bench's run)
+			.where(sql<boolean>`domains.id = any(${domainIds}::uuid[])`)
 			.execute(),
 		providers(db, domainIds),
 	])
@@ -78,12 +79,15 @@ export async function runHealthChecks(
 		batch = []
 		writing = writing.then(() => storeReports(db, done))
 	}
-	const checked = await checkDomains(
+	// what the caller needs of each domain; the reports themselves go with their batch
+	const checked: { id: string; name: string; status: HealthStatus }[] = []
+	await checkDomains(
 		dns,
 		rows,
 		(row) => ({ provider: provider.get(row.id), dkimSelector: row.dkim_selector }),
 		{
 			onReport: (domain, report) => {
+				checked.push({ id: domain.id, name: domain.name, status: report.status })
 				batch.push({ domain, report })
 				if (batch.length >= HEALTH_STORE_BATCH) flush()
 			},
@@ -91,7 +95,7 @@ export async function runHealthChecks(
 	)
 	if (batch.length) flush()
 	await writing
-	return checked.map(({ domain, report }) => ({ id: domain.id, name: domain.name, report }))
+	return checked
 }
 
 const CONCLUSIVE = new Set<HealthStatus>(['healthy', 'warning', 'failing'])
@@ -99,26 +103,34 @@ const CONCLUSIVE = new Set<HealthStatus>(['healthy', 'warning', 'failing'])
 /**
  * Stores a batch of reports in one transaction: the latest report per domain, a history row
  * each, and for each domain whose status or grade differs from its last conclusive check (one
- * that could check everything it found wrong: "could not check" neither counts nor resets):
+ * that could check everything it found wrong: "could not check" neither counts nor replaces it):
  * the `domain.health_changed` webhook event, and when it went from healthy (or only warned) to
  * failing, the owner's notification (in the app and by mail; its subject is the history row).
+ *
+ * The comparison is a compare-and-set (decision 0105): the last conclusive check lives on the
+ * domain's `domain_health` row, and the upsert that replaces it returns the value it replaced
+ * (`returning old.…`). The upsert locks the row, so two runs of one domain at once (a "check
+ * now" during the daily job) are serialised there: the second sees the first's result, and one
+ * change makes one event, one notification and one mail.
  */
 async function storeReports(
 	db: Kysely<DB>,
 	checked: { domain: CheckedRow; report: HealthReport }[],
 ) {
 	if (!checked.length) return
-	// one statement per batch, its rows as one JSON parameter: the CTEs all see the history as
-	// it was before this insert, so `last` is each domain's previous conclusive check
-	const input = checked.map(({ domain, report }) => ({
-		domain_id: domain.id,
-		account_id: domain.user_id,
-		status: report.status,
-		status_rank: STATUS_RANK[report.status],
-		score: report.score,
-		grade: report.grade,
-		report,
-	}))
+	// one statement per batch, its rows as one JSON parameter, in domain order (two batches that
+	// share domains lock their rows in the same order: no deadlock)
+	const input = checked
+		.map(({ domain, report }) => ({
+			domain_id: domain.id,
+			account_id: domain.user_id,
+			status: report.status,
+			status_rank: STATUS_RANK[report.status],
+			score: report.score,
+			grade: report.grade,
+			report,
+		}))
+		.sort((a, b) => (a.domain_id < b.domain_id ? -1 : 1))
 	await db.transaction().execute(async (trx) => {
 		const { rows } = await sql<{
 			domain_id: string
@@ -130,29 +142,28 @@ async function storeReports(
 				select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x (
 					domain_id uuid, account_id uuid, status text, status_rank smallint, score smallint,
 					grade text, report jsonb)
-			), last as (
-				select input.domain_id, h.status, h.grade from input
-				join lateral (
-					select status, grade from domain_health_history
-					where domain_id = input.domain_id and status <> 'unknown' order by id desc limit 1
-				) h on true
 			), latest as (
 				insert into domain_health as d (domain_id, account_id, status, status_rank, score, grade,
-					report, pending, checked_at, updated_at)
-				select domain_id, account_id, status, status_rank, score, grade, report, false, now(), now()
+					report, pending, checked_at, updated_at, last_status, last_grade)
+				select domain_id, account_id, status, status_rank, score, grade, report, false, now(), now(),
+					nullif(status, 'unknown'), case when status <> 'unknown' then grade end
 				from input
 				on conflict (domain_id) do update set status = excluded.status,
 					status_rank = excluded.status_rank, score = excluded.score, grade = excluded.grade,
 					report = excluded.report, pending = false, checked_at = excluded.checked_at,
-					updated_at = excluded.updated_at
+					updated_at = excluded.updated_at,
+					last_status = coalesce(excluded.last_status, d.last_status),
+					last_grade = case when excluded.last_status is null then d.last_grade
+						else excluded.last_grade end
+				returning d.domain_id, old.last_status, old.last_grade
 			), history as (
 				insert into domain_health_history (domain_id, status, score, grade, report)
 				select domain_id, status, score, grade, report from input
 				returning id, domain_id
 			)
-			select history.domain_id, history.id::text as history_id, last.status as last_status,
-				last.grade as last_grade
-			from history left join last on last.domain_id = history.domain_id`.execute(trx)
+			select history.domain_id, history.id::text as history_id, latest.last_status,
+				latest.last_grade
+			from history join latest on latest.domain_id = history.domain_id`.execute(trx)
 		const byId = new Map(checked.map((c) => [c.domain.id, c]))
 		for (const row of rows) {
 			const { domain, report } = byId.get(row.domain_id)!

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { sql } from 'kysely'
 import { db } from '../../../db/index.server.ts'
 import { startFakeDns, type Zone } from '../../../tests/fakes/dns/server.ts'
 import {
@@ -184,6 +185,57 @@ describe('healthy to failing', () => {
 		])
 	})
 })
+
+describe('overlapping checks of one domain', () => {
+	test('a "check now" during the daily job: one change makes one event and one notification', async () => {
+		const name = `overlap-${unique()}.com`
+		Object.assign(dns.zone, healthy(name))
+		const { user, account, ids } = await ownerWith([name])
+		const id = ids[0]!
+		await createEndpoint(account, {
+			intent: 'create',
+			url: `${receiver.url}/overlap`,
+			events: ['domain.health_changed'],
+			workspaces: [],
+		})
+		await checkHealthNow(account, id)
+		// the SPF record goes: healthy → failing, seen by two runs at once
+		dns.zone[name] = { ...dns.zone[name], TXT: [] }
+		await db.transaction().execute(async (trx) => {
+			// hold the domain's health row so both runs reach their write before either commits
+			await sql`select 1 from domain_health where domain_id = ${id} for update`.execute(trx)
+			const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
+			const holder = rows[0]!.pid
+			const runs = [runHealthChecks([id]), checkHealthNow(account, id)]
+			runs.forEach((run) => run.catch(() => {}))
+			for (let waited = 0; ; waited += 20) {
+				const { rows: blocked } = await sql<{ n: string }>`
+					select count(*) as n from pg_stat_activity
+					where datname = current_database() and wait_event_type = 'Lock'
+						and cardinality(pg_blocking_pids(pid)) > 0 and pid <> ${holder}::int`.execute(db)
+				if (Number(blocked[0]!.n) >= 2) break
+				if (waited > 10_000) throw new Error('the two runs never reached their write')
+				await new Promise((resolve) => setTimeout(resolve, 20))
+			}
+			overlapping = runs
+		})
+		await Promise.all(overlapping)
+		const events = await db
+			.selectFrom('webhook_events')
+			.select('data')
+			.where('type', '=', 'domain.health_changed')
+			.where(sql<boolean>`data->>'domain_id' = ${id}`)
+			.execute()
+		expect(events.map((e) => (e.data as { status: string }).status)).toEqual(['failing'])
+		expect(await notificationsOf(user.id)).toHaveLength(1)
+		expect((await domainHealth(account, id)).history.map((h) => h.status)).toEqual([
+			'failing',
+			'failing',
+			'healthy',
+		])
+	})
+})
+let overlapping: Promise<unknown>[] = []
 
 describe('the webhook event', () => {
 	test('healthy → failing and back are signed `domain.health_changed` deliveries; could-not-check and a first check send none', async () => {
