@@ -982,6 +982,7 @@ export interface VerificationRuns {
   id: Generated<string>;
   key_kind: string;
   list_id: string;
+  notes: Generated<string[]>;
   provider: string;
   started_at: Timestamp | null;
   status: Generated<number>;

@@ -12,9 +12,11 @@ import {
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { getCreditBalance, listCreditLedger } from '../billing/credits.server.ts'
 import { getCreditHistory, listCostBreakdown } from '../billing/credit-history.server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
 import {
 	cancelVerification,
 	estimateVerification,
+	listVerifications,
 	startVerification,
 } from './verify-runs.server.ts'
 
@@ -148,6 +150,55 @@ test('answers that are garbage make the emails unknown with a reason, refunded, 
 	expect((await statusesOf(listId)).get('valid3@acme.com')?.verify_status).toBe('unknown')
 	expect(await getCreditBalance(me.accountId!)).toBe(10)
 }, 60_000)
+
+test('a provider that does not answer in time: the emails end unknown with the reason, refunded exactly once, and the run says so', async () => {
+	// MillionVerifier tries the mail server 2 s; our client waits 10 s more, the fake answers later
+	process.env.MILLIONVERIFIER_TIMEOUT_SECONDS = '2'
+	resetSingleton('config')
+	fakes.mv.setDelay(13_000)
+	try {
+		const me = await accountWithCredits(10)
+		const emails = ['valid1@late.com', 'invalid1@late.com']
+		const listId = await insertEmails(me.accountId!, emails)
+		const before = fakes.mv.checks.length
+		const { runId } = await startVerification(me, { listId, payWith: 'credits', only: 'all' })
+		const run = await settledVerification(runId, 100_000)
+		expect(run).toMatchObject({ status: 2, checked: 2, charged: 0, error: null })
+		const rows = await db
+			.selectFrom('verification_run_rows')
+			.select(['result', 'error', 'charged'])
+			.where('run_id', '=', runId)
+			.execute()
+		expect(rows).toHaveLength(2)
+		for (const row of rows)
+			expect(row).toMatchObject({
+				result: 'unknown',
+				charged: false,
+				error: 'MillionVerifier did not answer in time. Not charged; verify it again later.',
+			})
+		const leads = await statusesOf(listId)
+		expect(emails.map((e) => leads.get(e)?.verify_status)).toEqual(['unknown', 'unknown'])
+		// no answer reached us, so none was taken for a check
+		expect(fakes.mv.checks.slice(before)).toEqual([])
+		// held at the start, all of it back at the end, once
+		expect(await getCreditBalance(me.accountId!)).toBe(10)
+		const ledger = await listCreditLedger(me.accountId!)
+		expect(
+			ledger
+				.filter((l) => l.reference === `verify:${runId}`)
+				.map((l) => l.delta)
+				.sort(),
+		).toEqual([-2, 2])
+		// the run's summary says what happened, in words
+		expect((await listVerifications(me, listId))[0]!.notes).toEqual([
+			'MillionVerifier did not answer in time. The emails it could not check are marked unknown and were not charged; verify again later to check them.',
+		])
+	} finally {
+		fakes.mv.setDelay(0)
+		delete process.env.MILLIONVERIFIER_TIMEOUT_SECONDS
+		resetSingleton('config')
+	}
+}, 120_000)
 
 test('the provider out of credits: the run stops, every unchecked email unknown and refunded', async () => {
 	const me = await accountWithCredits(10)
