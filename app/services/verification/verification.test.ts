@@ -131,6 +131,60 @@ test('own ZeroBounce key: validatebatch carries the emails, per-email errors are
 	expect(await getCreditBalance(me.accountId!)).toBe(5)
 }, 60_000)
 
+test("own Reacher server: the key test and a run go to the account's base URL, free; an internal base URL is refused when saved and when checking", async () => {
+	const { saveApiKey, testApiKey } = await import('../api-keys/api-keys.server.ts')
+	const { loadAccountContext } = await import('../../context.server.ts')
+	const start = await accountWithCredits(5)
+	// the fake listens on 127.0.0.1: allowed in tests (ALLOW_PRIVATE_URLS), as a local server is
+	await saveApiKey(start, {
+		provider: 'reacher',
+		key: fakes.reacher.apiKey,
+		baseUrl: fakes.reacher.url,
+	})
+	const me = await loadAccountContext(db, start.user)
+	await expect(testApiKey(me, 'reacher')).resolves.toMatch(/The key works: Reacher answered/)
+	const emails = ['valid1@reacher.com', 'invalid1@reacher.com']
+	const listId = await insertEmails(me.accountId!, emails)
+	const before = fakes.reacher.checks.length
+	const { runId } = await startVerification(me, { listId, payWith: 'reacher', only: 'all' })
+	expect(await settledVerification(runId)).toMatchObject({
+		status: 2,
+		checked: 2,
+		charged: 0,
+		credits_reserved: 0,
+	})
+	expect(fakes.reacher.checks.slice(before).sort()).toEqual([...emails].sort())
+	const leads = await statusesOf(listId)
+	expect(leads.get('valid1@reacher.com')?.verify_status).toBe('valid')
+	expect(leads.get('invalid1@reacher.com')?.verify_status).toBe('invalid')
+	expect(await getCreditBalance(me.accountId!)).toBe(5)
+
+	// in production a user's URL may not lead to our own network
+	process.env.ALLOW_PRIVATE_URLS = 'false'
+	resetSingleton('config')
+	try {
+		await expect(
+			saveApiKey(me, { provider: 'reacher', key: 'other', baseUrl: 'http://127.0.0.1:8080' }),
+		).rejects.toMatchObject({ field: 'baseUrl' })
+		// the key saved before: each check goes through the guard, and the run says why it stopped
+		const other = await insertEmails(me.accountId!, ['valid2@reacher.com'], 'Other')
+		const checks = fakes.reacher.checks.length
+		const second = await startVerification(me, {
+			listId: other,
+			payWith: 'reacher',
+			only: 'all',
+		})
+		const run = await settledVerification(second.runId)
+		expect(run).toMatchObject({ status: 3, charged: 0 })
+		expect(run.error).toMatch(/Reacher's URL leads to an internal address, which is not allowed/)
+		expect(fakes.reacher.checks.length).toBe(checks)
+		expect((await statusesOf(other)).get('valid2@reacher.com')?.verify_status).toBeNull()
+	} finally {
+		process.env.ALLOW_PRIVATE_URLS = 'true'
+		resetSingleton('config')
+	}
+}, 60_000)
+
 test('answers that are garbage make the emails unknown with a reason, refunded, never a charge', async () => {
 	const me = await accountWithCredits(10)
 	const listId = await insertEmails(me.accountId!, ['valid3@acme.com'])
