@@ -970,6 +970,7 @@ export interface VerificationRunRows {
 export interface VerificationRuns {
   bulk_file_id: string | null;
   bulk_file_name: string | null;
+  bulk_report_file_id: string | null;
   cached: Generated<number>;
   charged: Generated<number>;
   checked: Generated<number>;

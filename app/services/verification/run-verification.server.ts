@@ -630,12 +630,35 @@ async function bulkPass(
 ): Promise<'done' | 'cancelled' | 'unsupported'> {
 	const label = VERIFIER_LABELS[run.provider]
 	const source = pendingChunks(run, PAGE_SIZE, cacheDays)
+	const collect = async () => {
+		const rows: Row[] = []
+		while (rows.length < BULK_FILE_EMAILS) {
+			const chunk = await source.next()
+			if (!chunk) break
+			rows.push(...chunk)
+		}
+		return rows
+	}
+	// the next file's rows, read (nothing written but cached answers) while the provider works
+	// on this one: between two files only the asked mark and the upload (decision 0106)
+	let nextRows: Promise<Row[]> | null = null
+	// the last file's report, written once the next file is up (the provider works meanwhile)
+	let report: VerifyAnswer[] | null = null
+	const missing = `${label} gave no answer for this email. Not charged.`
 	for (;;) {
 		const file = await db
 			.selectFrom('verification_runs')
-			.select(['bulk_file_name', 'bulk_file_id'])
+			.select(['bulk_file_name', 'bulk_file_id', 'bulk_report_file_id'])
 			.where('id', '=', run.id)
 			.executeTakeFirstOrThrow()
+		if (file.bulk_report_file_id && !report) {
+			// a resumed job: the report of a file whose answers were not all written
+			const answers = await client.download(file.bulk_report_file_id).catch((error: unknown) => {
+				throw stopFor(error, label) ?? error
+			})
+			await recordReport(run, answers)
+			await setFile(run.id, file.bulk_file_name, file.bulk_file_id, null)
+		}
 		let fileId = file.bulk_file_id
 		if (file.bulk_file_name && !fileId) {
 			// the upload's answer was lost (a crash, a timeout): the file, if the provider has it
@@ -646,14 +669,15 @@ async function bulkPass(
 			else await unask(run.id)
 		}
 		if (!fileId) {
-			const rows: Row[] = []
-			while (rows.length < BULK_FILE_EMAILS) {
-				const chunk = await source.next()
-				if (!chunk) break
-				rows.push(...chunk)
-			}
+			const rows = await (nextRows ?? collect())
+			nextRows = null
 			if (source.ended()) return 'cancelled'
-			if (rows.length === 0) return 'done'
+			if (rows.length === 0) {
+				// the last file: its rows the report has no answer for are unknown
+				if (report) await answerFile(run, report, missing)
+				await setFile(run.id, null, null, null)
+				return 'done'
+			}
 			const name = `leadsmith-${run.id}-${Date.now()}.txt`
 			await markAsked(run.id, rows, name)
 			try {
@@ -662,6 +686,12 @@ async function bulkPass(
 					name,
 				)
 			} catch (error) {
+				// the last file's answers are written whatever comes next
+				if (report) {
+					await recordReport(run, report)
+					await setFile(run.id, name, null, null)
+					report = null
+				}
 				if (isBulkUnsupported(error)) {
 					logger.warn({ err: error, runId: run.id }, 'bulk file API not available: single checks')
 					await unask(run.id)
@@ -674,6 +704,14 @@ async function bulkPass(
 				throw stopFor(error, label) ?? error
 			}
 			await setFile(run.id, name, fileId)
+			nextRows = collect()
+			// awaited on the next turn; a run that stops first leaves it unread
+			nextRows.catch(() => {})
+			if (report) {
+				await recordReport(run, report)
+				await setFile(run.id, name, fileId, null)
+				report = null
+			}
 		}
 		// poll until the provider has checked the file; an answer that is garbage or late is
 		// asked again, and the file's emails become unknown (free) when it stays so
@@ -734,10 +772,42 @@ async function bulkPass(
 					await sleep(1000 * attempt, signal)
 				}
 			}
-			if (answers)
-				await answerFile(run, answers, `${label} gave no answer for this email. Not charged.`)
+			if (answers) {
+				// written after the next file's upload, kept by its id until then
+				report = answers
+				await setFile(run.id, null, null, fileId)
+				continue
+			}
 		}
 		await setFile(run.id, null, null)
+	}
+}
+
+/**
+ * Writes the answers a file's report has for the run's asked rows (the next file's rows, asked
+ * too, are not in it and are left as they are; a row of the file the report misses is answered
+ * unknown with the next file's, or at the end).
+ */
+async function recordReport(run: Run, answers: VerifyAnswer[]) {
+	const byEmail = new Map(answers.map((a) => [a.email.toLowerCase(), a]))
+	let after: string | null = null
+	for (;;) {
+		const page: Row[] = await db
+			.selectFrom('verification_run_rows')
+			.select(['lead_id', 'email'])
+			.where('run_id', '=', run.id)
+			.where('state', '=', 1)
+			.$if(after !== null, (q) => q.where('lead_id', '>', after!))
+			.orderBy('lead_id')
+			.limit(BULK_FILE_EMAILS / 2)
+			.execute()
+		if (page.length === 0) return
+		after = page.at(-1)!.lead_id
+		const found = page.filter((row) => byEmail.has(row.email.toLowerCase()))
+		await record(
+			run,
+			found.map((row) => answered(row, byEmail.get(row.email.toLowerCase()), '')),
+		)
 	}
 }
 
@@ -759,12 +829,23 @@ function stopFor(error: unknown, label: string): StopRun | null {
 	return null
 }
 
-async function setFile(runId: string, name: string | null, fileId: string | null) {
+/** The file the run waits for; `report`: the file whose report is not all written yet. */
+async function setFile(
+	runId: string,
+	name: string | null,
+	fileId: string | null,
+	report?: string | null,
+) {
 	await db.transaction().execute(async (trx) => {
 		await sql`set local synchronous_commit = on`.execute(trx)
 		await trx
 			.updateTable('verification_runs')
-			.set({ bulk_file_name: name, bulk_file_id: fileId, updated_at: sql`now()` })
+			.set({
+				bulk_file_name: name,
+				bulk_file_id: fileId,
+				...(report !== undefined ? { bulk_report_file_id: report } : {}),
+				updated_at: sql`now()`,
+			})
 			.where('id', '=', runId)
 			.execute()
 	})
@@ -803,8 +884,12 @@ async function unask(runId: string) {
 /** The asked rows of the run's file, answered from its report (null: the file failed). */
 async function answerFile(run: Run, answers: VerifyAnswer[] | null, missing: string) {
 	const byEmail = new Map((answers ?? []).map((a) => [a.email.toLowerCase(), a]))
-	await recordRows(run, 'asked', (row) =>
-		answered(row, byEmail.get(row.email.toLowerCase()), missing),
+	// a file's worth in a few transactions, not ten
+	await recordRows(
+		run,
+		'asked',
+		(row) => answered(row, byEmail.get(row.email.toLowerCase()), missing),
+		BULK_FILE_EMAILS / 2,
 	)
 }
 
@@ -813,7 +898,12 @@ async function answerFile(run: Run, answers: VerifyAnswer[] | null, missing: str
  * a page at a time, until none is left or the run stopped running (a cancelled run's rows
  * stay as the cancel left them).
  */
-async function recordRows(run: Run, rows: 'asked' | 'open', outcome: (row: Row) => Outcome) {
+async function recordRows(
+	run: Run,
+	rows: 'asked' | 'open',
+	outcome: (row: Row) => Outcome,
+	pageSize = PAGE_SIZE,
+) {
 	for (;;) {
 		const page = await db
 			.selectFrom('verification_run_rows')
@@ -821,7 +911,7 @@ async function recordRows(run: Run, rows: 'asked' | 'open', outcome: (row: Row) 
 			.where('run_id', '=', run.id)
 			.$if(rows === 'asked', (q) => q.where('state', '=', 1))
 			.$if(rows === 'open', (q) => q.where('state', '<', 2))
-			.limit(PAGE_SIZE)
+			.limit(pageSize)
 			.execute()
 		if (page.length === 0) return
 		await record(run, page.map(outcome))
