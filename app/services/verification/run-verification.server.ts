@@ -669,8 +669,8 @@ async function bulkPass(
 			else await unask(run.id)
 		}
 		if (!fileId) {
+			// read ahead during the last file's wait, or now; replaced after this upload
 			const rows = await (nextRows ?? collect())
-			nextRows = null
 			if (source.ended()) return 'cancelled'
 			if (rows.length === 0) {
 				// the last file: its rows the report has no answer for are unknown
@@ -690,7 +690,6 @@ async function bulkPass(
 				if (report) {
 					await recordReport(run, report)
 					await setFile(run.id, name, null, null)
-					report = null
 				}
 				if (isBulkUnsupported(error)) {
 					logger.warn({ err: error, runId: run.id }, 'bulk file API not available: single checks')
