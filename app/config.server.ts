@@ -209,6 +209,8 @@ const EnvSchema = z
 		ZEROBOUNCE_BATCH_PER_MINUTE: z.coerce.number().min(1).max(10000).default(30),
 		REACHER_RATE_PER_SECOND: z.coerce.number().min(0.1).max(10000).default(5),
 		MILLIONVERIFIER_BULK_MIN: z.coerce.number().int().min(0).default(20000),
+		// seconds MillionVerifier tries a mail server (its `timeout`, 2-60); we wait 10 s more
+		MILLIONVERIFIER_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(60).default(10),
 		// the public API (/api/v1): requests per token per minute (per process)
 		API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(6000),
 		// Analytics (docs/decisions/0009-client-rules-and-analytics.md): off without a key

@@ -972,6 +972,7 @@ export interface VerificationRunRows {
 export interface VerificationRuns {
   bulk_file_id: string | null;
   bulk_file_name: string | null;
+  bulk_report_file_id: string | null;
   cached: Generated<number>;
   charged: Generated<number>;
   checked: Generated<number>;
@@ -984,6 +985,7 @@ export interface VerificationRuns {
   id: Generated<string>;
   key_kind: string;
   list_id: string;
+  notes: Generated<string[]>;
   provider: string;
   started_at: Timestamp | null;
   status: Generated<number>;

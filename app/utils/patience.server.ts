@@ -11,13 +11,20 @@ export function isRateLimited(error: unknown): error is RateLimited {
 	)
 }
 
+/**
+ * Waits ms, or until the signal aborts. The listener goes when the wait ends: a job sleeps on
+ * its one signal for each rate-limit slot, and listeners left behind made every new one slower
+ * to add (the verify job's CPU per email grew with the run: decision 0106).
+ */
 export const sleep = (ms: number, signal?: AbortSignal) =>
 	new Promise<void>((resolve) => {
-		const timer = setTimeout(resolve, ms)
-		signal?.addEventListener('abort', () => {
+		const done = () => {
 			clearTimeout(timer)
+			signal?.removeEventListener('abort', done)
 			resolve()
-		})
+		}
+		const timer = setTimeout(done, ms)
+		signal?.addEventListener('abort', done, { once: true })
 	})
 
 /**

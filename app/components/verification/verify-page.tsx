@@ -115,6 +115,16 @@ function RunCard({ run, listId }: { run: VerifyRunSummary; listId: string }) {
 					{run.error}
 				</p>
 			) : null}
+			{run.notes.length ? (
+				<ul
+					className="space-y-1 rounded-md bg-amber-50 p-2 text-amber-900 ring-1 ring-amber-200"
+					data-testid="verify-notes"
+				>
+					{run.notes.map((note) => (
+						<li key={note}>{note}</li>
+					))}
+				</ul>
+			) : null}
 			{running ? (
 				<Form method="post" action={`/lists/${listId}/verify`}>
 					<input type="hidden" name="intent" value="cancel" />

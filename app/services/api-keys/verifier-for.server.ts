@@ -26,6 +26,7 @@ export function verifierFor(
 			baseUrl: config.MILLIONVERIFIER_BASE_URL,
 			bulkUrl: config.MILLIONVERIFIER_BULK_URL,
 			apiKey: key.key,
+			checkTimeoutSeconds: config.MILLIONVERIFIER_TIMEOUT_SECONDS,
 			retryDelayMs: options.retryDelayMs ?? 300,
 		})
 	if (provider === 'zerobounce')

@@ -3,6 +3,7 @@ import { db } from '../../../db/index.server.ts'
 import { timesChecked } from '../../../tests/fakes/verify-outcomes.ts'
 import { fakeOpenAIAndWorkers, settledRun } from '../../../tests/support/enrichment.ts'
 import { accountWithCredits, withProviderKey } from '../../../tests/support/jobs.ts'
+import type { AccountContext } from '../../context.server.ts'
 import { startVerifyFakes, type VerifyFakes } from '../../../tests/support/verification.ts'
 import { getCreditHistory } from '../billing/credit-history.server.ts'
 import { getCreditBalance, listCreditLedger } from '../billing/credits.server.ts'
@@ -26,16 +27,22 @@ beforeEach(() => started.openai.reset())
 // the fakes answer by the start of the address: first names make the guessed email's outcome
 const FIRST_NAMES = ['valid', 'catchall', 'invalid', 'unknown']
 
-async function leads(accountId: string) {
+async function leads(accountId: string, firstNames = FIRST_NAMES) {
 	const list = await db
 		.insertInto('processing_list')
-		.values({ user_id: accountId, name: 'List', source_type: 'upload', status: 2, found: 4 })
+		.values({
+			user_id: accountId,
+			name: 'List',
+			source_type: 'upload',
+			status: 2,
+			found: firstNames.length,
+		})
 		.returning('id')
 		.executeTakeFirstOrThrow()
 	await db
 		.insertInto('leads')
 		.values(
-			FIRST_NAMES.map((first, i) => ({
+			firstNames.map((first, i) => ({
 				list_id: list.id,
 				user_id: accountId,
 				email: `person${i}@example.com`,
@@ -47,6 +54,28 @@ async function leads(accountId: string) {
 		)
 		.execute()
 	return list.id
+}
+
+/** A chain that guesses a work email and verifies it. */
+const guessAndVerify = (me: AccountContext, name = 'Guess and verify') =>
+	createChain(me, {
+		name,
+		steps: [
+			{ kind: 'email-guess', outputColumn: 'work_email' },
+			{ kind: 'verify-email', outputColumn: 'work_email' },
+		],
+	})
+
+/** Each of the four leads' guesses was asked of the provider once since `before`. */
+function expectEachGuessCheckedOnce(before: number) {
+	const checked = timesChecked(fakes.mv.checks.slice(before))
+	expect([...checked.keys()].sort()).toEqual([
+		'catchall.p1@acme.com',
+		'invalid.p2@acme.com',
+		'unknown.p3@acme.com',
+		'valid.p0@acme.com',
+	])
+	expect([...checked.values()].every((n) => n === 1)).toBe(true)
 }
 
 const workEmails = async (runId: string) => {
@@ -103,14 +132,7 @@ test('a waterfall stops at the first email that verifies; "only safe to send" le
 	expect(safe.invalid!.status).toBe('invalid')
 	expect(started.openai.calls).toHaveLength(3)
 	// each guess checked once at the provider, with the account's own key: no credits for it
-	const checked = timesChecked(fakes.mv.checks.slice(before))
-	expect([...checked.keys()].sort()).toEqual([
-		'catchall.p1@acme.com',
-		'invalid.p2@acme.com',
-		'unknown.p3@acme.com',
-		'valid.p0@acme.com',
-	])
-	expect([...checked.values()].every((n) => n === 1)).toBe(true)
+	expectEachGuessCheckedOnce(before)
 	expect(await getCreditBalance(me.accountId!)).toBe(97)
 
 	// accept catch-all: the catch-all guess is kept; cached answers are not asked again
@@ -141,13 +163,7 @@ test('a waterfall stops at the first email that verifies; "only safe to send" le
 test('paid with credits: without its own key the step uses the platform key; only definitive answers are charged, the rest refunded once, and the ledger says it was email verification', async () => {
 	const me = await accountWithCredits(100)
 	const listId = await leads(me.accountId!)
-	const chain = await createChain(me, {
-		name: 'Guess and verify',
-		steps: [
-			{ kind: 'email-guess', outputColumn: 'work_email' },
-			{ kind: 'verify-email', outputColumn: 'work_email' },
-		],
-	})
+	const chain = await guessAndVerify(me)
 	const before = fakes.mv.checks.length
 	const { runId, estimate } = await startRun(me, {
 		listId,
@@ -162,13 +178,7 @@ test('paid with credits: without its own key the step uses the platform key; onl
 	expect(emails.valid).toEqual({ email: 'valid.p0@acme.com', status: 'valid' })
 	expect(emails.catchall!.status).toBe('catch_all')
 	// each guess asked once, with the platform's key (the fake knows no other)
-	const checked = timesChecked(fakes.mv.checks.slice(before))
-	expect([...checked.keys()].sort()).toEqual([
-		'catchall.p1@acme.com',
-		'invalid.p2@acme.com',
-		'unknown.p3@acme.com',
-		'valid.p0@acme.com',
-	])
+	expectEachGuessCheckedOnce(before)
 	// valid and invalid are charged; catch-all and unknown come back
 	expect(await getCreditBalance(me.accountId!)).toBe(98)
 	const ledger = await listCreditLedger(me.accountId!)
@@ -191,39 +201,17 @@ test('paid with credits: without its own key the step uses the platform key; onl
 
 test('paid with credits, faults: a garbage answer makes the email unknown and free; the provider out of credits stops the run saying so, nothing charged', async () => {
 	const me = await accountWithCredits(100)
-	const list = await db
-		.insertInto('processing_list')
-		.values({ user_id: me.accountId!, name: 'One', source_type: 'upload', status: 2, found: 1 })
-		.returning('id')
-		.executeTakeFirstOrThrow()
-	await db
-		.insertInto('leads')
-		.values({
-			list_id: list.id,
-			user_id: me.accountId!,
-			email: 'person@example.com',
-			first_name: 'valid',
-			last_name: 'garbage',
-			company_name: 'Acme',
-			company_domain: 'acme.com',
-		})
-		.execute()
-	const chain = await createChain(me, {
-		name: 'Guess and verify',
-		steps: [
-			{ kind: 'email-guess', outputColumn: 'work_email' },
-			{ kind: 'verify-email', outputColumn: 'work_email' },
-		],
-	})
+	const listId = await leads(me.accountId!, ['valid'])
+	const chain = await guessAndVerify(me)
 	// a proxy's HTML page (HTTP 200) for the check and its one retry
 	fakes.mv.malformedNext(2)
 	const garbage = await startRun(me, {
-		listId: list.id,
+		listId,
 		target: `chain:${chain.id}`,
 		payWith: 'credits',
 	})
 	expect((await settledRun(garbage.runId)).status).toBe(2)
-	const [row] = await db.selectFrom('leads').select('data').where('list_id', '=', list.id).execute()
+	const [row] = await db.selectFrom('leads').select('data').where('list_id', '=', listId).execute()
 	expect((row!.data as Record<string, string>).work_email_status).toBe('unknown')
 	expect(await getCreditBalance(me.accountId!)).toBe(100)
 
@@ -231,7 +219,7 @@ test('paid with credits, faults: a garbage answer makes the email unknown and fr
 	try {
 		await db.deleteFrom('email_checks').where('user_id', '=', me.accountId!).execute()
 		const noCredits = await startRun(me, {
-			listId: list.id,
+			listId,
 			target: `chain:${chain.id}`,
 			payWith: 'credits',
 		})
@@ -249,13 +237,7 @@ test('paid with credits, faults: a garbage answer makes the email unknown and fr
 test('a chain with a Verify email step needs a verification key or credits; its policy is checked', async () => {
 	const me = await accountWithCredits(100)
 	const listId = await leads(me.accountId!)
-	const chain = await createChain(me, {
-		name: 'Verify only',
-		steps: [
-			{ kind: 'email-guess', outputColumn: 'work_email' },
-			{ kind: 'verify-email', outputColumn: 'work_email' },
-		],
-	})
+	const chain = await guessAndVerify(me, 'Verify only')
 	await expect(
 		startRun(me, { listId, target: `chain:${chain.id}`, payWith: 'ownKey' }),
 	).rejects.toMatchObject({ field: 'target', message: expect.stringMatching(/verification key/) })

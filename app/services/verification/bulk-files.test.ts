@@ -11,7 +11,7 @@ import {
 import { resetSingleton } from '../../utils/singleton.server.ts'
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { getCreditBalance } from '../billing/credits.server.ts'
-import { startVerification } from './verify-runs.server.ts'
+import { listVerifications, startVerification } from './verify-runs.server.ts'
 
 // Issue 35 point 1 (decision 0099): a large MillionVerifier run goes through its bulk file API
 // (upload, poll while the provider is slow, download), and falls back to single checks when
@@ -65,10 +65,35 @@ test('a large run is one bulk file: uploaded once, polled while the provider wor
 	expect(leads.get('unknown1@bulk.com')?.verify_status).toBe('unknown')
 	// valid1, valid2, info@, invalid1, disposable1
 	expect(await getCreditBalance(me.accountId!)).toBe(95)
+	// nothing out of the ordinary to tell
+	expect((await listVerifications(me, listId))[0]!.notes).toEqual([])
 	fakes.mv.setBulkRate(Infinity)
 }, 60_000)
 
-test('no bulk file API (404): the run checks each email singly, once', async () => {
+test('a run of more than a file: each email answered once, only definitive answers charged, no report left waiting', async () => {
+	const me = await accountWithCredits(20_000)
+	const emails = Array.from(
+		{ length: 10_005 },
+		(_, i) => `${i % 10 === 0 ? 'invalid' : 'valid'}${i}@files.com`,
+	)
+	const listId = await insertEmails(me.accountId!, emails)
+	const files = fakes.mv.files.size
+	const before = fakes.mv.checks.length
+	const { runId } = await startVerification(me, { listId, payWith: 'credits', only: 'all' })
+	const run = await settledVerification(runId, 60_000)
+	expect(run).toMatchObject({ status: 2, checked: 10_005, charged: 10_005, error: null })
+	expect(run.bulk_report_file_id).toBeNull()
+	expect(fakes.mv.files.size).toBe(files + 2)
+	const counts = timesChecked(fakes.mv.checks.slice(before))
+	expect(counts.size).toBe(10_005)
+	expect([...counts.values()].every((n) => n === 1)).toBe(true)
+	const leads = await statusesOf(listId)
+	expect(leads.get('invalid10000@files.com')?.verify_status).toBe('invalid')
+	expect(leads.get('valid10004@files.com')?.verify_status).toBe('valid')
+	expect(await getCreditBalance(me.accountId!)).toBe(20_000 - 10_005)
+}, 90_000)
+
+test('no bulk file API (404): the run checks each email singly, once, and its summary says so', async () => {
 	fakes.mv.bulkUnsupported(true)
 	try {
 		const me = await accountWithCredits(100)
@@ -80,6 +105,10 @@ test('no bulk file API (404): the run checks each email singly, once', async () 
 		const counts = timesChecked(fakes.mv.checks.slice(before))
 		expect([...counts.keys()].sort()).toEqual([...emails].sort())
 		expect([...counts.values()].every((n) => n === 1)).toBe(true)
+		// the person reads why the run took the slow way, once
+		expect((await listVerifications(me, listId))[0]!.notes).toEqual([
+			"MillionVerifier's bulk service wasn't available, so the emails were checked one by one (the same price, only slower).",
+		])
 	} finally {
 		fakes.mv.bulkUnsupported(false)
 	}

@@ -12,9 +12,11 @@ import {
 import { startWorkers, type Workers } from '../../jobs/worker.server.ts'
 import { getCreditBalance, listCreditLedger } from '../billing/credits.server.ts'
 import { getCreditHistory, listCostBreakdown } from '../billing/credit-history.server.ts'
+import { resetSingleton } from '../../utils/singleton.server.ts'
 import {
 	cancelVerification,
 	estimateVerification,
+	listVerifications,
 	startVerification,
 } from './verify-runs.server.ts'
 
@@ -129,6 +131,60 @@ test('own ZeroBounce key: validatebatch carries the emails, per-email errors are
 	expect(await getCreditBalance(me.accountId!)).toBe(5)
 }, 60_000)
 
+test("own Reacher server: the key test and a run go to the account's base URL, free; an internal base URL is refused when saved and when checking", async () => {
+	const { saveApiKey, testApiKey } = await import('../api-keys/api-keys.server.ts')
+	const { loadAccountContext } = await import('../../context.server.ts')
+	const start = await accountWithCredits(5)
+	// the fake listens on 127.0.0.1: allowed in tests (ALLOW_PRIVATE_URLS), as a local server is
+	await saveApiKey(start, {
+		provider: 'reacher',
+		key: fakes.reacher.apiKey,
+		baseUrl: fakes.reacher.url,
+	})
+	const me = await loadAccountContext(db, start.user)
+	await expect(testApiKey(me, 'reacher')).resolves.toMatch(/The key works: Reacher answered/)
+	const emails = ['valid1@reacher.com', 'invalid1@reacher.com']
+	const listId = await insertEmails(me.accountId!, emails)
+	const before = fakes.reacher.checks.length
+	const { runId } = await startVerification(me, { listId, payWith: 'reacher', only: 'all' })
+	expect(await settledVerification(runId)).toMatchObject({
+		status: 2,
+		checked: 2,
+		charged: 0,
+		credits_reserved: 0,
+	})
+	expect(fakes.reacher.checks.slice(before).sort()).toEqual([...emails].sort())
+	const leads = await statusesOf(listId)
+	expect(leads.get('valid1@reacher.com')?.verify_status).toBe('valid')
+	expect(leads.get('invalid1@reacher.com')?.verify_status).toBe('invalid')
+	expect(await getCreditBalance(me.accountId!)).toBe(5)
+
+	// in production a user's URL may not lead to our own network
+	process.env.ALLOW_PRIVATE_URLS = 'false'
+	resetSingleton('config')
+	try {
+		await expect(
+			saveApiKey(me, { provider: 'reacher', key: 'other', baseUrl: 'http://127.0.0.1:8080' }),
+		).rejects.toMatchObject({ field: 'baseUrl' })
+		// the key saved before: each check goes through the guard, and the run says why it stopped
+		const other = await insertEmails(me.accountId!, ['valid2@reacher.com'], 'Other')
+		const checks = fakes.reacher.checks.length
+		const second = await startVerification(me, {
+			listId: other,
+			payWith: 'reacher',
+			only: 'all',
+		})
+		const run = await settledVerification(second.runId)
+		expect(run).toMatchObject({ status: 3, charged: 0 })
+		expect(run.error).toMatch(/Reacher's URL leads to an internal address, which is not allowed/)
+		expect(fakes.reacher.checks.length).toBe(checks)
+		expect((await statusesOf(other)).get('valid2@reacher.com')?.verify_status).toBeNull()
+	} finally {
+		process.env.ALLOW_PRIVATE_URLS = 'true'
+		resetSingleton('config')
+	}
+}, 60_000)
+
 test('answers that are garbage make the emails unknown with a reason, refunded, never a charge', async () => {
 	const me = await accountWithCredits(10)
 	const listId = await insertEmails(me.accountId!, ['valid3@acme.com'])
@@ -148,6 +204,55 @@ test('answers that are garbage make the emails unknown with a reason, refunded, 
 	expect((await statusesOf(listId)).get('valid3@acme.com')?.verify_status).toBe('unknown')
 	expect(await getCreditBalance(me.accountId!)).toBe(10)
 }, 60_000)
+
+test('a provider that does not answer in time: the emails end unknown with the reason, refunded exactly once, and the run says so', async () => {
+	// MillionVerifier tries the mail server 2 s; our client waits 10 s more, the fake answers later
+	process.env.MILLIONVERIFIER_TIMEOUT_SECONDS = '2'
+	resetSingleton('config')
+	fakes.mv.setDelay(13_000)
+	try {
+		const me = await accountWithCredits(10)
+		const emails = ['valid1@late.com', 'invalid1@late.com']
+		const listId = await insertEmails(me.accountId!, emails)
+		const before = fakes.mv.checks.length
+		const { runId } = await startVerification(me, { listId, payWith: 'credits', only: 'all' })
+		const run = await settledVerification(runId, 100_000)
+		expect(run).toMatchObject({ status: 2, checked: 2, charged: 0, error: null })
+		const rows = await db
+			.selectFrom('verification_run_rows')
+			.select(['result', 'error', 'charged'])
+			.where('run_id', '=', runId)
+			.execute()
+		expect(rows).toHaveLength(2)
+		for (const row of rows)
+			expect(row).toMatchObject({
+				result: 'unknown',
+				charged: false,
+				error: 'MillionVerifier did not answer in time. Not charged; verify it again later.',
+			})
+		const leads = await statusesOf(listId)
+		expect(emails.map((e) => leads.get(e)?.verify_status)).toEqual(['unknown', 'unknown'])
+		// no answer reached us, so none was taken for a check
+		expect(fakes.mv.checks.slice(before)).toEqual([])
+		// held at the start, all of it back at the end, once
+		expect(await getCreditBalance(me.accountId!)).toBe(10)
+		const ledger = await listCreditLedger(me.accountId!)
+		expect(
+			ledger
+				.filter((l) => l.reference === `verify:${runId}`)
+				.map((l) => l.delta)
+				.sort(),
+		).toEqual([-2, 2])
+		// the run's summary says what happened, in words
+		expect((await listVerifications(me, listId))[0]!.notes).toEqual([
+			'MillionVerifier did not answer in time. The emails it could not check are marked unknown and were not charged; verify again later to check them.',
+		])
+	} finally {
+		fakes.mv.setDelay(0)
+		delete process.env.MILLIONVERIFIER_TIMEOUT_SECONDS
+		resetSingleton('config')
+	}
+}, 120_000)
 
 test('the provider out of credits: the run stops, every unchecked email unknown and refunded', async () => {
 	const me = await accountWithCredits(10)

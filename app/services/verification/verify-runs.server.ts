@@ -290,6 +290,8 @@ export type VerifyRunSummary = {
 	id: string
 	status: number
 	error: string | null
+	/** what the run did differently from what was asked, for the person (bulk fallback, faults) */
+	notes: string[]
 	provider: string
 	keyKind: string
 	total: number
@@ -324,6 +326,7 @@ function summaryOf(r: Selectable<DB['verification_runs']>): VerifyRunSummary {
 		id: r.id,
 		status: r.status,
 		error: r.error,
+		notes: r.notes,
 		provider: VERIFIER_LABELS[r.provider as VerifierName] ?? r.provider,
 		keyKind: r.key_kind,
 		total: r.total,

@@ -13,7 +13,8 @@
 //   /bulkapi/v2/download?key=&file_id=&filter=all → CSV (email,quality,result,free,role with
 //   free/role as yes/no); GET /bulkapi/v2/filelist?key=&name= → {files: [...], total};
 //   a bad key, no credits or an unknown file: HTTP 200 with `{error}`. A file is processed
-//   slowly: `setBulkRate(emails a second)` (a download before it finishes answers an error);
+//   slowly: `setBulkRate(emails a second)`, an account's files one after the other (a file
+//   waits, at 0 %, for the ones uploaded before it; a download before it finishes answers an error);
 //   `bulkUnsupported(true)` answers the bulk paths 404 (a provider without them);
 // - fault knobs: slow answers, 429 with Retry-After, 200s that are not JSON, no credits.
 // A check counts (`checks`) only when its answer was written to a connection still open (a
@@ -26,7 +27,7 @@ export type FakeMillionVerifier = VerifyFakeKnobs & {
 	url: string
 	bulkUrl: string
 	apiKey: string
-	/** emails a second a file is processed at (Infinity: at once) */
+	/** emails a second the account's files are processed at, one after the other (Infinity: at once) */
 	setBulkRate(perSecond: number): void
 	/** the bulk paths answer 404, as if the provider had none */
 	bulkUnsupported(on: boolean): void
@@ -62,6 +63,8 @@ export async function startFakeMillionVerifier(
 	const apiKey = options.apiKey ?? 'mv-test-key-1234'
 	const files = new Map<string, { name: string; emails: string[]; at: number; downloads: number }>()
 	let bulkRate = Infinity
+	// when the files uploaded so far are all processed (the account's queue)
+	let queueFreeAt = 0
 	let noBulk = false
 	let nextFile = 1
 	const progress = (file: { emails: string[]; at: number }) =>
@@ -69,7 +72,9 @@ export async function startFakeMillionVerifier(
 			? 100
 			: Math.min(
 					100,
-					Math.floor((((Date.now() - file.at) / 1000) * bulkRate * 100) / file.emails.length),
+					Math.floor(
+						((Math.max(0, Date.now() - file.at) / 1000) * bulkRate * 100) / file.emails.length,
+					),
 				)
 	const info = (id: string, file: { name: string; emails: string[]; at: number }) => {
 		const percent = progress(file)
@@ -107,7 +112,10 @@ export async function startFakeMillionVerifier(
 				.map((l) => l.trim())
 				.filter((l) => l.includes('@') && !l.startsWith('--') && !/^content-/i.test(l))
 			const id = String(nextFile++)
-			files.set(id, { name, emails, at: Date.now(), downloads: 0 })
+			// processing starts when the account's earlier files are done
+			const at = Math.max(Date.now(), queueFreeAt)
+			if (bulkRate !== Infinity) queueFreeAt = at + (emails.length / bulkRate) * 1000
+			files.set(id, { name, emails, at, downloads: 0 })
 			return send(200, info(id, files.get(id)!))
 		}
 		if (url.pathname === '/bulkapi/v2/filelist') {
