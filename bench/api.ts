@@ -36,25 +36,31 @@ const port = Number(process.env.PORT ?? (await freePort()))
 const dbPort = Number(process.env.EMBEDDED_POSTGRES_PORT ?? (await freePort()))
 const base = `http://127.0.0.1:${port}`
 const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${dbPort}/postgres`
-const app = spawn(process.execPath, ['server.ts'], {
-	env: {
-		...process.env,
-		NODE_ENV: 'production',
-		PORT: String(port),
-		APP_URL: base,
-		APP_SECRET,
-		DATA_DIR: dataDir,
-		EMBEDDED_POSTGRES_PORT: String(dbPort),
-		LOG_LEVEL: 'warn',
-		ADMIN_EMAIL: 'admin@bench.test',
-		ADMIN_PASSWORD: 'bench-admin-1',
-		AUTH_RATE_LIMIT_IP: '1000000',
-		// the per-token limit is not what is measured
-		API_RATE_LIMIT_PER_MINUTE: '1000000',
-		WORKERS: '0',
+// BENCH_CPU_PROF=<dir>: the web process writes a V8 CPU profile there when it stops
+const profile = process.env.BENCH_CPU_PROF
+const app = spawn(
+	process.execPath,
+	[...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), 'server.ts'],
+	{
+		env: {
+			...process.env,
+			NODE_ENV: 'production',
+			PORT: String(port),
+			APP_URL: base,
+			APP_SECRET,
+			DATA_DIR: dataDir,
+			EMBEDDED_POSTGRES_PORT: String(dbPort),
+			LOG_LEVEL: 'warn',
+			ADMIN_EMAIL: 'admin@bench.test',
+			ADMIN_PASSWORD: 'bench-admin-1',
+			AUTH_RATE_LIMIT_IP: '1000000',
+			// the per-token limit is not what is measured
+			API_RATE_LIMIT_PER_MINUTE: '1000000',
+			WORKERS: '0',
+		},
+		stdio: ['ignore', 'inherit', 'inherit'],
 	},
-	stdio: ['ignore', 'inherit', 'inherit'],
-})
+)
 const client = new pg.Client(databaseUrl)
 let failed: boolean | undefined
 try {
