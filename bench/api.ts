@@ -8,16 +8,14 @@
 // BENCH_LIST_ROWS and BENCH_OTHER_ROWS change the data's size (say so with the figures),
 // BENCH_SECONDS the length of a loaded round, BENCH_TOKENS the connections; BENCH_KEEP_DATA=1
 // keeps the data directory and BENCH_DATA_DIR uses a kept one again (no second build).
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
-import path from 'node:path'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { freePort } from '../tests/support/free-port.ts'
 import { childrenCpuMs, cpuMsOf } from './cpu.ts'
-import { bigListBuiltBefore, buildBigList, signUpAndSubscribe, waitFor } from './big-list.ts'
+import { bigListBuiltBefore, buildBigList, signUpAndSubscribe } from './big-list.ts'
+import { startWebProcess, waitFor } from './web-process.ts'
 
 const LIST_ROWS = Number(process.env.BENCH_LIST_ROWS ?? 1_000_000)
 const OTHER_ROWS = Number(process.env.BENCH_OTHER_ROWS ?? 5_000_000)
@@ -29,38 +27,12 @@ const WARM_UP_RUNS = 3
 const GOAL_P50_MS = 50
 const APP_SECRET = 'bench-api-secret-bench-api-secret-00001'
 
-const reused = process.env.BENCH_DATA_DIR
-const dataDir = reused ?? mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-api-'))
-chmodSync(dataDir, 0o755)
-const port = Number(process.env.PORT ?? (await freePort()))
-const dbPort = Number(process.env.EMBEDDED_POSTGRES_PORT ?? (await freePort()))
-const base = `http://127.0.0.1:${port}`
-const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${dbPort}/postgres`
-// BENCH_CPU_PROF=<dir>: the web process writes a V8 CPU profile there when it stops
-const profile = process.env.BENCH_CPU_PROF
-const app = spawn(
-	process.execPath,
-	[...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), 'server.ts'],
-	{
-		env: {
-			...process.env,
-			NODE_ENV: 'production',
-			PORT: String(port),
-			APP_URL: base,
-			APP_SECRET,
-			DATA_DIR: dataDir,
-			EMBEDDED_POSTGRES_PORT: String(dbPort),
-			LOG_LEVEL: 'warn',
-			ADMIN_EMAIL: 'admin@bench.test',
-			ADMIN_PASSWORD: 'bench-admin-1',
-			AUTH_RATE_LIMIT_IP: '1000000',
-			// the per-token limit is not what is measured
-			API_RATE_LIMIT_PER_MINUTE: '1000000',
-			WORKERS: '0',
-		},
-		stdio: ['ignore', 'inherit', 'inherit'],
-	},
-)
+const { app, base, databaseUrl, dataDir, reused } = await startWebProcess({
+	name: 'api',
+	appSecret: APP_SECRET,
+	// the per-token limit is not what is measured
+	env: { API_RATE_LIMIT_PER_MINUTE: '1000000', WORKERS: '0' },
+})
 const client = new pg.Client(databaseUrl)
 let failed: boolean | undefined
 try {
