@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { beforeAll, describe, expect, test } from 'vitest'
+import pg from 'pg'
+import { beforeAll, describe, expect, test, vi } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { loadAccountContext, type AccountContext } from '../../context.server.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
@@ -14,6 +15,8 @@ import { createApiToken, listApiTokens, revokeApiToken } from '../api-tokens/api
 
 process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), 'leadsmith-api-test-'))
 resetSingleton('config')
+// every statement the pool's clients send (they bind pg's query when made: watched first)
+const sent = vi.spyOn(pg.Client.prototype, 'query')
 
 async function insertList(accountId: string, workspaceId: string | null, name: string) {
 	const row = await db
@@ -377,6 +380,19 @@ describe("/api/v1 a list's leads", () => {
 		const bad = await call('GET', `/lead-lists/${listId}/leads?starting_after=nope`, { token })
 		expect(bad.status).toBe(400)
 		expect(bad.headers.get('Content-Type')).toContain('application/problem+json')
+	})
+
+	test("a page of leads is two statements: the token's context, then the list's check with the page", async () => {
+		const a = await owner()
+		const listId = await insertList(a.id, null, 'Counted')
+		await leadsOf(a.id, listId, 3)
+		const token = await tokenFor(a, ['lists:read'])
+		// the first request of an account makes its settings row, once in its life
+		await call('GET', `/lead-lists/${listId}/leads`, { token })
+		const before = sent.mock.calls.length
+		const page = await call('GET', `/lead-lists/${listId}/leads?limit=2`, { token })
+		expect(page.body!.data).toHaveLength(2)
+		expect(sent.mock.calls.length - before).toBe(2)
 	})
 
 	test("another workspace's list, another account's or none: 404, and no leads shown", async () => {
