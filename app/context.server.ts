@@ -445,10 +445,13 @@ export type ApiTokenRow = {
 	email: string
 }
 
+// An API caller has no bell: the notifications are not counted (decision 0103).
 const API_TOKEN_SQL = contextSql(
 	{ name: 'api_token', columns: '(select row_to_json(tok) from tok) as token', take: () => null },
 	'(select created_by from tok)',
-).replace(ALONGSIDE_CTES, '')
+)
+	.replace(ALONGSIDE_CTES, '')
+	.replace(`${unreadNotifications('(select created_by from tok)')} as`, '0 as')
 prepareStatement('api_token_context', API_TOKEN_SQL)
 
 /**

@@ -1,6 +1,7 @@
 // The data of `npm run bench:list` and `npm run bench:api`: a 1,000,000-lead list among
 // 6,000,000 leads, built once here so both benches measure the same table.
 import pg from 'pg'
+import { signUp } from './web-process.ts'
 
 const OTHER_LISTS = 5
 
@@ -74,17 +75,7 @@ export async function bigListBuiltBefore(client: pg.Client, userId: string) {
 
 export async function signUpAndSubscribe(base: string, databaseUrl: string) {
 	const email = `bench-${Date.now()}@example.com`
-	const response = await fetch(`${base}/signup`, {
-		method: 'POST',
-		body: new URLSearchParams({ fullName: 'Bench', email, password: 'bench-pass-1' }),
-		redirect: 'manual',
-	})
-	const cookie = response.headers
-		.getSetCookie()
-		.map((c) => c.split(';')[0] ?? '')
-		.filter((c) => c.startsWith('sb-'))
-		.join('; ')
-	if (!cookie) throw new Error(`sign-up gave no session (status ${response.status})`)
+	const cookie = await signUp(base, email)
 	const client = new pg.Client(databaseUrl)
 	await client.connect()
 	try {
@@ -104,17 +95,4 @@ export async function signUpAndSubscribe(base: string, databaseUrl: string) {
 	} finally {
 		await client.end()
 	}
-}
-
-export async function waitFor(url: string) {
-	const deadline = Date.now() + 180_000
-	while (Date.now() < deadline) {
-		try {
-			if ((await fetch(url)).ok) return
-		} catch {
-			// not up yet
-		}
-		await new Promise((r) => setTimeout(r, 250))
-	}
-	throw new Error(`${url} did not come up`)
 }

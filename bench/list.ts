@@ -11,20 +11,13 @@
 // the sizes; PORT and EMBEDDED_POSTGRES_PORT pick the ports (free ones otherwise).
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import {
-	chmodSync,
-	createWriteStream,
-	mkdirSync,
-	mkdtempSync,
-	rmSync,
-	writeFileSync,
-} from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { freePort } from '../tests/support/free-port.ts'
-import { bigListBuiltBefore, buildBigList, signUpAndSubscribe, waitFor } from './big-list.ts'
+import { bigListBuiltBefore, buildBigList, signUpAndSubscribe } from './big-list.ts'
+import { startWebProcess, waitFor } from './web-process.ts'
 
 const LIST_ROWS = Number(process.env.BENCH_LIST_ROWS ?? 1_000_000)
 const OTHER_ROWS = Number(process.env.BENCH_OTHER_ROWS ?? 5_000_000)
@@ -44,30 +37,11 @@ if (process.argv[2] === '--start-import') {
 
 async function main() {
 	// BENCH_DATA_DIR: the data directory a run kept (BENCH_KEEP_DATA=1), its leads used again
-	const reused = process.env.BENCH_DATA_DIR
-	const dataDir = reused ?? mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-list-'))
-	chmodSync(dataDir, 0o755)
-	const port = Number(process.env.PORT ?? (await freePort()))
-	const dbPort = Number(process.env.EMBEDDED_POSTGRES_PORT ?? (await freePort()))
-	const base = `http://127.0.0.1:${port}`
-	const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${dbPort}/postgres`
-	const app = spawn(process.execPath, ['server.ts'], {
-		env: {
-			...process.env,
-			NODE_ENV: 'production',
-			PORT: String(port),
-			APP_URL: base,
-			APP_SECRET,
-			DATA_DIR: dataDir,
-			EMBEDDED_POSTGRES_PORT: String(dbPort),
-			LOG_LEVEL: 'warn',
-			ADMIN_EMAIL: 'admin@bench.test',
-			ADMIN_PASSWORD: 'bench-admin-1',
-			AUTH_RATE_LIMIT_IP: '1000000',
-			// the job runs in a worker process of its own unless BENCH_JOB_IN=web
-			WORKERS: JOB_IN_WEB ? '1' : '0',
-		},
-		stdio: ['ignore', 'inherit', 'inherit'],
+	const { app, base, databaseUrl, dataDir, reused } = await startWebProcess({
+		name: 'list',
+		appSecret: APP_SECRET,
+		// the job runs in a worker process of its own unless BENCH_JOB_IN=web
+		env: { WORKERS: JOB_IN_WEB ? '1' : '0' },
 	})
 	let worker: ReturnType<typeof spawn> | null = null
 	const client = new pg.Client(databaseUrl)

@@ -30,6 +30,7 @@ import { freePort } from '../tests/support/free-port.ts'
 import { missingMemoryLimits } from '../app/server/memory-limits.server.ts'
 import { childrenCpuMs, cpuMsOf } from './cpu.ts'
 import { seedAccount } from './seed.ts'
+import { signUp, waitFor } from './web-process.ts'
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -379,8 +380,8 @@ function memoryOf(pid: number) {
 async function signUpAndSubscribe() {
 	const email = `bench-${Date.now()}@example.com`
 	const others = `bench-others-${Date.now()}@example.com`
-	await signUp(others)
-	const cookie = await signUp(email)
+	await signUp(base, others)
+	const cookie = await signUp(base, email)
 	const client = new pg.Client(`postgres://postgres:postgres@127.0.0.1:${dbPort}/postgres`)
 	await client.connect()
 	await client.query(
@@ -399,32 +400,4 @@ async function signUpAndSubscribe() {
 	await seedAccount(client, email)
 	await client.end()
 	return cookie
-}
-
-async function signUp(email: string) {
-	const response = await fetch(`${base}/signup`, {
-		method: 'POST',
-		body: new URLSearchParams({ fullName: 'Bench', email, password: 'bench-pass-1' }),
-		redirect: 'manual',
-	})
-	const cookie = response.headers
-		.getSetCookie()
-		.map((c) => c.split(';')[0] ?? '')
-		.filter((c) => c.startsWith('sb-'))
-		.join('; ')
-	if (!cookie) throw new Error(`sign-up gave no session (status ${response.status})`)
-	return cookie
-}
-
-async function waitFor(url: string) {
-	const deadline = Date.now() + 180_000
-	while (Date.now() < deadline) {
-		try {
-			if ((await fetch(url)).ok) return
-		} catch {
-			// not up yet
-		}
-		await new Promise((r) => setTimeout(r, 250))
-	}
-	throw new Error(`${url} did not come up`)
 }

@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { beforeAll, describe, expect, test } from 'vitest'
+import pg from 'pg'
+import { beforeAll, describe, expect, test, vi } from 'vitest'
 import { db } from '../../../db/index.server.ts'
 import { loadAccountContext, type AccountContext } from '../../context.server.ts'
 import { resetSingleton } from '../../utils/singleton.server.ts'
@@ -14,6 +15,8 @@ import { createApiToken, listApiTokens, revokeApiToken } from '../api-tokens/api
 
 process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), 'leadsmith-api-test-'))
 resetSingleton('config')
+// every statement the pool's clients send (they bind pg's query when made: watched first)
+const sent = vi.spyOn(pg.Client.prototype, 'query')
 
 async function insertList(accountId: string, workspaceId: string | null, name: string) {
 	const row = await db
@@ -297,5 +300,115 @@ describe('/api/v1 conventions', () => {
 			delete process.env.API_RATE_LIMIT_PER_MINUTE
 			resetSingleton('config')
 		}
+	})
+})
+
+describe("/api/v1 a list's leads", () => {
+	async function leadsOf(accountId: string, listId: string, count: number) {
+		const rows = Array.from({ length: count }, (_, i) => ({
+			user_id: accountId,
+			list_id: listId,
+			email: `lead${i}@example.com`,
+			first_name: i === 0 ? 'Ada' : `First${i}`,
+			last_name: null,
+			company_name: i === 0 ? 'Ada "Quoted" & Co' : null,
+			verify_status: i % 2 === 0 ? 'valid' : null,
+			verify_role: i % 2 === 0 ? false : null,
+			data: i === 0 ? JSON.stringify({ team: 'ünïcode ✓', size: 12 }) : '{}',
+		}))
+		const inserted = await db.insertInto('leads').values(rows).returning('id').execute()
+		// the API's order: as added (uuidv7 ids)
+		return inserted.map((r) => r.id).sort()
+	}
+
+	test('pages by cursor in added order, each lead whole, filters and searches as the page does', async () => {
+		const a = await owner()
+		const listId = await insertList(a.id, null, 'Paged')
+		const ids = await leadsOf(a.id, listId, 5)
+		const token = await tokenFor(a, ['lists:read'])
+		const first = await call('GET', `/lead-lists/${listId}/leads?limit=2`, { token })
+		expect(first.status).toBe(200)
+		expect(first.headers.get('Content-Type')).toBe('application/json')
+		expect(first.headers.get('RateLimit-Limit')).not.toBeNull()
+		expect(first.body).toMatchObject({ object: 'list', has_more: true, next_cursor: ids[1] })
+		expect(first.body!.data.map((l: { id: string }) => l.id)).toEqual(ids.slice(0, 2))
+		const ada = first.body!.data.find((l: { first_name: string }) => l.first_name === 'Ada')
+		expect(ada).toEqual({
+			id: ada.id,
+			email: ada.email,
+			first_name: 'Ada',
+			last_name: null,
+			title: null,
+			company_name: 'Ada "Quoted" & Co',
+			company_domain: null,
+			linkedin_url: null,
+			location: null,
+			phone: null,
+			email_status: null,
+			verification_status: 'valid',
+			role_account: false,
+			data: { team: 'ünïcode ✓', size: 12 },
+		})
+		const pages = [first.body!.data]
+		let cursor = first.body!.next_cursor as string | null
+		while (cursor) {
+			const next = await call(
+				'GET',
+				`/lead-lists/${listId}/leads?limit=2&starting_after=${cursor}`,
+				{
+					token,
+				},
+			)
+			pages.push(next.body!.data)
+			cursor = next.body!.next_cursor
+			if (!cursor) expect(next.body!.has_more).toBe(false)
+		}
+		expect(pages.flat().map((l: { id: string }) => l.id)).toEqual(ids)
+		expect(pages.map((p) => p.length)).toEqual([2, 2, 1])
+
+		const valid = await call('GET', `/lead-lists/${listId}/leads?verification_status=valid`, {
+			token,
+		})
+		expect(valid.body!.data.map((l: { id: string }) => l.id)).toEqual(
+			[ids[0], ids[2], ids[4]].filter(Boolean),
+		)
+		const searched = await call('GET', `/lead-lists/${listId}/leads?q=ada`, { token })
+		expect(searched.body!.data).toHaveLength(1)
+		expect(searched.body!.data[0].first_name).toBe('Ada')
+		const empty = await call('GET', `/lead-lists/${listId}/leads?q=nobody`, { token })
+		expect(empty.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null })
+		const bad = await call('GET', `/lead-lists/${listId}/leads?starting_after=nope`, { token })
+		expect(bad.status).toBe(400)
+		expect(bad.headers.get('Content-Type')).toContain('application/problem+json')
+	})
+
+	test("a page of leads is two statements: the token's context, then the list's check with the page", async () => {
+		const a = await owner()
+		const listId = await insertList(a.id, null, 'Counted')
+		await leadsOf(a.id, listId, 3)
+		const token = await tokenFor(a, ['lists:read'])
+		// the first request of an account makes its settings row, once in its life
+		await call('GET', `/lead-lists/${listId}/leads`, { token })
+		const before = sent.mock.calls.length
+		const page = await call('GET', `/lead-lists/${listId}/leads?limit=2`, { token })
+		expect(page.body!.data).toHaveLength(2)
+		expect(sent.mock.calls.length - before).toBe(2)
+	})
+
+	test("another workspace's list, another account's or none: 404, and no leads shown", async () => {
+		const a = await owner()
+		const one = await insertWorkspace(db, a.id, 'One')
+		const two = await insertWorkspace(db, a.id, 'Two')
+		const inTwo = await insertList(a.id, two, 'In two')
+		await leadsOf(a.id, inTwo, 2)
+		const token = await tokenFor(a, ['lists:read'], [one])
+		const refused = await call('GET', `/lead-lists/${inTwo}/leads`, { token })
+		expect(refused.status).toBe(404)
+		expect(refused.body).toMatchObject({ code: 'not_found' })
+		expect(refused.text).not.toContain('lead0@example.com')
+		const none = await call('GET', `/lead-lists/00000000-0000-4000-8000-000000000000/leads`, {
+			token,
+		})
+		expect(none.status).toBe(404)
 	})
 })

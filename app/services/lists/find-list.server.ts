@@ -1,4 +1,5 @@
-import { db } from '../../../db/index.server.ts'
+import { sql, type Compilable } from 'kysely'
+import { db, prepareStatement } from '../../../db/index.server.ts'
 import type { AccountContext } from '../../context.server.ts'
 import { isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
@@ -67,6 +68,42 @@ export async function findLeadList(context: AccountContext | null, listId: unkno
 	}
 	return { account, list }
 }
+
+/**
+ * findLeadList's check and a read of the list's rows in ONE statement: one round trip where
+ * two cost the web process and the database a wake-up each (decision 0103). `rows(listId)`
+ * runs beside the account's list row, in its own order; its rows come back only when the list
+ * may be used, else the same 404 as findLeadList's. `prepare`: sent as a prepared statement
+ * (one per form of the query's text), planned once per connection; not for a read whose plan
+ * needs a parameter's value (a LIKE prefix uses its index only when the planner sees it).
+ */
+export async function leadListRows<R>(
+	context: AccountContext | null,
+	listId: unknown,
+	rows: (listId: string) => Compilable<R>,
+	{ prepare }: { prepare: boolean },
+): Promise<R[]> {
+	const account = actingAccount(context)
+	if (!isUuid(listId)) notFound('This list')
+	// numbered in the read's order, then sorted by that number: a join promises no order
+	const compiled = sql<ListRow<R>>`
+		select l.workspace_id as list_workspace_id, r.*
+		from processing_list l
+		left join lateral (select row_number() over () as list_row, q.* from (${rows(listId)}) q) r
+			on true
+		where l.id = ${listId} and l.user_id = ${account.accountId}
+		order by r.list_row`.compile(db)
+	if (prepare) prepareStatement('lead_list_rows', compiled.sql, { perText: true })
+	const found = (await db.executeQuery(compiled)).rows
+	if (!found.length || !canUseWorkspace(account, found[0]!.list_workspace_id)) notFound('This list')
+	const read: R[] = []
+	for (const { list_workspace_id: _, list_row, ...row } of found) {
+		if (list_row !== null) read.push(row as R)
+	}
+	return read
+}
+
+type ListRow<R> = R & { list_workspace_id: string | null; list_row: number | null }
 
 /** A company list of the account, in a workspace this user may use; else a 404. */
 export async function findCompanyList(context: AccountContext | null, listId: unknown) {

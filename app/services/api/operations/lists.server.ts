@@ -7,7 +7,7 @@ import {
 } from '../../imports/mapping.ts'
 import { startCsvImport } from '../../imports/start-import.server.ts'
 import { readCsvUploadRequest } from '../../imports/upload-request.server.ts'
-import { findCompanyList, findLeadList } from '../../lists/find-list.server.ts'
+import { findCompanyList, findLeadList, leadListRows } from '../../lists/find-list.server.ts'
 import { actingAccount } from '../../workspaces/access.server.ts'
 import { leadsPageQuery } from '../../lists/leads-page.server.ts'
 import { listIndexPage, type ListIndexRow } from '../../lists/list-index.server.ts'
@@ -262,15 +262,22 @@ export const listOperations = [
 		query: LeadsQuery,
 		response: listOf(LeadSchema),
 		async handle({ account, params, query }) {
-			const { list } = await findLeadList(account, params.id)
 			const after = query.starting_after ? { key: null, id: query.starting_after } : null
-			const rows = await leadsPageQuery(
-				list.id,
-				{ q: query.q ?? '', sort: 'added', dir: 'asc', status: query.verification_status },
-				{ after, before: null },
-				0,
-				query.limit,
-			).execute()
+			// the list's check and its page in one statement
+			const rows = await leadListRows(
+				account,
+				params.id,
+				(listId) =>
+					leadsPageQuery(
+						listId,
+						{ q: query.q ?? '', sort: 'added', dir: 'asc', status: query.verification_status },
+						{ after, before: null },
+						0,
+						query.limit,
+					),
+				// a search's prefix is planned with its value
+				{ prepare: !query.q },
+			)
 			return pageOf(
 				rows,
 				query.limit,
