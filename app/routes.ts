@@ -502,7 +502,6 @@ export const resourceRoutes = [
 		file: 'routes/resources/table-preferences.ts',
 	},
 	{ name: 'lists-export', path: 'lists/export', file: 'routes/resources/lists-export.ts' },
-	{ name: 'api-v1', path: 'api/v1/*', file: 'routes/resources/api-v1.ts' },
 	{
 		name: 'do-not-contact-download',
 		path: 'do-not-contact/download',

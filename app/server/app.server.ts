@@ -13,6 +13,7 @@ import { getConfig } from '../config.server.ts'
 import { createLoadContext } from '../utils/load-context.server.ts'
 import { CLIENT_IP_HEADER } from '../auth-service/service.server.ts'
 import { getEmbeddedAuthService } from '../services/auth/endpoint.server.ts'
+import { fetchHandlerFor, fetchHandlers } from '../fetch-handlers.server.ts'
 import { inBackground } from '../utils/background.server.ts'
 import { logRequestFailure } from '../utils/logger.server.ts'
 import { bodyLimit, fetchRequest, requestUrl } from './request-body.server.ts'
@@ -43,8 +44,8 @@ function pagesAtOnce(config: { PAGES_IN_PROGRESS?: number; DATABASE_URL?: string
 
 /**
  * The Express app, in DESIGN.md's order: security headers, (URL forwarding by
- * Host), the origin check and body limit, static assets, /auth/v1 when embedded, then
- * React Router.
+ * Host), the origin check and body limit, the fetch handlers of fetch-handlers.server.ts (the
+ * public API), static assets, /auth/v1 when embedded, then React Router.
  */
 export async function createApp(options: {
 	nonce: () => string
@@ -99,7 +100,10 @@ export async function createApp(options: {
 			: ((await import(pathToFileURL(path.resolve(dir, 'server/index.js')).href)) as ServerBuild)
 	// What routes declare of themselves (body limits, the page queue), read once: in
 	// development a changed declaration needs a restart.
-	const handleFor = routeHandles(typeof build === 'function' ? await build() : build)
+	const routeHandleFor = routeHandles(typeof build === 'function' ? await build() : build)
+	// a handler mounted beside React Router declares its own (decision 0108)
+	const handleFor = (pathname: string): RouteDeclarations =>
+		fetchHandlerFor(pathname)?.declarations ?? routeHandleFor(pathname)
 
 	// A forwarded domain's Host gets its redirect before anything else (DESIGN.md section 8).
 	inBackground(listenForForwardingChanges(), 'the forwarding listener failed')
@@ -109,11 +113,16 @@ export async function createApp(options: {
 	app.use(
 		inOrder(
 			(req, res, next) => {
-				const nonce = options.nonce()
-				res.locals.cspNonce = nonce
 				// Only the socket (or a trusted proxy) says who the client is.
 				req.headers[CLIENT_IP_HEADER] = req.ip ?? req.socket.remoteAddress ?? ''
-				headers(res, nonce)
+				// a mounted handler's answer is no page (the API's JSON): a fixed policy, no nonce
+				if (fetchHandlerFor(req.path)) {
+					headers.fixed(res)
+					return next()
+				}
+				const nonce = options.nonce()
+				res.locals.cspNonce = nonce
+				headers.page(res, nonce)
 				next()
 			},
 			wellFormedUrl(),
@@ -124,6 +133,11 @@ export async function createApp(options: {
 			(req, res, next) => (acceptsEncoding(req) ? compress(req, res, next) : next()),
 		),
 	)
+
+	// What is no page (the public API): fetch handlers, each answer written with one end()
+	// (decision 0108)
+	for (const handler of fetchHandlers)
+		app.use(fetchHandler(handler.matches, handler.fetch, sendWhole))
 
 	if (vite) app.use(vite.middlewares)
 	else {
@@ -139,18 +153,13 @@ export async function createApp(options: {
 
 	if (config.embeddedAuth) {
 		const service = await getEmbeddedAuthService()
-		app.use((req, res, next) => {
-			if (!req.path.startsWith('/auth/v1/')) return next()
-			service
-				.fetch(fetchRequest(req, res))
-				// already answered when the body passed the limit (413)
-				.then((response) =>
-					res.writableEnded || res.destroyed
-						? response.body?.cancel()
-						: sendResponse(res, response),
-				)
-				.catch(next)
-		})
+		app.use(
+			fetchHandler(
+				(pathname) => pathname.startsWith('/auth/v1/'),
+				(request) => service.fetch(request),
+				sendResponse,
+			),
+		)
 	}
 
 	app.all(
@@ -185,6 +194,46 @@ export async function createApp(options: {
 	return app
 }
 
+/**
+ * A fetch handler (Request in, Response out) for the paths `matches` takes; `send` writes its
+ * answer unless the request was already answered (413 past the body limit) or is gone.
+ */
+function fetchHandler(
+	matches: (pathname: string) => boolean,
+	fetch: (request: Request) => Promise<Response> | Response,
+	send: (res: express.Response, response: Response) => Promise<void>,
+): RequestHandler {
+	return (req, res, next) => {
+		if (!matches(req.path)) return next()
+		Promise.resolve(fetch(fetchRequest(req, res)))
+			.then((response) =>
+				res.writableEnded || res.destroyed ? response.body?.cancel() : send(res, response),
+			)
+			.catch(next)
+	}
+}
+
+/**
+ * A whole answer in one write: its body read at once (the API's answers are built whole), then
+ * the head and the bytes with one end(), with their length, rather than a stream pumped
+ * chunk by chunk and then a chunked transfer's last write.
+ */
+async function sendWhole(res: express.Response, response: Response) {
+	const body =
+		response.body && res.req.method !== 'HEAD' ? Buffer.from(await response.arrayBuffer()) : null
+	if (res.writableEnded || res.destroyed) return
+	const head: Record<string, string | string[]> = {}
+	// each of a repeated header (Set-Cookie) as its own line
+	for (const [name, value] of response.headers) {
+		const before = head[name]
+		head[name] =
+			before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value]
+	}
+	if (body) head['content-length'] = String(body.byteLength)
+	res.writeHead(response.status, response.statusText || undefined, head)
+	res.end(body)
+}
+
 function clientErrorStatus(error: unknown): number | null {
 	const status = (error as { status?: unknown } | null)?.status
 	return typeof status === 'number' && status >= 400 && status < 500 ? status : null
@@ -215,7 +264,8 @@ function inOrder(...handlers: RequestHandler[]): RequestHandler {
 
 /**
  * Helmet's headers, found once: it runs against a stand-in answer whose nonce is a marker,
- * and each request then gets the same headers with its own nonce in the marker's place.
+ * and each page then gets the same headers with its own nonce in the marker's place. An
+ * answer that is no page (the API's JSON) gets them with a fixed policy: nothing to run or embed.
  */
 function securityHeaders(helmetMiddleware: RequestHandler) {
 	const marker = `n0nce${randomBytes(12).toString('hex')}`
@@ -233,10 +283,20 @@ function securityHeaders(helmetMiddleware: RequestHandler) {
 	)
 	if (failed) throw failed
 	const headers = found.map(([name, value]) => [name, value.split(marker)] as const)
-	return (res: express.Response, nonce: string) => {
-		for (const [name, parts] of headers) {
-			res.setHeader(name, parts.length === 1 ? parts[0]! : parts.join(nonce))
-		}
+	const fixed = found.map(([name, value]) =>
+		name.toLowerCase() === 'content-security-policy'
+			? ([name, "default-src 'none'; frame-ancestors 'none'"] as const)
+			: ([name, value] as const),
+	)
+	return {
+		page(res: express.Response, nonce: string) {
+			for (const [name, parts] of headers) {
+				res.setHeader(name, parts.length === 1 ? parts[0]! : parts.join(nonce))
+			}
+		},
+		fixed(res: express.Response) {
+			for (const [name, value] of fixed) res.setHeader(name, value)
+		},
 	}
 }
 

@@ -148,6 +148,8 @@ class Jar {
 }
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+// the public API is mounted beside the route table (decision 0108): probed as one of its routes
+const API_ROUTE = { path: 'api/v1/lead-lists/:listId/leads' }
 
 async function signUp(jar: Jar) {
 	const email = `probe-${Math.random().toString(36).slice(2, 10)}@example.com`
@@ -202,6 +204,57 @@ describe('every answer carries the security headers', () => {
 		const plain = await send({ path: '/signin' })
 		expect(plain.headers['content-encoding']).toBeUndefined()
 		expect(plain.body).toContain('<form')
+	})
+})
+
+describe('the public API is answered as an API, not as a page', () => {
+	test('its JSON has a policy of its own (no nonce), the other security headers and its length', async () => {
+		for (const path of ['/api/v1/lead-lists', '/api/v1/no-such-thing']) {
+			const answer = await send({ path })
+			expect(answer.status, path).toBe(401)
+			expect(answer.headers['content-type'], path).toBe('application/problem+json')
+			expect(answer.headers['content-security-policy'], path).toBe(
+				"default-src 'none'; frame-ancestors 'none'",
+			)
+			expect(answer.headers['x-content-type-options'], path).toBe('nosniff')
+			expect(answer.headers['x-frame-options'], path).toBe('SAMEORIGIN')
+			// one write of a known length, not a chunked stream
+			expect(answer.headers['content-length'], path).toBe(String(Buffer.byteLength(answer.body)))
+			expect(answer.headers['transfer-encoding'], path).toBeUndefined()
+		}
+		const document = await send({
+			path: '/api/v1/openapi.json',
+			headers: { 'accept-encoding': 'gzip' },
+		})
+		expect(document.status).toBe(200)
+		expect(document.headers['access-control-allow-origin']).toBe('*')
+		expect(document.headers['content-encoding']).toBe('gzip')
+	})
+
+	test('a multipart upload to it has the upload limit, any other body the ordinary one', async () => {
+		const declared = (type: string, length: number) =>
+			new Promise<number>((resolve, reject) => {
+				const req = httpRequest(
+					{
+						host: '127.0.0.1',
+						port,
+						method: 'POST',
+						path: '/api/v1/lead-lists/00000000-0000-4000-8000-000000000000/imports',
+						headers: { 'content-type': type, 'content-length': String(length) },
+					},
+					(res) => {
+						res.resume()
+						resolve(res.statusCode!)
+					},
+				)
+				req.on('error', reject)
+				req.flushHeaders()
+			})
+		const multipart = 'multipart/form-data; boundary=x'
+		expect(await declared('application/json', BODY_LIMIT + 1)).toBe(413)
+		// under the upload limit: the API's own answer (no token)
+		expect(await declared(multipart, BODY_LIMIT + 1)).toBe(401)
+		expect(await declared(multipart, UPLOAD_LIMIT + 1)).toBe(413)
 	})
 })
 
@@ -530,7 +583,7 @@ describe('bad request bodies get 4xx, never 500', () => {
 	]
 
 	/** Every path in the route table, params filled with an id that names nothing. */
-	const paths = [...screens, ...resourceRoutes]
+	const paths = [...screens, ...resourceRoutes, API_ROUTE]
 		.map((route) => `/${route.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000')}`)
 		.filter((path) => path !== '/signout')
 		.concat('/signout')
@@ -607,7 +660,7 @@ describe('no form can exhaust the server (issue 32)', () => {
 			.onConflict((oc) => oc.column('user_id').doUpdateSet({ completed_at: new Date() }))
 			.execute()
 		const listId = await insertLeadList(userId, 3)
-		const paths = [...screens, ...resourceRoutes]
+		const paths = [...screens, ...resourceRoutes, API_ROUTE]
 			.map((route) => `/${route.path.replace(/:listId/g, listId).replace(/:[A-Za-z]+/g, listId)}`)
 			.filter((path) => path !== '/signout')
 		const failures: string[] = []

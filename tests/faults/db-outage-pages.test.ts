@@ -125,6 +125,16 @@ test('while the database is away, every page is as usual or a fast 503, never a 
 		healthz: await ask('/healthz', cookie),
 		readyz: await ask('/readyz', cookie),
 		refresh: await ask('/settings', refreshing[1]!),
+		// the public API's token is checked in the database: a problem saying "try again"
+		api: await fetch(`${server.url}/api/v1/lead-lists`, {
+			headers: { Authorization: 'Bearer lsk_not_checked_while_away' },
+			signal: AbortSignal.timeout(30_000),
+		}).then(async (r) => ({
+			status: r.status,
+			retryAfter: r.headers.get('retry-after'),
+			type: r.headers.get('content-type'),
+			code: ((await r.json()) as { code: string }).code,
+		})),
 	})
 	await new Promise((resolve) => setTimeout(resolve, 1000))
 	const down = await probes()
@@ -142,6 +152,12 @@ test('while the database is away, every page is as usual or a fast 503, never a 
 	// an expired access token cannot be refreshed now: 503 at once, not /signin after 25 s
 	expect.soft(down.refresh).toMatchObject({ status: 503, retryAfter: '5' })
 	expect.soft(down.refresh.ms).toBeLessThan(5000)
+	expect.soft(down.api).toEqual({
+		status: 503,
+		retryAfter: '5',
+		type: 'application/problem+json',
+		code: 'unavailable',
+	})
 
 	const wrong = seen.filter(({ name, answer }) => {
 		const usual = normal.get(name)!

@@ -1,11 +1,11 @@
 import { db } from '../../db/index.server.ts'
 import { loadAccountContext } from '../../app/context.server.ts'
-import * as route from '../../app/routes/resources/api-v1.ts'
+import { answerApiRequest } from '../../app/services/api/endpoint.server.ts'
 import { createApiToken } from '../../app/services/api-tokens/api-tokens.server.ts'
 import type { ApiScope } from '../../app/services/api-tokens/scopes.ts'
 import { insertSubscription, insertUser } from './factories.ts'
 
-// The public API as a client meets it: requests through the route module with real tokens.
+// The public API as a client meets it: requests through the API's fetch handler with real tokens.
 
 type User = { id: string; email: string }
 
@@ -41,8 +41,7 @@ export async function apiCall(
 		body = JSON.stringify(options.json)
 	}
 	const request = new Request(`http://localhost/api/v1${pathname}`, { method, headers, body })
-	const args = { request, params: {}, context: {} } as never
-	const response = method === 'GET' ? await route.loader(args) : await route.action(args)
+	const response = await answerApiRequest(request)
 	const text = await response.text()
 	return {
 		status: response.status,

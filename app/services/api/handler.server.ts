@@ -3,6 +3,7 @@ import type { z } from 'zod'
 import { parseWithZod } from '../../utils/form-bounds.ts'
 import { readFormData } from '../../utils/form-data.server.ts'
 import { FormError, statusOf } from '../../utils/http-errors.server.ts'
+import { isDatabaseConnectionError } from '../../../db/errors.ts'
 import { logger } from '../../utils/logger.server.ts'
 import { hasActivePlan } from '../../context.server.ts'
 import { screens } from '../../routes.ts'
@@ -282,6 +283,15 @@ function errorResponse(error: unknown, headers: Headers, request: Request) {
 		const data = (error as { data?: unknown }).data
 		const detail = typeof data === 'string' ? data : 'The request was refused.'
 		return problemResponse(new ApiProblem(status, CODES[status] ?? 'refused', detail), headers)
+	}
+	// the database away for a moment (decision 0108): try again, as a page's 503 says
+	if (isDatabaseConnectionError(error)) {
+		return problemResponse(
+			new ApiProblem(503, 'unavailable', 'The service is unavailable for a moment. Try again.', {
+				headers: { 'Retry-After': '5' },
+			}),
+			headers,
+		)
 	}
 	logger.error({ err: error, url: request.url }, 'API request failed')
 	return problemResponse(

@@ -4,7 +4,7 @@ import { db } from '../../../db/index.server.ts'
 import { loadAccountContext } from '../../context.server.ts'
 import { screens } from '../../routes.ts'
 import { insertSubscription, insertUser } from '../../../tests/support/factories.ts'
-import * as route from '../../routes/resources/api-v1.ts'
+import { answerApiRequest } from './endpoint.server.ts'
 import { createApiToken } from '../api-tokens/api-tokens.server.ts'
 import { API_SCOPES } from '../api-tokens/scopes.ts'
 import { matchOperation } from './handler.server.ts'
@@ -34,7 +34,7 @@ type Doc = {
 
 async function served(): Promise<Doc> {
 	const request = new Request('http://localhost/api/v1/openapi.json')
-	const response = await route.loader({ request, params: {}, context: {} } as never)
+	const response = await answerApiRequest(request)
 	expect(response.status).toBe(200)
 	return (await response.json()) as Doc
 }
@@ -90,7 +90,7 @@ describe('the OpenAPI document', () => {
 				headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
 				body: '{}',
 			})
-			const response = await route.action({ request, params: {}, context: {} } as never)
+			const response = await answerApiRequest(request)
 			expect(response.status, operation.id).toBe(400)
 			const problem = (await response.json()) as { errors: { field: string }[] }
 			expect([...new Set(problem.errors.map((e) => e.field))].sort(), operation.id).toEqual(

@@ -35,6 +35,7 @@ const TITLES: Record<number, string> = {
 	422: 'Unprocessable content',
 	429: 'Too many requests',
 	500: 'Internal server error',
+	503: 'Service unavailable',
 }
 
 export const PROBLEM_TYPE = 'application/problem+json'
