@@ -222,15 +222,15 @@ async function sendWhole(res: express.Response, response: Response) {
 	const body =
 		response.body && res.req.method !== 'HEAD' ? Buffer.from(await response.arrayBuffer()) : null
 	if (res.writableEnded || res.destroyed) return
-	const head: Record<string, string | string[]> = {}
-	// each of a repeated header (Set-Cookie) as its own line
+	// set one by one, not handed to writeHead: compression's hook on writeHead reads no headers
+	// given after an empty status text. Set-Cookie, repeated, keeps each of its lines.
 	for (const [name, value] of response.headers) {
-		const before = head[name]
-		head[name] =
-			before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value]
+		if (name === 'set-cookie') res.append(name, value)
+		else res.setHeader(name, value)
 	}
-	if (body) head['content-length'] = String(body.byteLength)
-	res.writeHead(response.status, response.statusText || undefined, head)
+	if (body) res.setHeader('Content-Length', body.byteLength)
+	if (response.statusText) res.statusMessage = response.statusText
+	res.statusCode = response.status
 	res.end(body)
 }
 
