@@ -127,7 +127,7 @@ test('while the database is away, every page is as usual or a fast 503, never a 
 		refresh: await ask('/settings', refreshing[1]!),
 		// the public API's token is checked in the database: a problem saying "try again"
 		api: await fetch(`${server.url}/api/v1/lead-lists`, {
-			headers: { Authorization: 'Bearer lsk_not_checked_while_away' },
+			headers: { Authorization: 'Bearer ls_live_not_checked_while_away' },
 			signal: AbortSignal.timeout(30_000),
 		}).then(async (r) => ({
 			status: r.status,
