@@ -474,18 +474,17 @@ async function ipListsCheck(
 ): Promise<HealthCheck> {
 	const own = dns.a(domain)
 	const zen = new Map<string, Promise<Answer<string>>>()
+	const startZen = (ip: string) => {
+		if (!zen.has(ip)) zen.set(ip, dns.a(zenQuery(ip)))
+	}
 	const onZen = (ip: string) => {
-		let answer = zen.get(ip)
-		if (!answer) {
-			answer = dns.a(zenQuery(ip))
-			zen.set(ip, answer)
-		}
-		return answer
+		startZen(ip)
+		return zen.get(ip)!
 	}
 	// its first addresses are always among the ones checked below: their lookups start now (the
-	// answers are awaited below, through `zen`; no promise of their own is needed here)
-	void own.then((a) => {
-		if (a.ok) for (let i = 0; i < a.records.length && i < MAX_IPS; i++) onZen(a.records[i]!)
+	// answers are awaited below, through `zen`: no Promise.all of them here)
+	const early = own.then((a) => {
+		if (a.ok) for (let i = 0; i < a.records.length && i < MAX_IPS; i++) startZen(a.records[i]!)
 	})
 	const { hosts } = await mx
 	// every lookup is started before the first is awaited
@@ -499,6 +498,7 @@ async function ipListsCheck(
 		if (answer.ok)
 			for (const ip of answer.records) if (ips.length < MAX_IPS && !ips.includes(ip)) ips.push(ip)
 	}
+	await early
 	const lookups = ips.map(onZen)
 	const results: { list: string; answer: ListAnswer }[] = []
 	for (let i = 0; i < ips.length; i++)
