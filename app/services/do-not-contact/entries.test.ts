@@ -147,7 +147,8 @@ describe('entries', () => {
 		expect(csv).toContain("acme.io,domain,Client's customer,All workspaces")
 	})
 
-	test('imports 1,000,000 entries with flat memory', { timeout: 240_000 }, async () => {
+	// 60 s alone; past 240 s in CI beside the browser suite (2 cores)
+	test('imports 1,000,000 entries with flat memory', { timeout: 600_000 }, async () => {
 		const { me } = await owner()
 		const total = Number(process.env.DNC_IMPORT_ROWS ?? 1_000_000)
 		function* lines() {
