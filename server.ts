@@ -41,6 +41,11 @@ const { database, db, logger, workers, server, prepared } = await (async () => {
 })().catch(exitWithStartupFailure(config.APP_NAME))
 
 trackResponses(server)
+// An idle keep-alive connection is closed by the side that waits less: Node's 5 s let a client
+// (a proxy, a browser, a script) send its next request just as the server closed the socket,
+// and that request died with ECONNRESET (seen in CI). Longer than the 60 s idle of common load
+// balancers, so they close first; the headers of a request still have their own limit.
+server.keepAliveTimeout = 65_000
 const { port } = server.address() as AddressInfo
 const url = config.APP_URL.includes(`:${config.PORT}`)
 	? config.APP_URL.replace(`:${config.PORT}`, `:${port}`)

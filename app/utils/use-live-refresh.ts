@@ -1,5 +1,5 @@
-import { useEffect } from 'react'
-import { useFetchers, useNavigation, useRevalidator } from 'react-router'
+import { useContext, useEffect } from 'react'
+import { UNSAFE_DataRouterContext, useFetchers, useNavigation, useRevalidator } from 'react-router'
 
 /**
  * Reloads the page's data every `intervalMs` while `active` (a job is running), so progress
@@ -15,12 +15,21 @@ export function useLiveRefresh(active: boolean, intervalMs: number) {
 	const revalidator = useRevalidator()
 	const navigation = useNavigation()
 	const fetchers = useFetchers()
+	// The rendered state lags the router's: React Router hands its state over in a transition,
+	// so a tick can fall after a submit has started and before the page re-renders (seen on a
+	// loaded machine). The router's own state, read at the tick, has no such gap.
+	const router = useContext(UNSAFE_DataRouterContext)?.router
 	const busy = navigation.state !== 'idle' || fetchers.some((f) => f.state !== 'idle')
 	useEffect(() => {
 		if (!active || busy) return
 		const refresh = () => {
-			if (revalidator.state === 'idle' && document.visibilityState !== 'hidden')
-				void revalidator.revalidate()
+			const now = router?.state
+			const settled = now
+				? now.navigation.state === 'idle' &&
+					now.revalidation === 'idle' &&
+					[...now.fetchers.values()].every((f) => f.state === 'idle')
+				: revalidator.state === 'idle'
+			if (settled && document.visibilityState !== 'hidden') void revalidator.revalidate()
 		}
 		const timer = setInterval(refresh, intervalMs)
 		document.addEventListener('visibilitychange', refresh)
@@ -28,5 +37,5 @@ export function useLiveRefresh(active: boolean, intervalMs: number) {
 			clearInterval(timer)
 			document.removeEventListener('visibilitychange', refresh)
 		}
-	}, [active, busy, intervalMs, revalidator])
+	}, [active, busy, intervalMs, revalidator, router])
 }

@@ -41,3 +41,40 @@ test('a Select and a Menu load their code on first use, and the first key opens 
 	await page.keyboard.press('Escape')
 	await expect(trigger).toBeFocused()
 })
+
+// The code can arrive between the button going down and coming up (from the cache, just after
+// the hover asked for it): the native control is then gone from under the pointer and the
+// click lands on neither. The press still opens the control (seen lost in CI, on /workspaces).
+test('a press that began before the code arrived still opens the dialog and the menu', async ({
+	page,
+}) => {
+	await page.setViewportSize({ width: 390, height: 800 })
+	await subscribedAccount(page)
+	const held = new Map<string, () => void>()
+	await page.route(/\/assets\/(dialog|menu)\.enhanced-[\w-]+\.js$/, async (route) => {
+		const name = /(dialog|menu)\.enhanced/.exec(route.request().url())![1]!
+		await new Promise<void>((release) => held.set(name, release))
+		await route.continue()
+	})
+	await page.goto('/inboxes')
+	await pageSettled(page)
+
+	const pressAcrossArrival = async (name: string, box: ReturnType<typeof page.getByTestId>) => {
+		const trigger = box.locator('summary')
+		await trigger.hover()
+		await expect.poll(() => held.has(name)).toBe(true)
+		await page.mouse.down()
+		held.get(name)!()
+		// the enhanced control has taken the native one's place, the button still down
+		await expect(box.locator('summary')).toHaveCount(0)
+		await page.mouse.up()
+	}
+
+	await pressAcrossArrival('dialog', page.getByTestId('mobile-navigation'))
+	await expect(page.getByRole('dialog')).toBeVisible()
+	await page.keyboard.press('Escape')
+	await expect(page.getByRole('dialog')).toHaveCount(0)
+
+	await pressAcrossArrival('menu', page.getByTestId('export-menu'))
+	await expect(page.getByRole('menu', { name: 'Export' })).toBeVisible()
+})

@@ -1,3 +1,4 @@
+import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
 	signUpOverHttp,
@@ -90,4 +91,37 @@ describe('the log', () => {
 		expect(entries.map((entry) => entry.status)).toContain(405)
 		for (const entry of entries) expect(entry.status).toBeOneOf([400, 405, 413])
 	})
+})
+
+describe('keep-alive', () => {
+	// A client that pauses between requests (a proxy's pooled connection, a browser, a script)
+	// keeps its connection: with Node's 5 s (and 1 s of grace) the server closed it as the next request went out,
+	// and that request died with ECONNRESET (a browser test in CI).
+	test('a connection idle for 7 s still carries the next request', async () => {
+		const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+		const get = () =>
+			new Promise<{ status: number; reused: boolean; keepAlive: string }>((resolve, reject) => {
+				const request = http.get(`${web.url}/signin`, { agent }, (response) => {
+					response.resume()
+					response.on('end', () =>
+						resolve({
+							status: response.statusCode ?? 0,
+							reused: request.reusedSocket,
+							keepAlive: String(response.headers['keep-alive']),
+						}),
+					)
+				})
+				request.on('error', reject)
+			})
+		try {
+			const first = await get()
+			await new Promise((resolve) => setTimeout(resolve, 7_000))
+			const second = await get()
+			expect([first.status, second.status]).toEqual([200, 200])
+			expect(second.reused).toBe(true)
+			expect(first.keepAlive).toMatch(/timeout=(6\d|[7-9]\d|\d{3,})\b/)
+		} finally {
+			agent.destroy()
+		}
+	}, 30_000)
 })

@@ -15,24 +15,43 @@ const loadDialog = () => import('./dialog.enhanced.tsx')
  * JavaScript, and if it cannot load, a <details> whose summary opens the same body in place.
  */
 export function Dialog(props: DialogProps & { when?: () => boolean }) {
-	const { hydrated, module, busy, waiting, tookFocus, use, rootRef } = useEnhancedOnUse(loadDialog)
+	const {
+		hydrated,
+		module,
+		busy,
+		waiting,
+		failed,
+		tookFocus,
+		pressedOnArrival,
+		use,
+		press,
+		rootRef,
+	} = useEnhancedOnUse(loadDialog)
 	// opened while the dialog's code is on its way: it opens as the dialog once there
 	const [openOnArrival, setOpenOnArrival] = useState(false)
 	// `when` (read once hydrated, on use): where the enhanced dialog is wanted at all
 	const wanted = () => !props.when || props.when()
 	if (module) {
-		return <module.EnhancedDialog {...props} openOnMount={openOnArrival} autoFocus={tookFocus} />
+		return (
+			<module.EnhancedDialog
+				{...props}
+				openOnMount={openOnArrival || pressedOnArrival}
+				autoFocus={tookFocus}
+			/>
+		)
 	}
 	const body = typeof props.children === 'function' ? props.children(null) : props.children
 	return (
 		<details
 			ref={rootRef}
 			className={cn('group', props.className)}
-			open={props.defaultOpen || undefined}
+			// opened while its code was on its way, and the code never came: open in place
+			open={props.defaultOpen || (failed && openOnArrival) || undefined}
 			aria-busy={busy || undefined}
 			data-testid={props.testId}
 			onPointerEnter={() => wanted() && use()}
 			onFocus={() => wanted() && use()}
+			onPointerDown={() => wanted() && press()}
 		>
 			<summary
 				// once hydrated it is the button that opens the enhanced dialog (a click waits for its code)

@@ -60,10 +60,31 @@ export function useEnhanced<T>(loader: () => Promise<T>, when: () => boolean = (
 export function useEnhancedOnUse<T>(loader: () => Promise<T>) {
 	const hydrated = useHydrated()
 	const root = useRef<HTMLElement | null>(null)
-	const [arrived, setArrived] = useState<{ module: T; tookFocus: boolean } | null>(() => {
+	const [arrived, setArrived] = useState<{
+		module: T
+		tookFocus: boolean
+		pressed: boolean
+	} | null>(() => {
 		const module = loaded.get(loader) as T | undefined
-		return module ? { module, tookFocus: false } : null
+		return module ? { module, tookFocus: false, pressed: false } : null
 	})
+	// A press that began on the native control: if the code arrives before the button is
+	// released, the native control is gone from under the pointer and the click lands on neither
+	// (seen when the chunk comes from the cache between a hover and a click), so the enhanced
+	// control opens as if clicked.
+	const pressed = useRef(false)
+	useEffect(() => {
+		if (!hydrated || arrived) return
+		const release = () => {
+			pressed.current = false
+		}
+		window.addEventListener('pointerup', release, true)
+		window.addEventListener('pointercancel', release, true)
+		return () => {
+			window.removeEventListener('pointerup', release, true)
+			window.removeEventListener('pointercancel', release, true)
+		}
+	}, [hydrated, arrived])
 	const [wanted, setWanted] = useState(false)
 	const [failed, setFailed] = useState(false)
 	const loading = hydrated && wanted && !arrived && !failed
@@ -76,6 +97,7 @@ export function useEnhancedOnUse<T>(loader: () => Promise<T>) {
 				setArrived({
 					module,
 					tookFocus: Boolean(root.current?.contains(document.activeElement)),
+					pressed: pressed.current,
 				}),
 			// the native control stays
 			() => live && setFailed(true),
@@ -85,6 +107,11 @@ export function useEnhancedOnUse<T>(loader: () => Promise<T>) {
 		}
 	}, [loading, loader])
 	const use = useCallback(() => setWanted(true), [])
+	/** for the native control's pointerdown: a press under way when the code arrives opens it */
+	const press = useCallback(() => {
+		pressed.current = true
+		setWanted(true)
+	}, [])
 	const rootRef = useCallback((element: HTMLElement | null) => {
 		root.current = element
 	}, [])
@@ -92,11 +119,16 @@ export function useEnhancedOnUse<T>(loader: () => Promise<T>) {
 		hydrated,
 		module: arrived?.module ?? null,
 		tookFocus: arrived?.tookFocus ?? false,
+		/** the pointer was down on the native control when the code arrived: open it */
+		pressedOnArrival: arrived?.pressed ?? false,
 		/** hydrated, and the enhanced control can still come: a click or key may wait for it */
 		waiting: hydrated && !arrived && !failed,
+		/** the code could not be loaded: the native control stays, and opens if asked meanwhile */
+		failed,
 		/** aria-busy for the native control's box while the enhanced one loads (tests wait on it) */
 		busy: loading,
 		use,
+		press,
 		/** the native control's box */
 		rootRef,
 	}

@@ -17,25 +17,41 @@ export const menuItemClasses =
  * same links and forms.
  */
 export function Menu(props: MenuProps) {
-	const { hydrated, module, busy, waiting, tookFocus, use, rootRef } = useEnhancedOnUse(loadMenu)
+	const {
+		hydrated,
+		module,
+		busy,
+		waiting,
+		failed,
+		tookFocus,
+		pressedOnArrival,
+		use,
+		press,
+		rootRef,
+	} = useEnhancedOnUse(loadMenu)
 	// opened (a click, Enter) while the menu's code is on its way: it opens once there
 	const [openOnArrival, setOpenOnArrival] = useState<'pointer' | 'keyboard' | null>(null)
-	if (module)
+	if (module) {
+		const openedBy = openOnArrival ?? (pressedOnArrival ? 'pointer' : null)
 		return (
 			<module.EnhancedMenu
 				{...props}
-				openedBy={openOnArrival}
-				autoFocus={tookFocus || openOnArrival !== null}
+				openedBy={openedBy}
+				autoFocus={tookFocus || openedBy !== null}
 			/>
 		)
+	}
 	return (
 		<details
 			ref={rootRef}
 			className={cn('relative', props.className)}
+			// opened while its code was on its way, and the code never came: open in place
+			open={(failed && openOnArrival !== null) || undefined}
 			aria-busy={busy || undefined}
 			data-testid={props.testId}
 			onPointerEnter={use}
 			onFocus={use}
+			onPointerDown={press}
 		>
 			<summary
 				// once hydrated it is the button that opens the enhanced menu (a click waits for its code)

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Link, useLocation } from 'react-router'
+import { Link, Navigate, useLocation } from 'react-router'
 import { attachWorkspaceHref, type AttachableType } from '../../services/workspaces/schemas.ts'
 import { useEnhancedOnUse } from '../ui/enhance.ts'
 
@@ -23,7 +23,8 @@ export function MoveToWorkspace({
 	id: string
 	name: string
 }) {
-	const { module, waiting, busy, use, tookFocus, rootRef } = useEnhancedOnUse(loadMoveDialog)
+	const { module, waiting, failed, busy, use, press, tookFocus, pressedOnArrival, rootRef } =
+		useEnhancedOnUse(loadMoveDialog)
 	// clicked while the modal's code is on its way: it opens once there
 	const [openOnArrival, setOpenOnArrival] = useState(false)
 	const location = useLocation()
@@ -34,11 +35,13 @@ export function MoveToWorkspace({
 				href={href}
 				name={name}
 				itemId={id}
-				openOnMount={openOnArrival}
+				openOnMount={openOnArrival || pressedOnArrival}
 				autoFocus={tookFocus}
 			/>
 		)
 	}
+	// clicked while the modal's code was on its way, and it never came: the page instead
+	if (failed && openOnArrival) return <Navigate to={href} />
 	return (
 		<Link
 			ref={rootRef}
@@ -48,6 +51,9 @@ export function MoveToWorkspace({
 			aria-haspopup={waiting ? 'dialog' : undefined}
 			onPointerEnter={use}
 			onFocus={use}
+			onPointerDown={(event) => {
+				if (event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey) press()
+			}}
 			onClick={(event) => {
 				if (!waiting || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
 				event.preventDefault()
