@@ -19,6 +19,9 @@ const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 1000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const GOAL = 1.3
+// the job's own defaults unless set (to compare pool sizes and write sizes on one machine)
+const POOL = process.env.BENCH_POOL ? Number(process.env.BENCH_POOL) : undefined
+const STORE_MIN = process.env.BENCH_STORE_MIN ? Number(process.env.BENCH_STORE_MIN) : undefined
 
 // a realistic mix: most healthy, some without DMARC, some over the SPF lookup limit, a few listed
 const zone: Zone = {
@@ -106,7 +109,12 @@ try {
 	const job = () =>
 		timed(async () => {
 			lastClient = client()
-			const checked = await runHealthChecks(ids, { db, dns: lastClient })
+			const checked = await runHealthChecks(ids, {
+				db,
+				dns: lastClient,
+				pool: POOL,
+				storeMin: STORE_MIN,
+			})
 			failing = checked.filter((c) => c.status === 'failing').length
 		})
 	const checksAlone = () =>
@@ -115,6 +123,7 @@ try {
 				client(),
 				names.map((name) => ({ name })),
 				() => ({ provider: 'google' }),
+				{ pool: POOL },
 			),
 		)
 	const bare = () =>
@@ -160,7 +169,7 @@ try {
 	console.log(
 		[
 			`domains: ${DOMAINS}, DNS queries per run: ${questions.length} (sent: ${lastClient.sent()}), in flight at most ${lastClient.peak()} (bound ${CONCURRENCY})`,
-			`failing domains found: ${failing}`,
+			`failing domains found: ${failing}; pool ${POOL ?? 'default'}, least reports a write ${STORE_MIN ?? 'default'}`,
 			`load average (1, 5, 15 min): ${loadBefore} before the rounds, ${load()} after`,
 			`medians of ${ROUNDS} interleaved rounds:`,
 			`  health job (check and store): ${ms('job')}`,

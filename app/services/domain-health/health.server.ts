@@ -42,8 +42,14 @@ async function providers(db: Kysely<DB>, domainIds: string[]) {
 	return by
 }
 
-/** Reports stored per transaction while the rest of a run is still being checked. */
-export const HEALTH_STORE_BATCH = 100
+/**
+ * Reports stored per transaction, at most, while the rest of a run is still being checked. A
+ * write starts as soon as the last one has ended and HEALTH_STORE_MIN reports wait (group
+ * commit): what arrives meanwhile goes in the next, so the run's last write, which nothing
+ * overlaps, holds only the reports of the last moments instead of a whole batch.
+ */
+export const HEALTH_STORE_BATCH = 250
+export const HEALTH_STORE_MIN = 25
 
 type CheckedRow = { id: string; name: string; user_id: string; workspace_id: string | null }
 
@@ -55,7 +61,7 @@ type CheckedRow = { id: string; name: string; user_id: string; workspace_id: str
  */
 export async function runHealthChecks(
 	domainIds: string[],
-	options: { db?: Kysely<DB>; dns?: DnsClient } = {},
+	options: { db?: Kysely<DB>; dns?: DnsClient; pool?: number; storeMin?: number } = {},
 ) {
 	const db = options.db ?? defaultDb
 	if (!domainIds.length) return []
@@ -71,13 +77,25 @@ export async function runHealthChecks(
 			.execute(),
 		providers(db, domainIds),
 	])
-	let batch: { domain: CheckedRow; report: HealthReport }[] = []
-	// one batch written at a time, in order; a failed write fails the run (the job retries)
-	let writing: Promise<void> = Promise.resolve()
-	const flush = () => {
-		const done = batch
-		batch = []
-		writing = writing.then(() => storeReports(db, done))
+	const storeMin = options.storeMin ?? HEALTH_STORE_MIN
+	const batch: { domain: CheckedRow; report: HealthReport }[] = []
+	// one write at a time, in order; a failed write fails the run (the job retries)
+	let writing: Promise<void> | null = null
+	let failure: { error: unknown } | null = null
+	const flush = (least: number) => {
+		if (writing || failure || batch.length < least) return
+		writing = (async () => {
+			while (batch.length >= least && batch.length)
+				await storeReports(db, batch.splice(0, HEALTH_STORE_BATCH))
+		})().then(
+			() => {
+				writing = null
+			},
+			(error: unknown) => {
+				failure = { error }
+				writing = null
+			},
+		)
 	}
 	// what the caller needs of each domain; the reports themselves go with their batch
 	const checked: { id: string; name: string; status: HealthStatus }[] = []
@@ -86,15 +104,20 @@ export async function runHealthChecks(
 		rows,
 		(row) => ({ provider: provider.get(row.id), dkimSelector: row.dkim_selector }),
 		{
+			pool: options.pool,
 			onReport: (domain, report) => {
 				checked.push({ id: domain.id, name: domain.name, status: report.status })
 				batch.push({ domain, report })
-				if (batch.length >= HEALTH_STORE_BATCH) flush()
+				flush(storeMin)
 			},
 		},
 	)
-	if (batch.length) flush()
-	await writing
+	// the rest, whatever its size, once the write under way has ended
+	while (writing || (batch.length && !failure)) {
+		flush(1)
+		await writing
+	}
+	if (failure) throw (failure as { error: unknown }).error
 	return checked
 }
 

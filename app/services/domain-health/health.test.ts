@@ -23,6 +23,7 @@ import {
 	runHealthChecks,
 	setDkimSelector,
 } from './health.server.ts'
+import { createDnsClient } from './dns.server.ts'
 
 let dns: Awaited<ReturnType<typeof startFakeDns>>
 let receiver: WebhookReceiver
@@ -110,6 +111,36 @@ describe('checking and storing', () => {
 		await checkHealthNow(account, goodId)
 		expect((await domainHealth(account, goodId)).history).toHaveLength(2)
 		expect((await healthOf(account, [goodId])).get(goodId)?.grade).toBe('A')
+	})
+
+	test('a run stores each report once over several writes, and a write that fails fails the run', async () => {
+		const names = Array.from({ length: 40 }, (_, i) => `many-${i}-${unique()}.com`)
+		for (const name of names) Object.assign(dns.zone, healthy(name))
+		const slow = names[39]!
+		// its MX never answers: it is stored last, long after the others
+		dns.zone[slow] = { ...dns.zone[slow], MX: undefined, TIMEOUT: true }
+		const { ids } = await ownerWith(names)
+		const client = createDnsClient({ servers: [dns.server], timeoutMs: 5000, tries: 1, retries: 0 })
+		const run = runHealthChecks(ids, { dns: client, storeMin: 5 })
+		const stored = () =>
+			db
+				.selectFrom('domain_health_history')
+				.select((eb) => eb.fn.countAll<string>().as('n'))
+				.where('domain_id', 'in', ids)
+				.executeTakeFirstOrThrow()
+				.then((r) => Number(r.n))
+		// the 39 quick ones are stored while the slow one is still being checked
+		await expect.poll(stored, { timeout: 4500, interval: 50 }).toBe(39)
+		await db.deleteFrom('domains').where('id', '=', ids[39]!).execute()
+		await expect(run).rejects.toThrow(/foreign key/)
+		// the others each once, their latest report beside the history
+		expect(await stored()).toBe(39)
+		const latest = await db
+			.selectFrom('domain_health')
+			.select('domain_id')
+			.where('domain_id', 'in', ids)
+			.execute()
+		expect(latest).toHaveLength(39)
 	})
 
 	test('sorted by grade: the worst first ascending, the best first descending, never checked last, on both lists', async () => {
