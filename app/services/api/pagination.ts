@@ -42,12 +42,12 @@ export function pageOf<Row, Item>(
 	}
 }
 
-/** A (created_at, id) place in a newest-first order. */
-export function createdCursor(row: { created_at: Date; id: string }) {
-	return Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url')
+/** A (created_at, id) place in a newest-first order (`page_at`: to the microsecond). */
+export function createdCursor(row: { page_at: string; id: string }) {
+	return Buffer.from(`${row.page_at}|${row.id}`).toString('base64url')
 }
 
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** The place a cursor names, or undefined when it is not one of ours. */
@@ -55,5 +55,6 @@ export function readCreatedCursor(cursor: string | undefined) {
 	if (!cursor) return null
 	const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
 	if (!at || !id || !ISO.test(at) || !UUID.test(id)) return undefined
-	return { at: new Date(at), id }
+	if (Number.isNaN(Date.parse(at))) return undefined
+	return { at, id }
 }

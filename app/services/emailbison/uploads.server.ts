@@ -346,6 +346,7 @@ export async function uploadsPage(
 			'u.error',
 			'u.left_out',
 			'u.created_at',
+			'u.page_at',
 		])
 		.orderBy('u.created_at', 'desc')
 		.orderBy('u.id', 'desc')
@@ -377,7 +378,13 @@ export async function uploadsPage(
 		reasonsSampled: r.rejected > REASON_SAMPLE,
 		createdAt: r.created_at,
 	}))
-	return { uploads, more: fetched.length > page.limit }
+	// the next page starts after the last row's place (to the microsecond)
+	const last = rows.at(-1)
+	return {
+		uploads,
+		more: fetched.length > page.limit,
+		after: last ? { at: last.page_at, id: last.id } : null,
+	}
 }
 
 /** One upload of the account in a workspace this user may use; else a 404. */

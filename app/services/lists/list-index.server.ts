@@ -24,7 +24,7 @@ export async function listIndexPage(
 	context: AccountContext | null,
 	kind: 'leads' | 'companies',
 	options: { limit: number; after: NewestFirstAfter },
-): Promise<ListIndexRow[]> {
+): Promise<(ListIndexRow & { page_at: string })[]> {
 	const account = actingAccount(context)
 	const table = kind === 'leads' ? 'processing_list' : 'company_scraping_list'
 	const query = db

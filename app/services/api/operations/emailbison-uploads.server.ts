@@ -197,13 +197,14 @@ export const emailBisonUploadOperations = [
 				{ listId: query.list_id, ebWorkspaceId: query.emailbison_workspace_id },
 				{ limit: query.limit, after },
 			)
-			const last = page.uploads.at(-1)
 			return {
 				object: 'list' as const,
 				data: page.uploads.map(uploadItem),
 				has_more: page.more,
 				next_cursor:
-					page.more && last ? createdCursor({ created_at: last.createdAt, id: last.id }) : null,
+					page.more && page.after
+						? createdCursor({ page_at: page.after.at, id: page.after.id })
+						: null,
 			}
 		},
 	}),
