@@ -12,6 +12,7 @@
 // average is printed with the figures; CPU time is this process's (the database's is its own).
 import { Resolver } from 'node:dns/promises'
 import { loadavg } from 'node:os'
+import { PerformanceObserver } from 'node:perf_hooks'
 import { startFakeDns, type Zone } from '../tests/fakes/dns/server.ts'
 import { startBenchDatabase } from './database.ts'
 
@@ -57,14 +58,34 @@ const median = (xs: number[]) => {
 	return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
-/** Wall and CPU time (this process) of one run. */
+// garbage collections, counted and timed per run: most of the job's cost beyond the bare
+// loop's is collecting (decision 0105)
+let gcCount = 0
+let gcMs = 0
+new PerformanceObserver((list) => {
+	for (const entry of list.getEntries()) {
+		gcCount++
+		gcMs += entry.duration
+	}
+}).observe({ entryTypes: ['gc'] })
+
+/** Wall and CPU time (this process) of one run, and its garbage collections. */
 async function timed<T>(run: () => Promise<T>) {
 	const cpu = process.cpuUsage()
+	const [count, spent] = [gcCount, gcMs]
 	const start = performance.now()
 	const value = await run()
 	const ms = performance.now() - start
 	const used = process.cpuUsage(cpu)
-	return { ms, cpuMs: (used.user + used.system) / 1000, value }
+	// the observer hears of the last collections a tick later
+	await new Promise((resolve) => setImmediate(resolve))
+	return {
+		ms,
+		cpuMs: (used.user + used.system) / 1000,
+		gcs: gcCount - count,
+		gcMs: gcMs - spent,
+		value,
+	}
 }
 
 try {
@@ -149,8 +170,13 @@ try {
 	await bare()
 	const loadBefore = load()
 	const sides = { job, checks: checksAlone, bare } as const
-	const order = Object.keys(sides) as (keyof typeof sides)[]
-	const results: Record<keyof typeof sides, { ms: number; cpuMs: number }[]> = {
+	// BENCH_ONLY (job, checks or bare): one side's rounds alone, for a CPU profile of it
+	const only = process.env.BENCH_ONLY as keyof typeof sides | undefined
+	const order = only ? [only] : (Object.keys(sides) as (keyof typeof sides)[])
+	const results: Record<
+		keyof typeof sides,
+		{ ms: number; cpuMs: number; gcs: number; gcMs: number }[]
+	> = {
 		job: [],
 		checks: [],
 		bare: [],
@@ -161,11 +187,16 @@ try {
 			results[side].push(await sides[side]())
 		}
 	}
+	const ms = (side: keyof typeof sides) =>
+		`${median(results[side].map((r) => r.ms)).toFixed(0)} ms (CPU ${median(results[side].map((r) => r.cpuMs)).toFixed(0)} ms; ${median(results[side].map((r) => r.gcs))} collections, ${median(results[side].map((r) => r.gcMs)).toFixed(0)} ms)`
+	if (only) {
+		console.log(`${only} alone, median of ${ROUNDS} runs: ${ms(only)}`)
+		await db.destroy()
+		process.exit(0)
+	}
 	const ratios = results.job.map((r, i) => r.ms / results.bare[i]!.ms)
 	const checkRatios = results.checks.map((r, i) => r.ms / results.bare[i]!.ms)
 	const ratio = median(ratios)
-	const ms = (side: keyof typeof sides) =>
-		`${median(results[side].map((r) => r.ms)).toFixed(0)} ms (CPU ${median(results[side].map((r) => r.cpuMs)).toFixed(0)} ms)`
 	console.log(
 		[
 			`domains: ${DOMAINS}, DNS queries per run: ${questions.length} (sent: ${lastClient.sent()}), in flight at most ${lastClient.peak()} (bound ${CONCURRENCY})`,
@@ -175,6 +206,10 @@ try {
 			`  health job (check and store): ${ms('job')}`,
 			`  checks alone (no storing):    ${ms('checks')}`,
 			`  bare loop, same queries:      ${ms('bare')}`,
+			...(['job', 'checks', 'bare'] as const).map(
+				(side) =>
+					`rounds' ms, ${side}: ${results[side].map((r) => r.ms.toFixed(0)).join(' ')} (CPU ${results[side].map((r) => r.cpuMs.toFixed(0)).join(' ')})`,
+			),
 			`rounds' ratios, job / bare: ${ratios.map((r) => r.toFixed(2)).join(' ')}`,
 			`rounds' ratios, checks alone / bare: ${checkRatios.map((r) => r.toFixed(2)).join(' ')}`,
 			`ratio (median of rounds): ${ratio.toFixed(2)}x (goal: at most ${GOAL}x) ${ratio <= GOAL ? 'OK' : 'OVER'}`,

@@ -141,19 +141,18 @@ async function storeReports(
 	checked: { domain: CheckedRow; report: HealthReport }[],
 ) {
 	if (!checked.length) return
-	// one statement per batch, its rows as one JSON parameter, in domain order (two batches that
-	// share domains lock their rows in the same order: no deadlock)
-	const input = checked
-		.map(({ domain, report }) => ({
-			domain_id: domain.id,
-			account_id: domain.user_id,
-			status: report.status,
-			status_rank: STATUS_RANK[report.status],
-			score: report.score,
-			grade: report.grade,
-			report,
-		}))
-		.sort((a, b) => (a.domain_id < b.domain_id ? -1 : 1))
+	// one statement per batch, its rows as one JSON parameter, written in domain order (two
+	// batches that share domains lock their rows in the same order: no deadlock); PostgreSQL
+	// sorts them (a sort here cost the job more than the rest of its storing)
+	const input = checked.map(({ domain, report }) => ({
+		domain_id: domain.id,
+		account_id: domain.user_id,
+		status: report.status,
+		status_rank: STATUS_RANK[report.status],
+		score: report.score,
+		grade: report.grade,
+		report,
+	}))
 	await db.transaction().execute(async (trx) => {
 		const { rows } = await sql<{
 			domain_id: string
@@ -171,6 +170,7 @@ async function storeReports(
 				select domain_id, account_id, status, status_rank, score, grade, report, false, now(), now(),
 					nullif(status, 'unknown'), case when status <> 'unknown' then grade end
 				from input
+				order by domain_id
 				on conflict (domain_id) do update set status = excluded.status,
 					status_rank = excluded.status_rank, score = excluded.score, grade = excluded.grade,
 					report = excluded.report, pending = false, checked_at = excluded.checked_at,
