@@ -117,7 +117,7 @@ export function createDnsClient(options: DnsOptions = {}) {
 		const key = name.toLowerCase()
 		let answer = asked.get(key)
 		if (!answer) {
-			answer = new Promise((settle) => queue({ kind, name, attempt: 0, settle }))
+			answer = new Promise((settle) => queue({ kind, name: key, attempt: 0, settle }))
 			asked.set(key, answer)
 		}
 		return answer as Promise<Answer<T>>
