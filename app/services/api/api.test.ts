@@ -202,6 +202,16 @@ describe('/api/v1 conventions', () => {
 		expect([...seen].sort()).toEqual([...ids].sort())
 	})
 
+	test('HEAD answers as GET would, without the body', async () => {
+		const reader = await tokenFor(a, ['lists:read'])
+		const get = await call('GET', '/lead-lists?limit=1', { token: reader })
+		const head = await call('HEAD', '/lead-lists?limit=1', { token: reader })
+		expect([head.status, head.text]).toEqual([200, ''])
+		expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'))
+		expect((await call('HEAD', '/lead-lists')).status).toBe(401)
+		expect((await call('HEAD', '/no-such-thing', { token: reader })).status).toBe(404)
+	})
+
 	test('a bad parameter is a 400 naming the field', async () => {
 		const result = await call('GET', '/lead-lists?limit=1000', { token })
 		expect(result.status).toBe(400)

@@ -18,8 +18,17 @@ export function isApiPath(pathname: string) {
 	)
 }
 
-/** Answers one request to /api/v1. */
-export function answerApiRequest(request: Request): Promise<Response> | Response {
+/** Answers one request to /api/v1; HEAD as GET would, without the body (RFC 9110 9.3.2). */
+export async function answerApiRequest(request: Request): Promise<Response> {
+	if (request.method !== 'HEAD') return answerGetOrOther(request)
+	const answer = await answerGetOrOther(
+		new Request(request.url, { method: 'GET', headers: request.headers }),
+	)
+	await answer.body?.cancel()
+	return new Response(null, { status: answer.status, headers: answer.headers })
+}
+
+function answerGetOrOther(request: Request): Promise<Response> | Response {
 	if (request.method === 'GET' && new URL(request.url).pathname === `${API_BASE}/openapi.json`) {
 		return new Response(openApiJson(), {
 			headers: {

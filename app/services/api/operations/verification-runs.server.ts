@@ -20,6 +20,10 @@ const VerificationRun = z
 			.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)])
 			.meta({ description: '0 pending, 1 running, 2 finished, 3 failed or cancelled' }),
 		error: z.string().nullable(),
+		notes: z.array(z.string()).meta({
+			description:
+				'What the run could not do as asked, in words (the bulk service was down so emails were checked one by one, a file failed, the provider timed out).',
+		}),
 		provider: z.string(),
 		total: z.number().int(),
 		done: z.number().int(),
@@ -65,6 +69,7 @@ function runItem(run: Awaited<ReturnType<typeof findVerificationRun>>) {
 		list_id: run.listId,
 		status: run.status as 0 | 1 | 2 | 3,
 		error: run.error,
+		notes: run.notes,
 		provider: run.provider,
 		total: run.total,
 		done: run.done,

@@ -61,7 +61,18 @@ describe('/api/v1/verification-runs', () => {
 		expect((await apiCall('GET', `/verification-runs/${id}`, { token })).body).toMatchObject({
 			id,
 			status: 0,
+			notes: [],
 		})
+		// what the run page says of a run that could not do all it was asked, the API says too
+		const note = 'The bulk service was not there, so emails were checked one by one.'
+		await db
+			.updateTable('verification_runs')
+			.set({ notes: [note] })
+			.where('id', '=', id)
+			.execute()
+		expect((await apiCall('GET', `/verification-runs/${id}`, { token })).body!.notes).toEqual([
+			note,
+		])
 		// one run of a list at a time: the page's refusal, as a problem
 		const second = await apiCall('POST', '/verification-runs', { token, json: body })
 		expect(second.status).toBe(400)
