@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react'
+import type { ReactNode } from 'react'
 import { Form } from 'react-router'
 import { cn } from '../../utils/cn.ts'
 import { Button, type ButtonVariant } from './button.tsx'
@@ -20,24 +20,19 @@ export function Dialog(props: DialogProps & { when?: () => boolean }) {
 		module,
 		busy,
 		waiting,
-		failed,
+		openedBy,
+		openNative,
 		tookFocus,
-		pressedOnArrival,
 		use,
 		press,
+		ask,
 		rootRef,
 	} = useEnhancedOnUse(loadDialog)
-	// opened while the dialog's code is on its way: it opens as the dialog once there
-	const [openOnArrival, setOpenOnArrival] = useState(false)
 	// `when` (read once hydrated, on use): where the enhanced dialog is wanted at all
 	const wanted = () => !props.when || props.when()
 	if (module) {
 		return (
-			<module.EnhancedDialog
-				{...props}
-				openOnMount={openOnArrival || pressedOnArrival}
-				autoFocus={tookFocus}
-			/>
+			<module.EnhancedDialog {...props} openOnMount={openedBy !== null} autoFocus={tookFocus} />
 		)
 	}
 	const body = typeof props.children === 'function' ? props.children(null) : props.children
@@ -46,7 +41,7 @@ export function Dialog(props: DialogProps & { when?: () => boolean }) {
 			ref={rootRef}
 			className={cn('group', props.className)}
 			// opened while its code was on its way, and the code never came: open in place
-			open={props.defaultOpen || (failed && openOnArrival) || undefined}
+			open={props.defaultOpen || openNative || undefined}
 			aria-busy={busy || undefined}
 			data-testid={props.testId}
 			onPointerEnter={() => wanted() && use()}
@@ -62,8 +57,7 @@ export function Dialog(props: DialogProps & { when?: () => boolean }) {
 					if (!waiting || !wanted() || event.currentTarget.parentElement?.hasAttribute('open'))
 						return
 					event.preventDefault()
-					use()
-					setOpenOnArrival(true)
+					ask()
 				}}
 			>
 				{props.trigger}

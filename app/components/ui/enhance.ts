@@ -49,11 +49,14 @@ export function useEnhanced<T>(loader: () => Promise<T>, when: () => boolean = (
 	return { hydrated, module, busy: wanted }
 }
 
+export type OpenedBy = 'pointer' | 'keyboard'
+
 /**
  * The module `loader` brings, loaded on first use: `use` is for the native control's
  * pointerenter and focus (the chunk comes while the hand or the focus moves on), and for a click
- * or a key that would open it while the chunk is on its way (`waiting`: the control keeps that
- * intent and opens as the enhanced one). `root` marks the native control's box: `tookFocus`
+ * or a key that would open it while the chunk is on its way (`waiting`: `ask` keeps that
+ * intent, and `openedBy` says to open the enhanced one; `openNative`, to open the native one
+ * if the code never comes). `root` marks the native control's box: `tookFocus`
  * says the focus was in it when the module arrived, for the enhanced control to take it.
  * `loader` must be a module-level constant (it keys the cache).
  */
@@ -86,6 +89,8 @@ export function useEnhancedOnUse<T>(loader: () => Promise<T>) {
 		}
 	}, [hydrated, arrived])
 	const [wanted, setWanted] = useState(false)
+	// opened (a click, a key) while the code was on its way: it opens once there
+	const [asked, setAsked] = useState<OpenedBy | null>(null)
 	const [failed, setFailed] = useState(false)
 	const loading = hydrated && wanted && !arrived && !failed
 	useEffect(() => {
@@ -112,6 +117,11 @@ export function useEnhancedOnUse<T>(loader: () => Promise<T>) {
 		pressed.current = true
 		setWanted(true)
 	}, [])
+	/** for a click or key that would open the native control while `waiting`: open on arrival */
+	const ask = useCallback((by: OpenedBy = 'pointer') => {
+		setWanted(true)
+		setAsked(by)
+	}, [])
 	const rootRef = useCallback((element: HTMLElement | null) => {
 		root.current = element
 	}, [])
@@ -119,16 +129,17 @@ export function useEnhancedOnUse<T>(loader: () => Promise<T>) {
 		hydrated,
 		module: arrived?.module ?? null,
 		tookFocus: arrived?.tookFocus ?? false,
-		/** the pointer was down on the native control when the code arrived: open it */
-		pressedOnArrival: arrived?.pressed ?? false,
+		/** how the control was asked open before its code came (or pressed as it came): open it */
+		openedBy: asked ?? (arrived?.pressed ? ('pointer' as const) : null),
 		/** hydrated, and the enhanced control can still come: a click or key may wait for it */
 		waiting: hydrated && !arrived && !failed,
-		/** the code could not be loaded: the native control stays, and opens if asked meanwhile */
-		failed,
+		/** asked open, and the code could not be loaded: the native control opens instead */
+		openNative: failed && asked !== null,
 		/** aria-busy for the native control's box while the enhanced one loads (tests wait on it) */
 		busy: loading,
 		use,
 		press,
+		ask,
 		/** the native control's box */
 		rootRef,
 	}

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react'
+import type { ReactNode } from 'react'
 import { Form, Link } from 'react-router'
 import { cn } from '../../utils/cn.ts'
 import { useEnhancedOnUse } from './enhance.ts'
@@ -22,17 +22,15 @@ export function Menu(props: MenuProps) {
 		module,
 		busy,
 		waiting,
-		failed,
+		openedBy,
+		openNative,
 		tookFocus,
-		pressedOnArrival,
 		use,
 		press,
+		ask,
 		rootRef,
 	} = useEnhancedOnUse(loadMenu)
-	// opened (a click, Enter) while the menu's code is on its way: it opens once there
-	const [openOnArrival, setOpenOnArrival] = useState<'pointer' | 'keyboard' | null>(null)
 	if (module) {
-		const openedBy = openOnArrival ?? (pressedOnArrival ? 'pointer' : null)
 		return (
 			<module.EnhancedMenu
 				{...props}
@@ -46,7 +44,7 @@ export function Menu(props: MenuProps) {
 			ref={rootRef}
 			className={cn('relative', props.className)}
 			// opened while its code was on its way, and the code never came: open in place
-			open={(failed && openOnArrival !== null) || undefined}
+			open={openNative || undefined}
 			aria-busy={busy || undefined}
 			data-testid={props.testId}
 			onPointerEnter={use}
@@ -61,9 +59,8 @@ export function Menu(props: MenuProps) {
 				onClick={(event) => {
 					if (!waiting || event.currentTarget.parentElement?.hasAttribute('open')) return
 					event.preventDefault()
-					use()
 					// a click from the keyboard (Enter, Space) has no pointer detail
-					setOpenOnArrival(event.detail === 0 ? 'keyboard' : 'pointer')
+					ask(event.detail === 0 ? 'keyboard' : 'pointer')
 				}}
 			>
 				{props.trigger}

@@ -16,10 +16,9 @@ const loadSelect = () => import('./select.enhanced.tsx')
  */
 export function Select(props: SelectProps) {
 	const { id, name, label, options, hint, errors, className, labelClassName } = props
-	const { hydrated, module, busy, waiting, tookFocus, use, rootRef } = useEnhancedOnUse(loadSelect)
+	const { hydrated, module, busy, waiting, openedBy, tookFocus, use, ask, rootRef } =
+		useEnhancedOnUse(loadSelect)
 	const [value, setValue] = useState(props.defaultValue ?? options[0]?.value ?? '')
-	// a click or Enter/Space while the listbox's code is on its way: it opens once there
-	const [openOnArrival, setOpenOnArrival] = useState(false)
 	const errorId = errors?.filter(Boolean).length ? `${id}-error` : undefined
 	const hintId = hint ? `${id}-hint` : undefined
 	const describedBy = cn(errorId, hintId) || undefined
@@ -47,8 +46,8 @@ export function Select(props: SelectProps) {
 						props.onValueChange?.(next, input)
 					}}
 					describedBy={describedBy}
-					defaultOpen={openOnArrival}
-					autoFocus={tookFocus || openOnArrival}
+					defaultOpen={openedBy !== null}
+					autoFocus={tookFocus || openedBy !== null}
 				/>
 			) : (
 				<div className="relative mt-1">
@@ -72,14 +71,12 @@ export function Select(props: SelectProps) {
 							if (!waiting || event.button !== 0) return
 							event.preventDefault()
 							event.currentTarget.focus()
-							use()
-							setOpenOnArrival(true)
+							ask()
 						}}
 						onKeyDown={(event) => {
 							if (!waiting || (event.key !== 'Enter' && event.key !== ' ')) return
 							event.preventDefault()
-							use()
-							setOpenOnArrival(true)
+							ask()
 						}}
 						aria-invalid={errorId ? true : undefined}
 						aria-describedby={describedBy}

@@ -1,4 +1,3 @@
-import { useState } from 'react'
 import { Link, Navigate, useLocation } from 'react-router'
 import { attachWorkspaceHref, type AttachableType } from '../../services/workspaces/schemas.ts'
 import { useEnhancedOnUse } from '../ui/enhance.ts'
@@ -23,10 +22,8 @@ export function MoveToWorkspace({
 	id: string
 	name: string
 }) {
-	const { module, waiting, failed, busy, use, press, tookFocus, pressedOnArrival, rootRef } =
+	const { module, waiting, openedBy, openNative, busy, use, press, ask, tookFocus, rootRef } =
 		useEnhancedOnUse(loadMoveDialog)
-	// clicked while the modal's code is on its way: it opens once there
-	const [openOnArrival, setOpenOnArrival] = useState(false)
 	const location = useLocation()
 	const href = attachWorkspaceHref(type, id, location.pathname + location.search)
 	if (module) {
@@ -35,13 +32,13 @@ export function MoveToWorkspace({
 				href={href}
 				name={name}
 				itemId={id}
-				openOnMount={openOnArrival || pressedOnArrival}
+				openOnMount={openedBy !== null}
 				autoFocus={tookFocus}
 			/>
 		)
 	}
 	// clicked while the modal's code was on its way, and it never came: the page instead
-	if (failed && openOnArrival) return <Navigate to={href} />
+	if (openNative) return <Navigate to={href} />
 	return (
 		<Link
 			ref={rootRef}
@@ -57,8 +54,7 @@ export function MoveToWorkspace({
 			onClick={(event) => {
 				if (!waiting || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
 				event.preventDefault()
-				use()
-				setOpenOnArrival(true)
+				ask()
 			}}
 		>
 			Move<span className="sr-only"> {name}</span>
