@@ -87,6 +87,7 @@ async function timed<T>(run: () => Promise<T>) {
 	return {
 		ms,
 		cpuMs: (used.user + used.system) / 1000,
+		sysMs: used.system / 1000,
 		gcs: gcCount - count,
 		gcMs: gcMs - spent,
 		idleMs,
@@ -181,7 +182,7 @@ try {
 	const order = only ? [only] : (Object.keys(sides) as (keyof typeof sides)[])
 	const results: Record<
 		keyof typeof sides,
-		{ ms: number; cpuMs: number; gcs: number; gcMs: number; idleMs: number }[]
+		{ ms: number; cpuMs: number; sysMs: number; gcs: number; gcMs: number; idleMs: number }[]
 	> = {
 		job: [],
 		checks: [],
@@ -194,7 +195,7 @@ try {
 		}
 	}
 	const ms = (side: keyof typeof sides) =>
-		`${median(results[side].map((r) => r.ms)).toFixed(0)} ms (CPU ${median(results[side].map((r) => r.cpuMs)).toFixed(0)} ms; ${median(results[side].map((r) => r.gcs))} collections, ${median(results[side].map((r) => r.gcMs)).toFixed(0)} ms; idle ${median(results[side].map((r) => r.idleMs)).toFixed(0)} ms)`
+		`${median(results[side].map((r) => r.ms)).toFixed(0)} ms (CPU ${median(results[side].map((r) => r.cpuMs)).toFixed(0)} ms; ${median(results[side].map((r) => r.gcs))} collections, ${median(results[side].map((r) => r.gcMs)).toFixed(0)} ms; idle ${median(results[side].map((r) => r.idleMs)).toFixed(0)} ms; sys ${median(results[side].map((r) => r.sysMs)).toFixed(0)} ms)`
 	if (only) console.log(`${only} alone, median of ${ROUNDS} runs: ${ms(only)}`)
 	else report()
 	await db.destroy()

@@ -21,34 +21,47 @@ export async function refuseDeleteWhileInUse(
 	executor: Kysely<DB> = db,
 ) {
 	const column = kind === 'leads' ? 'list_id' : 'company_list_id'
-	const run = await executor
-		.selectFrom('enrichment_runs')
-		.select('id')
-		.where(column, '=', listId)
-		.where('status', 'in', [0, 1])
-		.executeTakeFirst()
-	if (run)
+	const leads = kind === 'leads'
+	// one statement (a fresh snapshot, after the lock): company lists have only enrichments
+	const busy = await executor
+		.selectNoFrom((eb) => [
+			eb
+				.exists(
+					eb
+						.selectFrom('enrichment_runs')
+						.select('id')
+						.where(column, '=', listId)
+						.where('status', 'in', [0, 1]),
+				)
+				.as('enriching'),
+			(leads
+				? eb.exists(
+						eb
+							.selectFrom('verification_runs')
+							.select('id')
+							.where('list_id', '=', listId)
+							.where('status', 'in', [0, 1]),
+					)
+				: eb.lit(false)
+			).as('verifying'),
+			(leads
+				? eb.exists(
+						eb
+							.selectFrom('emailbison_upload')
+							.select('id')
+							.where('list_id', '=', listId)
+							.where('status', 'in', [0, 1]),
+					)
+				: eb.lit(false)
+			).as('uploading'),
+		])
+		.executeTakeFirstOrThrow()
+	if (busy.enriching)
 		throw new FormError('An enrichment is running on this list; cancel it or wait for it to end.')
-	if (kind === 'leads') {
-		const verification = await executor
-			.selectFrom('verification_runs')
-			.select('id')
-			.where('list_id', '=', listId)
-			.where('status', 'in', [0, 1])
-			.executeTakeFirst()
-		if (verification)
-			throw new FormError(
-				'A verification is running on this list; cancel it or wait for it to end.',
-			)
-		const upload = await executor
-			.selectFrom('emailbison_upload')
-			.select('id')
-			.where('list_id', '=', listId)
-			.where('status', 'in', [0, 1])
-			.executeTakeFirst()
-		if (upload)
-			throw new FormError('This list is being uploaded to EmailBison; wait for the upload to end.')
-	}
+	if (busy.verifying)
+		throw new FormError('A verification is running on this list; cancel it or wait for it to end.')
+	if (busy.uploading)
+		throw new FormError('This list is being uploaded to EmailBison; wait for the upload to end.')
 }
 
 /**
