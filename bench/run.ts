@@ -19,10 +19,9 @@
 // does: with Node's defaults its young generation grows to 64 MB semi-spaces and its RSS past the
 // 300 MB the app is held to (decision 0052). BENCH_CEILING_NODE_DEFAULTS=1 runs it without them.
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import http from 'node:http'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
 import pg from 'pg'
@@ -30,7 +29,7 @@ import { freePort } from '../tests/support/free-port.ts'
 import { missingMemoryLimits } from '../app/server/memory-limits.server.ts'
 import { childrenCpuMs, cpuMsOf } from './cpu.ts'
 import { seedAccount } from './seed.ts'
-import { signUp, waitFor } from './web-process.ts'
+import { signUp, startWebProcess, waitFor } from './web-process.ts'
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -44,30 +43,15 @@ const nextPort = (offset: number) => (portBase ? Promise.resolve(portBase + offs
 const dbPortGiven = process.env.BENCH_DB_PORT ? Number(process.env.BENCH_DB_PORT) : null
 
 buildCeiling()
-const dataDir = mkdtempSync(path.join(tmpdir(), 'leadsmith-bench-'))
-chmodSync(dataDir, 0o755)
-const port = await nextPort(0)
-const dbPort = dbPortGiven ?? (await freePort())
+const { app, base, databaseUrl, dataDir, reused } = await startWebProcess({
+	name: 'request',
+	port: await nextPort(0),
+	dbPort: dbPortGiven ?? undefined,
+	nodeFlags: process.env.BENCH_SERVER_FLAGS?.split(/\s+/).filter(Boolean),
+})
 const ceilingPort = await nextPort(1)
 const barePort = await nextPort(2)
-const base = `http://127.0.0.1:${port}`
 const ceilingBase = `http://127.0.0.1:${ceilingPort}`
-const serverFlags = process.env.BENCH_SERVER_FLAGS?.split(/\s+/).filter(Boolean) ?? []
-const app = spawn(process.execPath, [...serverFlags, 'server.ts'], {
-	env: {
-		...process.env,
-		NODE_ENV: 'production',
-		PORT: String(port),
-		APP_URL: base,
-		DATA_DIR: dataDir,
-		EMBEDDED_POSTGRES_PORT: String(dbPort),
-		LOG_LEVEL: 'warn',
-		ADMIN_EMAIL: 'admin@bench.test',
-		ADMIN_PASSWORD: 'bench-admin-1',
-		AUTH_RATE_LIMIT_IP: '1000000',
-	},
-	stdio: ['ignore', 'inherit', 'inherit'],
-})
 const ceilingFlags = process.env.BENCH_CEILING_FLAGS?.split(/\s+/).filter(Boolean) ?? []
 const ceilingLimits = process.env.BENCH_CEILING_NODE_DEFAULTS
 	? { flags: [], env: {} }
@@ -244,7 +228,7 @@ try {
 	ceiling.kill('SIGTERM')
 	app.kill('SIGTERM')
 	await new Promise((resolve) => app.once('exit', resolve))
-	rmSync(dataDir, { recursive: true, force: true })
+	if (!reused) rmSync(dataDir, { recursive: true, force: true })
 }
 
 /**
@@ -382,7 +366,7 @@ async function signUpAndSubscribe() {
 	const others = `bench-others-${Date.now()}@example.com`
 	await signUp(base, others)
 	const cookie = await signUp(base, email)
-	const client = new pg.Client(`postgres://postgres:postgres@127.0.0.1:${dbPort}/postgres`)
+	const client = new pg.Client(databaseUrl)
 	await client.connect()
 	await client.query(
 		`insert into subscriptions (user_id, active_plan, status, billing_date, expire_date)

@@ -9,33 +9,43 @@ import { freePort } from '../tests/support/free-port.ts'
 /**
  * server.ts with the benches' settings (log warnings only, the admin and the sign-in limit
  * out of the way) on free ports and a data directory of its own (BENCH_DATA_DIR: one a run
- * kept, used again); `env` adds or overrides. BENCH_CPU_PROF=<dir>: the process writes a V8
- * CPU profile there when it stops.
+ * kept, used again; `reused` says so, and the caller leaves it); `env` adds or overrides.
+ * BENCH_CPU_PROF=<dir>: the process writes a V8 CPU profile there when it stops.
  */
 export async function startWebProcess(options: {
 	/** the new data directory's name starts so */
 	name: string
-	appSecret: string
+	/** unset: the app's own (kept in its data directory) */
+	appSecret?: string
 	env?: Record<string, string>
+	/** unset: PORT, EMBEDDED_POSTGRES_PORT, or free ones */
+	port?: number
+	dbPort?: number
+	/** node's own flags for the process */
+	nodeFlags?: string[]
 }) {
 	const reused = process.env.BENCH_DATA_DIR
 	const dataDir = reused ?? mkdtempSync(path.join(tmpdir(), `leadsmith-bench-${options.name}-`))
 	chmodSync(dataDir, 0o755)
-	const port = Number(process.env.PORT ?? (await freePort()))
-	const dbPort = Number(process.env.EMBEDDED_POSTGRES_PORT ?? (await freePort()))
+	const port = options.port ?? Number(process.env.PORT ?? (await freePort()))
+	const dbPort = options.dbPort ?? Number(process.env.EMBEDDED_POSTGRES_PORT ?? (await freePort()))
 	const base = `http://127.0.0.1:${port}`
 	const databaseUrl = `postgres://postgres:postgres@127.0.0.1:${dbPort}/postgres`
 	const profile = process.env.BENCH_CPU_PROF
 	const app = spawn(
 		process.execPath,
-		[...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), 'server.ts'],
+		[
+			...(options.nodeFlags ?? []),
+			...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+			'server.ts',
+		],
 		{
 			env: {
 				...process.env,
 				NODE_ENV: 'production',
 				PORT: String(port),
 				APP_URL: base,
-				APP_SECRET: options.appSecret,
+				...(options.appSecret ? { APP_SECRET: options.appSecret } : {}),
 				DATA_DIR: dataDir,
 				EMBEDDED_POSTGRES_PORT: String(dbPort),
 				LOG_LEVEL: 'warn',
