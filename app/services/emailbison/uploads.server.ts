@@ -11,7 +11,11 @@ import {
 import { enqueue } from '../../jobs/enqueue.server.ts'
 import { FormError, isUuid, notFound } from '../../utils/http-errors.server.ts'
 import { inTransaction } from '../../utils/transaction.server.ts'
-import { alreadyUploadedSql, notSuppressedSql } from '../do-not-contact/match.server.ts'
+import {
+	alreadyUploadedSql,
+	notSuppressedSql,
+	uploadExclusions,
+} from '../do-not-contact/match.server.ts'
 import { findLeadList } from '../lists/find-list.server.ts'
 import { lockListForStart } from '../lists/list-lock.server.ts'
 import { actingAccount, canUseWorkspace } from '../workspaces/access.server.ts'
@@ -21,6 +25,7 @@ import { describeRejection } from './rejections.ts'
 import { EB_FIELDS, type EbField, type StartUploadFields } from './schemas.ts'
 import { loadEmailBisonAccess, NOT_CONFIGURED, type EmailBisonAccess } from './settings.server.ts'
 import {
+	leavesOut,
 	startVerifyFirst,
 	STATUS_VARIABLE,
 	verifyChoiceOf,
@@ -100,15 +105,15 @@ export function startUploadInput(
 }
 
 /**
- * Confirms an upload: checks the list has emails, the EmailBison workspace exists and the
- * campaign belongs to it (or creates it), then writes the upload row, snapshots the list's
- * leads into it and queues the job, in one transaction.
+ * What a start checks before it writes anything, and a dry run the same way: the list has
+ * leads with emails, the mapping names its columns, the EmailBison workspace exists and the
+ * campaign belongs to it. A start creates the new campaign here; a plan only names it.
  */
-export async function startEmailBisonUpload(
+async function checkUpload(
 	context: AccountContext | null,
 	listId: string,
 	input: StartUploadInput,
-	executor: Kysely<DB> = db,
+	mode: 'start' | 'plan',
 ) {
 	const { account, list } = await findLeadList(context, listId)
 	const access = await requireAccess(account.accountId)
@@ -147,17 +152,38 @@ export async function startEmailBisonUpload(
 	const ebWorkspace = workspaces.find((w) => w.id === input.workspace)
 	if (!ebWorkspace) throw new FormError('That EmailBison workspace does not exist', 'workspace')
 
-	const campaign = await inEbWorkspace(access, ebWorkspace.id, async (client) => {
-		if (input.campaign === 'new') return client.createCampaign(input.newCampaign!)
-		const campaigns: EbCampaign[] = await client.listCampaigns()
-		return campaigns.find((c) => String(c.id) === input.campaign) ?? null
-	}).catch(friendly)
+	const campaign: { id: number | null; name: string } | null =
+		mode === 'plan' && input.campaign === 'new'
+			? { id: null, name: input.newCampaign! }
+			: await inEbWorkspace(access, ebWorkspace.id, async (client) => {
+					if (input.campaign === 'new') return client.createCampaign(input.newCampaign!)
+					const campaigns: EbCampaign[] = await client.listCampaigns()
+					return campaigns.find((c) => String(c.id) === input.campaign) ?? null
+				}).catch(friendly)
 	if (!campaign)
 		throw new FormError(
 			`That campaign is not in the EmailBison workspace ${ebWorkspace.name}. Choose one of its campaigns.`,
 			'campaign',
 		)
+	return { account, list, fields, variables, names, ebWorkspace, campaign }
+}
 
+/**
+ * Confirms an upload: checks it (`checkUpload`, which creates a new campaign), then writes the
+ * upload row, snapshots the list's leads into it and queues the job, in one transaction.
+ */
+export async function startEmailBisonUpload(
+	context: AccountContext | null,
+	listId: string,
+	input: StartUploadInput,
+	executor: Kysely<DB> = db,
+) {
+	const { account, list, fields, variables, names, ebWorkspace, campaign } = await checkUpload(
+		context,
+		listId,
+		input,
+		'start',
+	)
 	// the verification status goes as a custom variable when the list has been verified
 	const verified = await db
 		.selectFrom('leads')
@@ -220,6 +246,63 @@ export async function startEmailBisonUpload(
 		await enqueue('emailbison-upload', { uploadId: upload.id }, { db: trx })
 		return { uploadId: upload.id, total: rows[0]!.n }
 	})
+}
+
+/**
+ * An upload checked as a start checks it, and counted as its job would send it, with nothing
+ * written and no campaign created (the API's dry run): the leads left out as do-not-contact
+ * and as already in the EmailBison workspace (the upload page's counts), then the rest by
+ * verification status, kept or left out by the choice. With "verify first" the unverified
+ * are `toVerify`: their verification decides.
+ */
+export async function planEmailBisonUpload(
+	context: AccountContext | null,
+	listId: string,
+	input: StartUploadInput,
+) {
+	const { account, list, ebWorkspace, campaign } = await checkUpload(context, listId, input, 'plan')
+	const ebWorkspaceId = String(ebWorkspace.id)
+	const [exclusions, { rows }] = await Promise.all([
+		uploadExclusions(account.accountId, list.id, list.workspaceId, ebWorkspaceId),
+		// the start's own selection of leads (its snapshot), counted per status
+		sql<{ status: string; n: number }>`
+			select coalesce(l.verify_status, 'unverified') as status, count(*)::int as n
+			from leads l
+			where l.list_id = ${list.id} and coalesce(trim(l.email), '') <> ''
+				and ${notSuppressedSql(account.accountId, sql.ref('l.email'), list.workspaceId)}
+				${
+					input.includeDuplicates
+						? sql``
+						: sql`and not ${alreadyUploadedSql(account.accountId, ebWorkspaceId, sql.ref('l.email'))}`
+				}
+			group by 1
+			order by 1`.execute(db),
+	])
+	const choice = verifyChoiceOf(input)
+	const kept: Record<string, number> = {}
+	const leftOut: Record<string, number> = {}
+	let toSend = 0
+	let toVerify = 0
+	for (const { status, n } of rows) {
+		if (status === 'unverified' && choice.unverified === 'verify-first') toVerify += n
+		else if (leavesOut(choice, status)) leftOut[status] = n
+		else {
+			kept[status] = n
+			toSend += n
+		}
+	}
+	return {
+		listId: list.id,
+		ebWorkspace: { id: ebWorkspaceId, name: ebWorkspace.name },
+		campaign: { id: campaign.id === null ? null : String(campaign.id), name: campaign.name },
+		doNotContact: exclusions.suppressed,
+		alreadyUploaded: exclusions.duplicates,
+		includeDuplicates: input.includeDuplicates === true,
+		kept,
+		leftOut,
+		toVerify,
+		toSend,
+	}
 }
 
 export type UploadSummary = {

@@ -37,6 +37,14 @@ export function verifyChoiceOf(input: VerifyChoiceInput): VerifyChoice {
 }
 
 /**
+ * Whether the choice leaves out a lead of this status (`unverified`: never verified), as
+ * `applyVerifyChoice` does when the job starts; a plan (the API's dry run) counts with it.
+ */
+export function leavesOut(choice: VerifyChoice, status: string) {
+	return status === 'unverified' ? choice.unverified !== 'upload' : choice.leave.includes(status)
+}
+
+/**
  * "Verify first": a verification run of the list's unverified leads, started in the upload's
  * transaction (with the account's own key, else credits); a run of the list already going is
  * waited for instead. Null when no lead needs it.

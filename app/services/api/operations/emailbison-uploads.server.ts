@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { checkStartUpload, StartUploadFields } from '../../emailbison/schemas.ts'
 import {
 	listUploads,
+	planEmailBisonUpload,
 	startEmailBisonUpload,
 	startUploadInput,
 	uploadsPage,
@@ -75,10 +76,51 @@ const EmailBisonUploadReport = z
 	})
 	.meta({ id: 'EmailBisonUploadReport' })
 
+const Counts = z.record(z.string(), z.number().int())
+
+const EmailBisonUploadPlan = z
+	.object({
+		object: z.literal('emailbison_upload_plan'),
+		dry_run: z.literal(true),
+		list_id: z.uuid(),
+		emailbison: EmailBisonTarget.extend({
+			campaign_id: z
+				.string()
+				.nullable()
+				.meta({ description: 'Null for a new campaign: a dry run does not create it.' }),
+		}),
+		do_not_contact: z
+			.number()
+			.int()
+			.meta({ description: "Leads left out as the account's do-not-contact entries." }),
+		already_uploaded: z.number().int().meta({
+			description:
+				'Leads an earlier upload sent to this EmailBison workspace: left out unless `includeDuplicates`. A lead may also be do-not-contact.',
+		}),
+		verification: z.object({
+			kept: Counts.meta({ description: 'Leads sent, by verification status.' }),
+			left_out: Counts.meta({
+				description: 'Leads left out by the verification choices, by status.',
+			}),
+			to_verify: z.number().int().meta({
+				description:
+					'With `unverified: "verify-first"`: leads never verified, checked before the upload; their answers decide whether they are sent.',
+			}),
+		}),
+		to_send: z.number().int().meta({
+			description: 'Leads the upload would send as things stand (plus those of `to_verify` kept).',
+		}),
+	})
+	.meta({ id: 'EmailBisonUploadPlan' })
+
 // the upload form's fields (and its rules together), on a list
 const StartBody = StartUploadFields.omit({ intent: true })
 	.extend({
 		list_id: z.uuid({ error: 'Choose a list' }).meta({ description: 'A lead list.' }),
+		dry_run: z.boolean().optional().meta({
+			description:
+				'Check it and answer what it would send (200), without creating a campaign or starting anything.',
+		}),
 	})
 	.superRefine(checkStartUpload)
 	.meta({
@@ -135,10 +177,35 @@ export const emailBisonUploadOperations = [
 		start: {
 			summary: 'Upload a lead list to EmailBison',
 			description:
-				"Sends the list's leads to a campaign of the account's connected EmailBison workspace, as the upload page does: the same fields, choices and refusals, one upload per `Idempotency-Key`. The emailbison_upload.finished webhook says when it ended.",
+				"Sends the list's leads to a campaign of the account's connected EmailBison workspace, as the upload page does: the same fields, choices and refusals, one upload per `Idempotency-Key`. The emailbison_upload.finished webhook says when it ended. `dry_run: true` checks the same and answers 200 with what it would send.",
 			body: StartBody,
 			run: async (account, body) =>
 				(await startEmailBisonUpload(account, body.list_id, startUploadInput(body))).uploadId,
+			estimate: {
+				schema: EmailBisonUploadPlan,
+				of: async (account, body) => {
+					const plan = await planEmailBisonUpload(account, body.list_id, startUploadInput(body))
+					return {
+						object: 'emailbison_upload_plan',
+						dry_run: true,
+						list_id: plan.listId,
+						emailbison: {
+							workspace_id: plan.ebWorkspace.id,
+							workspace_name: plan.ebWorkspace.name,
+							campaign_id: plan.campaign.id,
+							campaign_name: plan.campaign.name,
+						},
+						do_not_contact: plan.doNotContact,
+						already_uploaded: plan.alreadyUploaded,
+						verification: {
+							kept: plan.kept,
+							left_out: plan.leftOut,
+							to_verify: plan.toVerify,
+						},
+						to_send: plan.toSend,
+					}
+				},
+			},
 		},
 		get: {
 			summary: 'Get an EmailBison upload',

@@ -163,6 +163,98 @@ describe('/api/v1/emailbison-uploads', () => {
 		expect(report.body!.emailbison.campaign_id).toBe(screen!.campaignId)
 	})
 
+	test('a dry run counts what the upload would send, creates nothing, and the upload then sends that', async () => {
+		const { user, ebWorkspace } = await owner()
+		const token = await tokenFor(user, ['uploads:write'])
+		// a@acme.com goes to the EmailBison workspace first
+		const earlier = await apiCall('POST', '/emailbison-uploads', {
+			token,
+			json: body(await leadList(user.id, [{ email: 'a@acme.com', status: 'valid' }]), ebWorkspace),
+		})
+		await finished(token, earlier.body!.id as string)
+		await db
+			.insertInto('do_not_contact')
+			.values({ user_id: user.id, value: 'blocked.com', reason: 'manual' })
+			.execute()
+		const listId = await leadList(user.id, [
+			...MIXED,
+			{ email: 'h@acme.com', status: 'valid' },
+			{ email: 'z@blocked.com', status: 'valid' },
+		])
+		const campaignsBefore = eb.campaigns.size
+		const json = body(listId, ebWorkspace, {
+			leaveCatchAll: true,
+			leaveUnknown: false,
+			unverified: 'leave-out',
+		})
+		const plan = await apiCall('POST', '/emailbison-uploads', {
+			token,
+			json: { ...json, dry_run: true },
+		})
+		expect(plan.status).toBe(200)
+		expect(plan.body).toEqual({
+			object: 'emailbison_upload_plan',
+			dry_run: true,
+			list_id: listId,
+			emailbison: {
+				workspace_id: String(ebWorkspace),
+				workspace_name: expect.any(String),
+				campaign_id: null,
+				campaign_name: json.newCampaign,
+			},
+			do_not_contact: 1,
+			already_uploaded: 1,
+			verification: {
+				kept: { valid: 1, unknown: 1 },
+				left_out: { invalid: 1, catch_all: 1, unverified: 1 },
+				to_verify: 0,
+			},
+			to_send: 2,
+		})
+		expect(eb.campaigns.size).toBe(campaignsBefore)
+		expect(await uploadsOf(listId)).toHaveLength(0)
+
+		// "verify first" counts the never-verified apart; sending duplicates counts a@acme.com in
+		const verifyFirst = await apiCall('POST', '/emailbison-uploads', {
+			token,
+			json: { ...json, unverified: 'verify-first', includeDuplicates: 'on', dry_run: true },
+		})
+		expect(verifyFirst.body).toMatchObject({
+			verification: { kept: { valid: 2, unknown: 1 }, to_verify: 1 },
+			to_send: 3,
+		})
+		expect(verifyFirst.body!.verification.left_out).toEqual({ invalid: 1, catch_all: 1 })
+
+		// the form's refusals are the dry run's too, at their field
+		const unknownColumn = await apiCall('POST', '/emailbison-uploads', {
+			token,
+			json: { ...json, map_first_name: 'nope', dry_run: true },
+		})
+		expect(unknownColumn.status).toBe(400)
+		expect(unknownColumn.body).toMatchObject({ field: 'map_first_name' })
+
+		// and the upload itself sends what the plan said
+		const started = await apiCall('POST', '/emailbison-uploads', { token, json })
+		expect(started.status).toBe(201)
+		await finished(token, started.body!.id as string)
+		const report = await apiCall('GET', `/emailbison-uploads/${started.body!.id}/report`, {
+			token,
+		})
+		expect(report.body).toMatchObject({
+			uploaded: { sent: plan.body!.to_send },
+			left_out: plan.body!.verification.left_out,
+		})
+
+		// another account's list is a 404 for a dry run too
+		const other = await owner()
+		const theirs = await tokenFor(other.user, ['uploads:write'])
+		const onOurList = await apiCall('POST', '/emailbison-uploads', {
+			token: theirs,
+			json: { ...body(listId, other.ebWorkspace), dry_run: true },
+		})
+		expect(onOurList.status).toBe(404)
+	})
+
 	test('the same key sent twice at once starts one upload and makes one campaign', async () => {
 		const { user, ebWorkspace } = await owner()
 		const listId = await leadList(user.id, MIXED)
