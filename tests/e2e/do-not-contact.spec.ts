@@ -95,6 +95,21 @@ test.describe('do not contact @no-js', () => {
 		await expect(
 			page.getByTestId('dnc-table').getByRole('row', { name: /gmail\.com/ }),
 		).toBeVisible()
+
+		// the list downloads as a CSV of what the table shows
+		const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href')
+		const download = await page.request.get(href!)
+		expect(download.headers()['content-type']).toBe('text/csv; charset=utf-8')
+		expect(download.headers()['content-disposition']).toBe(
+			'attachment; filename="do-not-contact.csv"',
+		)
+		const lines = (await download.text()).trim().split('\r\n')
+		expect(lines[0]).toBe('value,kind,reason,scope,added_by,added_at')
+		expect(lines.map((l) => l.split(',')[0]).sort()).toEqual([
+			'gmail.com',
+			'jane.doe+news@client.com',
+			'value',
+		])
 	})
 
 	test('import a CSV of emails and domains: bad lines are named by their line number', async ({

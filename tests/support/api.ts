@@ -22,7 +22,7 @@ export async function tokenFor(user: User, scopes: ApiScope[], workspaceIds: str
 	return (await createApiToken(account, { name: 'test', scopes, workspaceIds })).token
 }
 
-/** One request to /api/v1: status, headers and the JSON body as a client reads them. */
+/** One request to /api/v1: status, headers, the text and the JSON body as a client reads them. */
 export async function apiCall(
 	method: string,
 	pathname: string,
@@ -47,6 +47,9 @@ export async function apiCall(
 		status: response.status,
 		headers: response.headers,
 		text,
-		body: text ? (JSON.parse(text) as Record<string, any>) : null,
+		body:
+			text && /json/.test(response.headers.get('Content-Type') ?? '')
+				? (JSON.parse(text) as Record<string, any>)
+				: null,
 	}
 }

@@ -10,7 +10,8 @@ import { screens } from '../../routes.ts'
 import { authenticateApiToken, type ApiCaller } from '../api-tokens/api-tokens.server.ts'
 import { scopeAllows } from '../api-tokens/scopes.ts'
 import { idempotencyKeyOf, oncePerKey } from './idempotency.server.ts'
-import { ApiAnswer, type ApiOperation } from './operation.ts'
+import { ApiAnswer, CsvAnswer, type ApiOperation } from './operation.ts'
+import { csvDownloadHeaders, linesStream } from '../../utils/csv-download.server.ts'
 import { ApiProblem, problemResponse, type FieldError } from './problem.server.ts'
 import { rateLimitHeaders, takeRequest } from './rate-limit.server.ts'
 
@@ -154,11 +155,19 @@ async function run(
 		token: caller.token,
 		...(input as { params: never; query: never; body: never; request: Request }),
 	})
+	if (result instanceof CsvAnswer) return csvResponse(result, headers)
 	headers.set('Content-Type', 'application/json')
 	if (result instanceof ApiAnswer) {
 		return new Response(JSON.stringify(result.body), { status: result.status, headers })
 	}
 	return new Response(JSON.stringify(result), { status: operation.status ?? 200, headers })
+}
+
+/** A CSV read as it is sent (a page of rows at a time), never held whole. */
+function csvResponse(answer: CsvAnswer, headers: Headers) {
+	for (const [name, value] of Object.entries(csvDownloadHeaders(answer.filename)))
+		headers.set(name, value)
+	return new Response(linesStream(answer.lines), { status: 200, headers })
 }
 
 function fieldErrors(error: z.ZodError, where: string): FieldError[] {

@@ -137,7 +137,10 @@ export function buildOpenApi(options: {
 				[status]: {
 					description: 'OK',
 					headers: RATE_HEADERS,
-					content: { 'application/json': { schema: convert(operation.response, 'output') } },
+					content:
+						operation.responseFormat === 'csv'
+							? { 'text/csv': { schema: convert(operation.response, 'output') } }
+							: { 'application/json': { schema: convert(operation.response, 'output') } },
 				},
 				...Object.fromEntries(
 					(operation.alsoAnswers ?? []).map((answer) => [

@@ -34,6 +34,11 @@ export type ApiOperation = {
 	 */
 	body?: z.ZodType
 	bodyFormat?: 'json' | 'multipart' | 'stream'
+	/**
+	 * the answer: JSON by `response`; `csv`: `handle` returns a CsvAnswer, streamed as it is
+	 * read (`response` then only describes it: a string)
+	 */
+	responseFormat?: 'json' | 'csv'
 	response: z.ZodType
 	/** the success status (200 unless said) */
 	status?: 200 | 201 | 202
@@ -58,6 +63,16 @@ export class ApiAnswer {
 	constructor(status: 200 | 201 | 202, body: unknown) {
 		this.status = status
 		this.body = body
+	}
+}
+
+/** A CSV answer: its lines as they are read, and the file name it downloads as. */
+export class CsvAnswer {
+	readonly lines: AsyncIterable<string>
+	readonly filename: string
+	constructor(lines: AsyncIterable<string>, filename: string) {
+		this.lines = lines
+		this.filename = filename
 	}
 }
 

@@ -484,6 +484,10 @@ export async function findUpload(context: AccountContext | null, uploadId: unkno
 	return row
 }
 
+/** The rejected rows' file name, after the campaign. */
+export const rejectedCsvName = (campaignName: string) =>
+	`rejected-${campaignName.replace(/[^\w.-]+/g, '-') || 'upload'}.csv`
+
 /** The rejected rows of an upload as CSV lines (formula-safe), streamed in pages. */
 export async function* rejectedCsv(uploadId: string) {
 	yield 'email,first_name,last_name,reason\r\n'

@@ -3,6 +3,8 @@ import { checkStartUpload, StartUploadFields } from '../../emailbison/schemas.ts
 import {
 	listUploads,
 	planEmailBisonUpload,
+	rejectedCsv,
+	rejectedCsvName,
 	startEmailBisonUpload,
 	startUploadInput,
 	uploadsPage,
@@ -10,7 +12,7 @@ import {
 } from '../../emailbison/uploads.server.ts'
 import type { AccountContext } from '../../../context.server.ts'
 import { notFound } from '../../../utils/http-errors.server.ts'
-import { defineOperation } from '../operation.ts'
+import { CsvAnswer, defineOperation } from '../operation.ts'
 import { createdCursor, listOf, PageQuery, readCreatedCursor } from '../pagination.ts'
 import { ApiProblem } from '../problem.server.ts'
 import { RunIdParams, runResource } from '../run-resource.ts'
@@ -235,6 +237,23 @@ export const emailBisonUploadOperations = [
 				left_out: u.leftOut,
 				rejected: { count: u.rejected, reasons: u.rejectionReasons, sampled: u.reasonsSampled },
 			}
+		},
+	}),
+	defineOperation({
+		id: 'getEmailBisonUploadRejected',
+		method: 'GET',
+		path: '/emailbison-uploads/{id}/rejected',
+		summary: "Download an EmailBison upload's rejected leads",
+		description:
+			'The leads EmailBison refused, with the reason in words, as CSV (email, first_name, last_name, reason; formula-safe): the file the uploads screen downloads. Streamed.',
+		tag: 'EmailBison uploads',
+		scope: 'uploads:read',
+		params: RunIdParams,
+		responseFormat: 'csv',
+		response: z.string().meta({ description: 'text/csv; a header line, then a lead a line.' }),
+		async handle({ account, params }) {
+			const u = await findUploadSummary(account, params.id)
+			return new CsvAnswer(rejectedCsv(u.id), rejectedCsvName(u.campaignName))
 		},
 	}),
 	defineOperation({

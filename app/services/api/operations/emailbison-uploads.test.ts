@@ -255,6 +255,40 @@ describe('/api/v1/emailbison-uploads', () => {
 		expect(onOurList.status).toBe(404)
 	})
 
+	test("the rejected leads download as the uploads screen's CSV, streamed; another account's are a 404", async () => {
+		const { user, ebWorkspace } = await owner()
+		const listId = await leadList(user.id, [
+			{ email: 'ok@acme.com', status: 'valid' },
+			{ email: '=bad-email', status: 'valid' },
+		])
+		const token = await tokenFor(user, ['uploads:write'])
+		const started = await apiCall('POST', '/emailbison-uploads', {
+			token,
+			json: body(listId, ebWorkspace, { newCampaign: 'Q3 / rejects' }),
+		})
+		const id = started.body!.id as string
+		await finished(token, id)
+		const reader = await tokenFor(user, ['uploads:read'])
+		const csv = await apiCall('GET', `/emailbison-uploads/${id}/rejected`, { token: reader })
+		expect(csv.status).toBe(200)
+		expect(csv.headers.get('Content-Type')).toBe('text/csv; charset=utf-8')
+		expect(csv.headers.get('Content-Disposition')).toBe(
+			'attachment; filename="rejected-Q3-rejects.csv"',
+		)
+		expect(csv.headers.get('RateLimit-Limit')).not.toBeNull()
+		// formula-safe, the reason in words, as the screen's file
+		expect(csv.text.trim().split('\r\n')).toEqual([
+			'email,first_name,last_name,reason',
+			"'=bad-email,First1,,The email address is not valid.",
+		])
+
+		const other = await owner()
+		const theirs = await tokenFor(other.user, ['uploads:read'])
+		const refused = await apiCall('GET', `/emailbison-uploads/${id}/rejected`, { token: theirs })
+		expect(refused.status).toBe(404)
+		expect(refused.headers.get('Content-Type')).toMatch(/problem\+json/)
+	})
+
 	test('the same key sent twice at once starts one upload and makes one campaign', async () => {
 		const { user, ebWorkspace } = await owner()
 		const listId = await leadList(user.id, MIXED)
