@@ -484,6 +484,7 @@ export interface DomainHealth {
   last_status: string | null;
   pending: Generated<boolean>;
   report: Json | null;
+  report_hash: string | null;
   score: number | null;
   status: string | null;
   status_rank: Generated<number>;
@@ -495,7 +496,7 @@ export interface DomainHealthHistory {
   domain_id: string;
   grade: string | null;
   id: Generated<number>;
-  report: Json;
+  report: Json | null;
   score: number | null;
   status: string;
 }

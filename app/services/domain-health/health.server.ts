@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import { db as defaultDb } from '../../../db/index.server.ts'
 import type { DB } from '../../../db/schema.ts'
@@ -71,14 +72,14 @@ export async function runHealthChecks(
 			.selectFrom('domains')
 			.leftJoin('domain_health as h', 'h.domain_id', 'domains.id')
 			.select(['domains.id', 'domains.name', 'domains.user_id', 'domains.workspace_id'])
-			.select('h.dkim_selector')
+			.select(['h.dkim_selector', 'h.report_hash'])
 			// one array parameter, not a thousand (the job's batches and the bench's run)
 			.where(sql<boolean>`domains.id = any(${domainIds}::uuid[])`)
 			.execute(),
 		providers(db, domainIds),
 	])
 	const storeMin = options.storeMin ?? HEALTH_STORE_MIN
-	const batch: { domain: CheckedRow; report: HealthReport }[] = []
+	const batch: Checked[] = []
 	// one write at a time, in order; a failed write fails the run (the job retries)
 	let writing: Promise<void> | null = null
 	let failure: { error: unknown } | null = null
@@ -107,7 +108,7 @@ export async function runHealthChecks(
 			pool: options.pool,
 			onReport: (domain, report) => {
 				checked.push({ id: domain.id, name: domain.name, status: report.status })
-				batch.push({ domain, report })
+				batch.push(stored(domain, report, domain.report_hash))
 				flush(storeMin)
 			},
 		},
@@ -123,6 +124,20 @@ export async function runHealthChecks(
 
 const CONCLUSIVE = new Set<HealthStatus>(['healthy', 'warning', 'failing'])
 
+/** A checked domain as it is stored: its report's JSON, or null when it is the one stored. */
+type Checked = { domain: CheckedRow; report: HealthReport; json: string | null; hash: string }
+
+/**
+ * The report as text and its hash. A re-check that finds what the last one found (most of a
+ * daily run) sends the hash alone: the report is stored once, not once more a day for every
+ * domain in the latest row and again in the history (decision 0105, evening addendum).
+ */
+function stored(domain: CheckedRow, report: HealthReport, storedHash: string | null): Checked {
+	const json = JSON.stringify(report)
+	const reportHash = hash('sha1', json, 'base64url')
+	return { domain, report, json: reportHash === storedHash ? null : json, hash: reportHash }
+}
+
 /**
  * Stores a batch of reports in one transaction: the latest report per domain, a history row
  * each, and for each domain whose status or grade differs from its last conclusive check (one
@@ -136,58 +151,81 @@ const CONCLUSIVE = new Set<HealthStatus>(['healthy', 'warning', 'failing'])
  * now" during the daily job) are serialised there: the second sees the first's result, and one
  * change makes one event, one notification and one mail.
  */
-async function storeReports(
-	db: Kysely<DB>,
-	checked: { domain: CheckedRow; report: HealthReport }[],
-) {
+async function storeReports(db: Kysely<DB>, checked: Checked[]) {
 	if (!checked.length) return
 	// one statement per batch, its rows as one JSON parameter, written in domain order (two
 	// batches that share domains lock their rows in the same order: no deadlock); PostgreSQL
-	// sorts them (a sort here cost the job more than the rest of its storing)
-	const input = checked.map(({ domain, report }) => ({
-		domain_id: domain.id,
-		account_id: domain.user_id,
-		status: report.status,
-		status_rank: STATUS_RANK[report.status],
-		score: report.score,
-		grade: report.grade,
-		report,
-	}))
+	// sorts them (a sort here cost the job more than the rest of its storing). Each report's
+	// JSON, made once for its hash, goes in as it is.
+	const inputRows = checked.map(({ domain, report, json, hash }) => {
+		const row = JSON.stringify({
+			domain_id: domain.id,
+			account_id: domain.user_id,
+			status: report.status,
+			status_rank: STATUS_RANK[report.status],
+			score: report.score,
+			grade: report.grade,
+			report_hash: hash,
+		})
+		return `${row.slice(0, -1)},"report":${json ?? 'null'}}`
+	})
 	await db.transaction().execute(async (trx) => {
 		const { rows } = await sql<{
 			domain_id: string
 			history_id: string
 			last_status: string | null
 			last_grade: string | null
+			replaced_hash: string | null
 		}>`
 			with input as (
-				select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x (
+				select * from jsonb_to_recordset(${`[${inputRows.join(',')}]`}::jsonb) as x (
 					domain_id uuid, account_id uuid, status text, status_rank smallint, score smallint,
-					grade text, report jsonb)
+					grade text, report_hash text, report jsonb)
 			), latest as (
 				insert into domain_health as d (domain_id, account_id, status, status_rank, score, grade,
-					report, pending, checked_at, updated_at, last_status, last_grade)
-				select domain_id, account_id, status, status_rank, score, grade, report, false, now(), now(),
-					nullif(status, 'unknown'), case when status <> 'unknown' then grade end
+					report, report_hash, pending, checked_at, updated_at, last_status, last_grade)
+				select domain_id, account_id, status, status_rank, score, grade, report, report_hash, false,
+					now(), now(), nullif(status, 'unknown'), case when status <> 'unknown' then grade end
 				from input
 				order by domain_id
 				on conflict (domain_id) do update set status = excluded.status,
 					status_rank = excluded.status_rank, score = excluded.score, grade = excluded.grade,
-					report = excluded.report, pending = false, checked_at = excluded.checked_at,
+					-- no report: the one stored (its hash matched)
+					report = coalesce(excluded.report, d.report), report_hash = excluded.report_hash,
+					pending = false, checked_at = excluded.checked_at,
 					updated_at = excluded.updated_at,
 					last_status = coalesce(excluded.last_status, d.last_status),
 					last_grade = case when excluded.last_status is null then d.last_grade
 						else excluded.last_grade end
-				returning d.domain_id, old.last_status, old.last_grade
+				returning d.domain_id, old.last_status, old.last_grade, old.report_hash
 			), history as (
 				insert into domain_health_history (domain_id, status, score, grade, report)
 				select domain_id, status, score, grade, report from input
 				returning id, domain_id
 			)
 			select history.domain_id, history.id::text as history_id, latest.last_status,
-				latest.last_grade
+				latest.last_grade, latest.report_hash as replaced_hash
 			from history join latest on latest.domain_id = history.domain_id`.execute(trx)
 		const byId = new Map(checked.map((c) => [c.domain.id, c]))
+		// sent as unchanged, but another run stored another report since this one read the hash
+		// ("check now" during the daily job): this run's report after all, in its row and history
+		const overtaken = rows.flatMap((row) => {
+			const c = byId.get(row.domain_id)!
+			return c.json === null && row.replaced_hash !== c.hash
+				? [
+						`{"domain_id":"${row.domain_id}","history_id":${row.history_id},"report":${JSON.stringify(c.report)}}`,
+					]
+				: []
+		})
+		if (overtaken.length)
+			await sql`
+				with x as (
+					select * from jsonb_to_recordset(${`[${overtaken.join(',')}]`}::jsonb)
+						as x (domain_id uuid, history_id bigint, report jsonb)
+				), history as (
+					update domain_health_history h set report = x.report from x where h.id = x.history_id
+				)
+				update domain_health d set report = x.report from x where d.domain_id = x.domain_id`.execute(trx)
 		for (const row of rows) {
 			const { domain, report } = byId.get(row.domain_id)!
 			if (!row.last_status || !CONCLUSIVE.has(report.status)) continue

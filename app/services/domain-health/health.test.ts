@@ -143,6 +143,95 @@ describe('checking and storing', () => {
 		expect(latest).toHaveLength(39)
 	})
 
+	test('a re-check that finds the same stores the report once: its history row holds no copy', async () => {
+		const name = `same-${unique()}.com`
+		Object.assign(dns.zone, healthy(name))
+		const { account, ids } = await ownerWith([name])
+		const id = ids[0]!
+		const history = () =>
+			db
+				.selectFrom('domain_health_history')
+				.select(['status', 'report'])
+				.where('domain_id', '=', id)
+				.orderBy('id')
+				.execute()
+		await runHealthChecks([id])
+		await runHealthChecks([id])
+		const [first, second] = await history()
+		expect(first!.report).toMatchObject({ status: 'healthy' })
+		expect(second).toEqual({ status: 'healthy', report: null })
+		// the page still reads the report, and the history lists both checks
+		const detail = await domainHealth(account, id)
+		expect(detail.report).toEqual(first!.report)
+		expect(detail.history).toHaveLength(2)
+		// what changes is stored again, in the latest row and in the history
+		dns.zone[`_dmarc.${name}`] = { TXT: [] }
+		await runHealthChecks([id])
+		const third = (await history())[2]!
+		expect(third.report).toMatchObject({ status: 'failing' })
+		expect((await domainHealth(account, id)).report).toEqual(third.report)
+	})
+
+	test('a re-check overtaken by another run that stored another report stores its own after all', async () => {
+		const name = `overtaken-${unique()}.com`
+		Object.assign(dns.zone, healthy(name))
+		const { account, ids } = await ownerWith([name])
+		const id = ids[0]!
+		await runHealthChecks([id])
+		const found = (await domainHealth(account, id)).report
+		let run: Promise<unknown> = Promise.resolve()
+		await db.transaction().execute(async (trx) => {
+			// the run reads the stored hash, then waits at its write while "another run" stores
+			// another report (this transaction) and commits first
+			await sql`select 1 from domain_health where domain_id = ${id} for update`.execute(trx)
+			const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
+			run = runHealthChecks([id])
+			run.catch(() => {})
+			for (let waited = 0; ; waited += 20) {
+				const { rows: blocked } = await sql<{ n: string }>`
+					select count(*) as n from pg_stat_activity
+					where datname = current_database() and wait_event_type = 'Lock'
+						and ${rows[0]!.pid}::int = any(pg_blocking_pids(pid))`.execute(db)
+				if (Number(blocked[0]!.n) >= 1) break
+				if (waited > 10_000) throw new Error('the run never reached its write')
+				await new Promise((resolve) => setTimeout(resolve, 20))
+			}
+			await trx
+				.updateTable('domain_health')
+				.set({
+					report: JSON.stringify({ checks: [], status: 'failing', score: 0, grade: 'F' }),
+					report_hash: 'another',
+				})
+				.where('domain_id', '=', id)
+				.execute()
+		})
+		await run
+		const row = await db
+			.selectFrom('domain_health')
+			.select(['report', 'report_hash', 'status'])
+			.where('domain_id', '=', id)
+			.executeTakeFirstOrThrow()
+		// what this run found, with its own hash: the next re-check sends no copy again
+		expect(row.status).toBe('healthy')
+		expect(row.report).toEqual(found)
+		expect(row.report_hash).not.toBe('another')
+		const last = await db
+			.selectFrom('domain_health_history')
+			.select('report')
+			.where('domain_id', '=', id)
+			.orderBy('id', 'desc')
+			.executeTakeFirstOrThrow()
+		expect(last.report).toEqual(found)
+		await runHealthChecks([id])
+		const again = await db
+			.selectFrom('domain_health_history')
+			.select('report')
+			.where('domain_id', '=', id)
+			.orderBy('id', 'desc')
+			.executeTakeFirstOrThrow()
+		expect(again.report).toBeNull()
+	})
+
 	test('sorted by grade: the worst first ascending, the best first descending, never checked last, on both lists', async () => {
 		const tag = unique()
 		const [good, warn, bad, fresh] = ['a-good', 'b-warn', 'c-bad', 'd-fresh'].map(
