@@ -105,6 +105,24 @@ export function startUploadInput(
 }
 
 /**
+ * The leads (`l`) of a list an upload takes: those with an email, less do-not-contact entries
+ * and, unless asked, leads an earlier upload (not `exceptUploadId`) sent to the EmailBison
+ * workspace. The start's snapshot and the dry run's counts, from this one condition.
+ */
+function uploadedLeads(
+	accountId: string,
+	list: { id: string; workspaceId: string | null },
+	ebWorkspaceId: string,
+	input: Pick<StartUploadInput, 'includeDuplicates'>,
+	exceptUploadId?: string,
+) {
+	const email = sql.ref('l.email')
+	return sql<boolean>`l.list_id = ${list.id} and coalesce(trim(l.email), '') <> ''
+		and ${notSuppressedSql(accountId, email, list.workspaceId)}
+		${input.includeDuplicates ? sql`` : sql`and not ${alreadyUploadedSql(accountId, ebWorkspaceId, email, exceptUploadId)}`}`
+}
+
+/**
  * What a start checks before it writes anything, and a dry run the same way: the list has
  * leads with emails, the mapping names its columns, the EmailBison workspace exists and the
  * campaign belongs to it. A start creates the new campaign here; a plan only names it.
@@ -226,14 +244,7 @@ export async function startEmailBisonUpload(
 			with inserted as (
 				insert into emailbison_upload_leads (upload_id, lead_id, email)
 				select ${upload.id}::uuid, l.id, l.email from leads l
-				where l.list_id = ${list.id} and coalesce(trim(l.email), '') <> ''
-					-- do-not-contact entries and, unless asked, leads already in the EB workspace
-					and ${notSuppressedSql(account.accountId, sql.ref('l.email'), list.workspaceId)}
-					${
-						input.includeDuplicates
-							? sql``
-							: sql`and not ${alreadyUploadedSql(account.accountId, String(ebWorkspace.id), sql.ref('l.email'), upload.id)}`
-					}
+				where ${uploadedLeads(account.accountId, list, String(ebWorkspace.id), input, upload.id)}
 				returning 1
 			)
 			select count(*)::int as n from inserted
@@ -264,17 +275,11 @@ export async function planEmailBisonUpload(
 	const ebWorkspaceId = String(ebWorkspace.id)
 	const [exclusions, { rows }] = await Promise.all([
 		uploadExclusions(account.accountId, list.id, list.workspaceId, ebWorkspaceId),
-		// the start's own selection of leads (its snapshot), counted per status
+		// the leads the start would snapshot, counted per status
 		sql<{ status: string; n: number }>`
 			select coalesce(l.verify_status, 'unverified') as status, count(*)::int as n
 			from leads l
-			where l.list_id = ${list.id} and coalesce(trim(l.email), '') <> ''
-				and ${notSuppressedSql(account.accountId, sql.ref('l.email'), list.workspaceId)}
-				${
-					input.includeDuplicates
-						? sql``
-						: sql`and not ${alreadyUploadedSql(account.accountId, ebWorkspaceId, sql.ref('l.email'))}`
-				}
+			where ${uploadedLeads(account.accountId, list, ebWorkspaceId, input)}
 			group by 1
 			order by 1`.execute(db),
 	])
