@@ -124,8 +124,15 @@ export async function runHealthChecks(
 
 const CONCLUSIVE = new Set<HealthStatus>(['healthy', 'warning', 'failing'])
 
-/** A checked domain as it is stored: its report's JSON, or null when it is the one stored. */
-type Checked = { domain: CheckedRow; report: HealthReport; json: string | null; hash: string }
+/** A checked domain as it is stored: its report, the report's JSON and the JSON's hash. */
+type Checked = {
+	domain: CheckedRow
+	report: HealthReport
+	json: string
+	reportHash: string
+	/** its hash is the one stored when the run began: the report is not sent */
+	unchanged: boolean
+}
 
 /**
  * The report as text and its hash. A re-check that finds what the last one found (most of a
@@ -135,7 +142,7 @@ type Checked = { domain: CheckedRow; report: HealthReport; json: string | null; 
 function stored(domain: CheckedRow, report: HealthReport, storedHash: string | null): Checked {
 	const json = JSON.stringify(report)
 	const reportHash = hash('sha1', json, 'base64url')
-	return { domain, report, json: reportHash === storedHash ? null : json, hash: reportHash }
+	return { domain, report, json, reportHash, unchanged: reportHash === storedHash }
 }
 
 /**
@@ -157,7 +164,7 @@ async function storeReports(db: Kysely<DB>, checked: Checked[]) {
 	// batches that share domains lock their rows in the same order: no deadlock); PostgreSQL
 	// sorts them (a sort here cost the job more than the rest of its storing). Each report's
 	// JSON, made once for its hash, goes in as it is.
-	const inputRows = checked.map(({ domain, report, json, hash }) => {
+	const inputRows = checked.map(({ domain, report, json, reportHash, unchanged }) => {
 		const row = JSON.stringify({
 			domain_id: domain.id,
 			account_id: domain.user_id,
@@ -165,9 +172,9 @@ async function storeReports(db: Kysely<DB>, checked: Checked[]) {
 			status_rank: STATUS_RANK[report.status],
 			score: report.score,
 			grade: report.grade,
-			report_hash: hash,
+			report_hash: reportHash,
 		})
-		return `${row.slice(0, -1)},"report":${json ?? 'null'}}`
+		return `${row.slice(0, -1)},"report":${unchanged ? 'null' : json}}`
 	})
 	await db.transaction().execute(async (trx) => {
 		const { rows } = await sql<{
@@ -211,10 +218,8 @@ async function storeReports(db: Kysely<DB>, checked: Checked[]) {
 		// ("check now" during the daily job): this run's report after all, in its row and history
 		const overtaken = rows.flatMap((row) => {
 			const c = byId.get(row.domain_id)!
-			return c.json === null && row.replaced_hash !== c.hash
-				? [
-						`{"domain_id":"${row.domain_id}","history_id":${row.history_id},"report":${JSON.stringify(c.report)}}`,
-					]
+			return c.unchanged && row.replaced_hash !== c.reportHash
+				? [`{"domain_id":"${row.domain_id}","history_id":${row.history_id},"report":${c.json}}`]
 				: []
 		})
 		if (overtaken.length)

@@ -87,6 +87,36 @@ async function notificationsOf(accountId: string) {
 		.execute()
 }
 
+/** Holds a domain's health row in `trx` (as a run's write would): the holder's backend pid. */
+async function holdHealthRow(trx: typeof db, id: string) {
+	await sql`select 1 from domain_health where domain_id = ${id} for update`.execute(trx)
+	const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
+	return rows[0]!.pid
+}
+
+/** Until `count` other sessions wait on a lock (the runs reached their write), at most 10 s. */
+async function untilWaiting(holder: number, count: number) {
+	for (let waited = 0; ; waited += 20) {
+		const { rows } = await sql<{ n: string }>`
+			select count(*) as n from pg_stat_activity
+			where datname = current_database() and wait_event_type = 'Lock'
+				and cardinality(pg_blocking_pids(pid)) > 0 and pid <> ${holder}::int`.execute(db)
+		if (Number(rows[0]!.n) >= count) return
+		if (waited > 10_000) throw new Error(`${count} runs never reached their write`)
+		await new Promise((resolve) => setTimeout(resolve, 20))
+	}
+}
+
+const lastHistoryReport = async (id: string) =>
+	(
+		await db
+			.selectFrom('domain_health_history')
+			.select('report')
+			.where('domain_id', '=', id)
+			.orderBy('id', 'desc')
+			.executeTakeFirstOrThrow()
+	).report
+
 describe('checking and storing', () => {
 	test('a check stores the grade and report, the history grows, and the worst come first', async () => {
 		const good = `good-${unique()}.com`
@@ -183,19 +213,10 @@ describe('checking and storing', () => {
 		await db.transaction().execute(async (trx) => {
 			// the run reads the stored hash, then waits at its write while "another run" stores
 			// another report (this transaction) and commits first
-			await sql`select 1 from domain_health where domain_id = ${id} for update`.execute(trx)
-			const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
+			const holder = await holdHealthRow(trx, id)
 			run = runHealthChecks([id])
 			run.catch(() => {})
-			for (let waited = 0; ; waited += 20) {
-				const { rows: blocked } = await sql<{ n: string }>`
-					select count(*) as n from pg_stat_activity
-					where datname = current_database() and wait_event_type = 'Lock'
-						and ${rows[0]!.pid}::int = any(pg_blocking_pids(pid))`.execute(db)
-				if (Number(blocked[0]!.n) >= 1) break
-				if (waited > 10_000) throw new Error('the run never reached its write')
-				await new Promise((resolve) => setTimeout(resolve, 20))
-			}
+			await untilWaiting(holder, 1)
 			await trx
 				.updateTable('domain_health')
 				.set({
@@ -215,21 +236,9 @@ describe('checking and storing', () => {
 		expect(row.status).toBe('healthy')
 		expect(row.report).toEqual(found)
 		expect(row.report_hash).not.toBe('another')
-		const last = await db
-			.selectFrom('domain_health_history')
-			.select('report')
-			.where('domain_id', '=', id)
-			.orderBy('id', 'desc')
-			.executeTakeFirstOrThrow()
-		expect(last.report).toEqual(found)
+		expect(await lastHistoryReport(id)).toEqual(found)
 		await runHealthChecks([id])
-		const again = await db
-			.selectFrom('domain_health_history')
-			.select('report')
-			.where('domain_id', '=', id)
-			.orderBy('id', 'desc')
-			.executeTakeFirstOrThrow()
-		expect(again.report).toBeNull()
+		expect(await lastHistoryReport(id)).toBeNull()
 	})
 
 	test('sorted by grade: the worst first ascending, the best first descending, never checked last, on both lists', async () => {
@@ -323,20 +332,10 @@ describe('overlapping checks of one domain', () => {
 		dns.zone[name] = { ...dns.zone[name], TXT: [] }
 		await db.transaction().execute(async (trx) => {
 			// hold the domain's health row so both runs reach their write before either commits
-			await sql`select 1 from domain_health where domain_id = ${id} for update`.execute(trx)
-			const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
-			const holder = rows[0]!.pid
+			const holder = await holdHealthRow(trx, id)
 			const runs = [runHealthChecks([id]), checkHealthNow(account, id)]
 			runs.forEach((run) => run.catch(() => {}))
-			for (let waited = 0; ; waited += 20) {
-				const { rows: blocked } = await sql<{ n: string }>`
-					select count(*) as n from pg_stat_activity
-					where datname = current_database() and wait_event_type = 'Lock'
-						and cardinality(pg_blocking_pids(pid)) > 0 and pid <> ${holder}::int`.execute(db)
-				if (Number(blocked[0]!.n) >= 2) break
-				if (waited > 10_000) throw new Error('the two runs never reached their write')
-				await new Promise((resolve) => setTimeout(resolve, 20))
-			}
+			await untilWaiting(holder, 2)
 			overlapping = runs
 		})
 		await Promise.all(overlapping)
